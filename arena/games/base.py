@@ -1,0 +1,392 @@
+"""The game interface shared by every game, and the small value types it speaks in.
+
+A match is a pure state machine. It is created from (options, number of seats, seed); all its randomness
+comes from a ``random.Random`` made from the seed (RULES.md G1). At every step it says which seats must
+decide now (:meth:`MatchState.pending`): one seat, or several at once for a simultaneous decision, each with
+a :class:`Prompt` holding the legal choices. :meth:`MatchState.apply` takes one decision per prompted seat,
+checks them all before changing anything, and returns the public events that followed. A seat's
+:meth:`MatchState.view` holds only what that seat may see (RULES.md G2).
+
+This module, like the whole ``arena.games`` package, does no I/O and imports nothing of the rest of arena.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeAlias
+
+
+class GameError(ValueError):
+    """Root of the rules core's exceptions: bad input to a game, never a bug in it."""
+
+
+class OptionError(GameError):
+    """A match configuration that cannot be played: a bad option value or an unsupported seat count."""
+
+
+class ParseError(GameError):
+    """A text form (a card, an action, a decision) that does not parse."""
+
+
+class IllegalDecisionError(GameError):
+    """A decision that is not legal now. The state it was offered to is left exactly as it was."""
+
+
+class DecisionKind(enum.Enum):
+    """What a prompted seat has to decide."""
+
+    PLAY = "play"  # Cabanga!: play one card from hand onto the left or right pile of its row (C8)
+    THROW = "throw"  # Cabanga!: throw any set of eligible cards, simultaneous and sealed (C10, C11)
+    TURN = "turn"  # L.A.M.A.: play one card, draw, or quit (L4-L7)
+
+
+class Pick(enum.Enum):
+    """How a decision is formed from a prompt's choices."""
+
+    ONE = "one"  # exactly one of the choices
+    SUBSET = "subset"  # any set of distinct choices, the empty set included
+
+
+class Action(Protocol):
+    """Anything a seat can choose: a card, a card onto a pile, ``draw``, ``quit``.
+
+    Every action has one short text form (``text``), the same in logs, replays, the CLI and error messages.
+    """
+
+    @property
+    def text(self) -> str: ...
+
+
+Decision: TypeAlias = tuple[Action, ...]
+"""One seat's answer to a prompt: one action for :attr:`Pick.ONE`, any distinct choices for :attr:`Pick.SUBSET`."""
+
+NO_DECISION_TEXT = "-"
+"""The text form of an empty decision (throwing nothing)."""
+
+
+def decision_text(decision: Decision) -> str:
+    """Return the text form of a decision: its actions' texts joined by spaces, or ``-`` when empty."""
+    # an in-process bot may return anything: describe it without trusting it to be an Action
+    return " ".join(str(getattr(a, "text", repr(a))) for a in decision) if decision else NO_DECISION_TEXT
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A request for one seat's decision.
+
+    ``choices`` are the legal actions for :attr:`Pick.ONE`, or the candidates for :attr:`Pick.SUBSET`;
+    they come in a fixed, documented order. ``default`` is the legal decision applied when the seat does not
+    answer in time or answers wrongly (DESIGN.md "Faults").
+    """
+
+    seat: int
+    kind: DecisionKind
+    pick: Pick
+    choices: tuple[Action, ...]
+    default: Decision
+
+    def check(self, decision: Decision) -> None:
+        """Raise :class:`IllegalDecisionError` unless ``decision`` answers this prompt legally."""
+        if not isinstance(decision, tuple):
+            raise IllegalDecisionError(
+                f"seat {self.seat}: a decision is a tuple of actions, got {decision!r}"
+            )
+        if self.pick is Pick.ONE:
+            if len(decision) != 1 or decision[0] not in self.choices:
+                raise IllegalDecisionError(
+                    f"seat {self.seat}: {decision_text(decision)!r} is not one of the legal "
+                    f"{self.kind.value} choices {self.choice_texts()}"
+                )
+            return
+        for action in decision:
+            if action not in self.choices:
+                raise IllegalDecisionError(
+                    f"seat {self.seat}: {decision_text((action,))!r} is not among the {self.kind.value} candidates "
+                    f"{self.choice_texts()}"
+                )
+        if len({id(a) for a in decision}) != len(decision):  # choices are interned: identity is equality
+            raise IllegalDecisionError(
+                f"seat {self.seat}: {decision_text(decision)!r} names a choice more than once"
+            )
+
+    def choice_texts(self) -> str:
+        """Return the choices' text forms, space separated (for messages and listings)."""
+        return " ".join(a.text for a in self.choices)
+
+    def parse(self, text: str) -> Decision:
+        """Return the decision written as ``text`` (actions' text forms separated by spaces, ``-`` for none).
+
+        Raises :class:`ParseError` when a word names no choice of this prompt, and
+        :class:`IllegalDecisionError` when the words do not form a legal decision.
+        """
+        words = text.split()
+        if words == [NO_DECISION_TEXT]:
+            words = []
+        by_text = {a.text: a for a in self.choices}
+        try:
+            decision: Decision = tuple(by_text[w] for w in words)
+        except KeyError as exc:
+            raise ParseError(
+                f"seat {self.seat}: {exc.args[0]!r} in {text!r} is none of the {self.kind.value} "
+                f"choices {self.choice_texts()}"
+            ) from None
+        self.check(decision)
+        return decision
+
+
+class Event(ABC):
+    """A public event: what every seat at the table saw happen.
+
+    Events are immutable. ``to_json`` gives a JSON-ready dict with an ``event`` key naming the kind;
+    ``describe`` gives one line a person can follow, with the seats' names.
+    """
+
+    __slots__ = ()
+    kind: ClassVar[str]
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """Return the event as a JSON-ready dict: ``{"event": kind, ...fields}``, cards in text form."""
+
+    @abstractmethod
+    def describe(self, names: Sequence[str]) -> str:
+        """Return one human-readable line for this event, naming seats by ``names``."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """The outcome of a finished match: final totals and places per seat (lowest total first, ties shared)."""
+
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+    @classmethod
+    def from_totals(cls, totals: Sequence[int]) -> MatchResult:
+        """Return the result for ``totals``, where lower is better and equal totals share the place."""
+        return cls(tuple(totals), places_from_totals(totals))
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Return the seats in first place (more than one for a shared win)."""
+        return tuple(s for s, p in enumerate(self.places) if p == 1)
+
+
+def places_from_totals(totals: Sequence[int]) -> tuple[int, ...]:
+    """Return each seat's place, 1 for the lowest total; equal totals share a place (1, 1, 3, ...)."""
+    return tuple(1 + sum(1 for other in totals if other < t) for t in totals)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOver(Event):
+    """The match has ended: final totals and places (C16, C17, L12)."""
+
+    kind: ClassVar[str] = "match_over"
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "totals": list(self.totals), "places": list(self.places)}
+
+    def describe(self, names: Sequence[str]) -> str:
+        order = sorted(range(len(self.totals)), key=lambda s: (self.places[s], s))
+        ranking = ", ".join(f"{self.places[s]}. {names[s]} ({self.totals[s]})" for s in order)
+        return f"match over: {ranking}"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScored(Event):
+    """A round has ended: each seat's points for the round and running totals."""
+
+    kind: ClassVar[str] = "round_scored"
+    round: int
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": self.kind,
+            "round": self.round,
+            "points": list(self.points),
+            "totals": list(self.totals),
+        }
+
+    def describe(self, names: Sequence[str]) -> str:
+        parts = ", ".join(
+            f"{names[s]} {self.points[s]:+d} = {self.totals[s]}" for s in range(len(self.points))
+        )
+        return f"round {self.round} scored: {parts}"
+
+
+class View(ABC):
+    """What one seat may see at this moment (RULES.md G2): its own hand and public information only."""
+
+    __slots__ = ()
+    seat: int
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """Return the view as a JSON-ready dict, cards in text form."""
+
+
+class MatchState(ABC):
+    """One match of one game, from the deal to the final places.
+
+    Subclasses keep their state private and mutable; everything they hand out is immutable.
+    """
+
+    game: ClassVar[str]
+
+    def __init__(self, seats: int, seed: int) -> None:
+        self.seats = seats
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._log: list[Event] = []
+
+    @abstractmethod
+    def pending(self) -> tuple[Prompt, ...]:
+        """Return one prompt per seat that must decide now, in seat order; empty once the match is over."""
+
+    @abstractmethod
+    def view(self, seat: int) -> View:
+        """Return what ``seat`` may see now. Raises :class:`GameError` for a seat not at the table."""
+
+    @abstractmethod
+    def _apply(self, decisions: Mapping[int, Decision]) -> list[Event]:
+        """Apply checked decisions (one per pending prompt) and return the events that followed."""
+
+    @abstractmethod
+    def zones(self) -> dict[str, tuple[Any, ...]]:
+        """Return every place a card can be, by name, with the cards in it (for invariant checks)."""
+
+    @property
+    @abstractmethod
+    def totals(self) -> tuple[int, ...]:
+        """Return every seat's running total."""
+
+    @property
+    def events(self) -> Sequence[Event]:
+        """Return the public history of the match so far, oldest first."""
+        return self._log
+
+    @property
+    def over(self) -> bool:
+        """Return whether the match has ended."""
+        return bool(self._log) and isinstance(self._log[-1], MatchOver)
+
+    @property
+    def result(self) -> MatchResult | None:
+        """Return the final totals and places, or ``None`` while the match runs."""
+        if not self.over:
+            return None
+        last = self._log[-1]
+        assert isinstance(last, MatchOver)
+        return MatchResult(last.totals, last.places)
+
+    def apply(self, decisions: Mapping[int, Decision]) -> list[Event]:
+        """Apply one decision per pending prompt and return the public events that followed.
+
+        ``decisions`` maps each prompted seat to its decision; every prompted seat must be present and no
+        other. Raises :class:`IllegalDecisionError` (and changes nothing) when a seat is missing or extra,
+        or a decision is not legal.
+        """
+        prompts = self.pending()
+        if not prompts:
+            raise IllegalDecisionError(f"the {self.game} match is over; no decision is pending")
+        if len(decisions) != len(prompts) or any(p.seat not in decisions for p in prompts):
+            asked = [p.seat for p in prompts]
+            raise IllegalDecisionError(
+                f"decisions for seats {sorted(decisions)!r} do not match the prompted seats {asked!r}"
+            )
+        for prompt in prompts:
+            prompt.check(decisions[prompt.seat])
+        events = self._apply(decisions)
+        self._log.extend(events)
+        return events
+
+    def _check_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise GameError(f"seat {seat!r} is not at this {self.seats}-seat {self.game} table")
+
+
+class Options(Protocol):
+    """A game's validated match options (a frozen dataclass per game)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class Game(ABC):
+    """A game: its name, seat range, options, cards, and how to start a match."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+
+    @abstractmethod
+    def options(self, raw: Mapping[str, Any] | None = None) -> Options:
+        """Return validated options from ``raw`` (option name to value, values may be text), defaults filled.
+
+        Raises :class:`OptionError` naming the bad option and value.
+        """
+
+    @abstractmethod
+    def _new(self, options: Any, seats: int, seed: int) -> MatchState:
+        """Return a new match from checked arguments."""
+
+    @abstractmethod
+    def deck(self, options: Any) -> tuple[Any, ...]:
+        """Return every card of the game once (for invariant checks)."""
+
+    @abstractmethod
+    def parse_card(self, text: str) -> Any:
+        """Return the card written as ``text``. Raises :class:`ParseError`."""
+
+    def new_match(self, seats: int, seed: int, options: Options | None = None) -> MatchState:
+        """Return a new match for ``seats`` seats dealt from ``seed`` (an int >= 0).
+
+        Raises :class:`OptionError` for an unsupported seat count or a bad seed.
+        """
+        if isinstance(seats, bool) or not isinstance(seats, int):
+            raise OptionError(f"seats must be an integer, got {seats!r}")
+        if not self.min_seats <= seats <= self.max_seats:
+            raise OptionError(
+                f"{self.title} is played by {self.min_seats} to {self.max_seats} seats, not {seats!r}"
+            )
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise OptionError(f"seed must be an integer >= 0, got {seed!r}")
+        return self._new(options if options is not None else self.options(), seats, seed)
+
+
+def parse_int_option(name: str, value: Any, *, minimum: int) -> int:
+    """Return ``value`` (an int or its text) as an int >= ``minimum``. Raises :class:`OptionError`."""
+    if isinstance(value, bool):
+        raise OptionError(f"option {name} must be an integer, got {value!r}")
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise OptionError(f"option {name} must be an integer, got {value!r}") from None
+    if not isinstance(value, int):
+        raise OptionError(f"option {name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise OptionError(f"option {name} must be at least {minimum}, got {value!r}")
+    return value
+
+
+def check_known_options(game: str, raw: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Raise :class:`OptionError` if ``raw`` names an option that ``game`` does not have."""
+    known = sorted(known)
+    for key in raw:
+        if key not in known:
+            raise OptionError(f"{game} has no option {key!r}; its options are {', '.join(known)}")
+
+
+def random_decision(prompt: Prompt, rng: random.Random) -> Decision:
+    """Return a uniformly random legal decision: one random choice, or each candidate with probability 1/2."""
+    if prompt.pick is Pick.ONE:
+        return (prompt.choices[rng.randrange(len(prompt.choices))],)
+    return tuple(a for a in prompt.choices if rng.random() < 0.5)

@@ -1,0 +1,77 @@
+"""Whole matches per second with random players through the game interface, per game and seat count.
+
+Run: python benchmarks/engine.py [--seconds S] [--json]
+
+One core, one process: each configuration plays random matches (seeded) for about S seconds, going
+through ``pending()``, ``random_decision`` and ``apply()`` exactly as a referee would, and prints
+matches/s and the mean cost of one decision (one prompted seat's answer) in microseconds.
+Targets (issue 2): Cabanga! 4 seats >= 400 matches/s, L.A.M.A. 4 seats >= 2,000 matches/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+
+from arena.games import GAMES
+from arena.games.base import Game, random_decision
+
+
+def bench(game: Game, seats: int, seconds: float) -> dict[str, object]:
+    """Play seeded random matches for about ``seconds`` and return the figures."""
+    rng = random.Random(f"bench/{game.name}/{seats}")
+    options = game.options()
+    matches = decisions = steps = 0
+    seed = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_match(seats, seed, options)
+        while not state.over:
+            prompts = state.pending()
+            state.apply({p.seat: random_decision(p, rng) for p in prompts})
+            decisions += len(prompts)
+            steps += 1
+        matches += 1
+        seed += 1
+        if matches % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {
+        "game": game.name,
+        "seats": seats,
+        "matches": matches,
+        "matches_per_s": round(matches / elapsed, 1),
+        "us_per_decision": round(elapsed / decisions * 1e6, 2),
+        "decisions_per_match": round(decisions / matches, 1),
+        "steps_per_match": round(steps / matches, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per configuration (default 2)")
+    parser.add_argument("--game", choices=sorted(GAMES), help="only this game")
+    parser.add_argument("--seats", type=int, help="only this seat count")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    args = parser.parse_args()
+    if not args.json:
+        print(f"{'game':8} {'seats':>5} {'matches/s':>10} {'us/decision':>12} {'decisions/match':>16}")
+    for game in GAMES.values():
+        if args.game and game.name != args.game:
+            continue
+        for seats in range(game.min_seats, game.max_seats + 1):
+            if args.seats and seats != args.seats:
+                continue
+            row = bench(game, seats, args.seconds)
+            if args.json:
+                print(json.dumps(row), flush=True)
+            else:
+                print(f"{row['game']:8} {row['seats']:>5} {row['matches_per_s']:>10} "
+                      f"{row['us_per_decision']:>12} {row['decisions_per_match']:>16}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
