@@ -1,0 +1,490 @@
+"""The ``arena`` command line: parse, call the library, print. Nothing here knows a rule of a game."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import io
+import json
+import os
+import random
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.games import GAMES, get_game
+from arena.games.base import Event, Game, GameError, Options
+from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
+from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list
+from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat, replay
+from arena.runner import latency_summary, run_match, seat_names
+from arena.server import ServerError
+from arena.store import BoardRow, Store, StoreError
+
+NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
+"""Seat names of the built-in random players in ``arena play``."""
+
+
+def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    """Return ``KEY=VALUE`` words as a dict. Raises :class:`click.BadParameter` for a word without ``=``."""
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
+        raw[key.strip()] = value.strip()
+    return raw
+
+
+def game_options(game: Game, pairs: Sequence[str]) -> Options:
+    """Return ``game``'s validated options from ``KEY=VALUE`` words; bad ones become a usage error."""
+    try:
+        return game.options(parse_option_pairs(pairs))
+    except GameError as exc:
+        raise click.BadParameter(str(exc), param_hint="--option") from None
+
+
+def event_printer(names: Sequence[str], as_json: bool) -> Callable[[Event], None]:
+    """Return a function printing one event: a JSON object a line, or one readable line."""
+    if as_json:
+        return lambda event: click.echo(json.dumps(event.to_json(), separators=(",", ":")))
+    return lambda event: click.echo(event.describe(names))
+
+
+def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None:
+    """Print what is about to be played: game, seats, seed and options."""
+    if as_json:
+        click.echo(json.dumps({"event": "match", **record_like}, separators=(",", ":")))
+        return
+    defaults = get_game(record_like["game"]).options().to_json()
+    opts = ", ".join(f"{k} {v}" for k, v in record_like["options"].items()
+                     if v is not None and (k == "target" or v != defaults.get(k)))
+    seats = ", ".join(f"{i}: {n}" for i, n in enumerate(record_like["names"]))
+    click.echo(f"{title}, {len(record_like['names'])} seats, seed {record_like['seed']} ({opts})")
+    click.echo(f"seats: {seats}")
+
+
+def print_faults(record: MatchRecord, as_json: bool) -> None:
+    """Print the faults of a match (nothing when there were none)."""
+    for fault in record.faults:
+        if as_json:
+            click.echo(json.dumps({"event": "fault", **fault.to_json()}, separators=(",", ":")))
+        else:
+            click.echo(f"fault: {record.names[fault.seat]} at step {fault.step}: "
+                       f"{fault.kind.value} ({fault.detail})")
+
+
+GAME_CHOICE = click.Choice(sorted(GAMES), case_sensitive=False)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="arena")
+def main() -> None:
+    """Referee, protocol and ladder for Cabanga! and L.A.M.A. bot contests.
+
+    Start with `arena play` to watch a match between built-in random players.
+    """
+
+
+@main.command()
+@click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
+              help="The game to play.")
+@click.option("--seats", type=int, default=4, show_default=True,
+              help="Number of seats (Cabanga! 3-6, L.A.M.A. 2-6).")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Match seed; the same seed prints the same match. Default: a random seed, printed.")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
+def play(game_name: str, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
+    """Play one in-process match between built-in random players and print it.
+
+    Every turn, throw, draw and round score is printed, then the final places.
+    """
+    game = get_game(game_name.lower())
+    opts = game_options(game, options)
+    if not game.min_seats <= seats <= game.max_seats:
+        raise click.BadParameter(
+            f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, not {seats}",
+            param_hint="--seats")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    names = list(NAMES[:seats])
+    print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json()},
+                 game.title, as_json)
+    players = [random_seat(name, f"arena-play/{seed}/{i}") for i, name in enumerate(names)]
+    record = asyncio.run(play_match(game, players, seed, opts, on_event=event_printer(names, as_json)))
+    print_faults(record, as_json)
+
+
+BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "bots"
+
+
+def default_bot_list(game: Game) -> Path:
+    """Return the bundled example bot list for ``game`` (bots/GAME.toml in the source tree)."""
+    path = BUNDLED_BOTS / f"{game.name}.toml"
+    if not path.is_file():
+        raise click.UsageError(f"no bundled bot list at {path}; give one with --bots")
+    return path
+
+
+def pick_bots(bots: list[BotSpec], seats: int | None, game: Game) -> list[BotSpec]:
+    """Return the bots in seat order: the list as it is, or cycled over ``seats`` seats."""
+    count = seats if seats is not None else len(bots)
+    if not game.min_seats <= count <= game.max_seats:
+        raise click.UsageError(
+            f"{game.title} is played by {game.min_seats} to {game.max_seats} seats; "
+            f"{'--seats is' if seats is not None else f'the bot list names {len(bots)} bots, so'} {count}")
+    return [bots[i % len(bots)] for i in range(count)]
+
+
+def print_latencies(record: MatchRecord, as_json: bool) -> None:
+    """Print every seat's decision latency: median and p99 in milliseconds."""
+    for seat, name in enumerate(record.names):
+        median, p99 = latency_summary(record.latencies[seat])
+        if as_json:
+            click.echo(json.dumps({"event": "latency", "seat": seat, "name": name,
+                                   "decisions": len(record.latencies[seat]),
+                                   "median_ms": round(median * 1000, 3), "p99_ms": round(p99 * 1000, 3)}))
+        else:
+            click.echo(f"latency: {name}: {len(record.latencies[seat])} decisions, "
+                       f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
+
+
+def write_replay(path: Path, record: MatchRecord) -> None:
+    """Write the replay of ``record`` to ``path`` as JSON (written whole, then renamed into place)."""
+    data = record.replay_json()
+    data["events"] = [e.to_json() for e in record.events]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+@main.command()
+@click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
+              help="The game to play.")
+@click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Bot list (TOML). Default: the bundled example bots of the game.")
+@click.option("--seats", type=int, default=None,
+              help="Number of seats; the bot list is cycled to fill them. Default: one seat per bot.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Match seed. Default: a random seed, printed.")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
+@click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
+              help="Seconds allowed per decision.")
+@click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="Extra seconds per seat per match, spent by decisions that overrun the deadline.")
+@click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Faults in one match after which a seat is played by the defaults and placed last.")
+@click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the replay (game, options, seed, names, every decision and fault) to this file.")
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for each bot's output (stdout and stderr). Default: discarded.")
+@click.option("--listen", default=None, metavar="HOST:PORT",
+              help="Listen on TCP too (for remote bots). Default: a private Unix socket only.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
+def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int | None,
+          options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
+          replay_path: Path | None, log_dir: Path | None, listen: str | None, as_json: bool) -> None:
+    """Play one match between bot processes over gRPC and print it, with faults and latencies.
+
+    Each seat's bot is started from the bot list with ARENA_ADDRESS and ARENA_TOKEN in its environment,
+    plays over one gRPC stream, and is stopped when the match ends.
+    """
+    game = get_game(game_name.lower())
+    opts = game_options(game, options)
+    try:
+        bots = load_bot_list(bots_path or default_bot_list(game))
+    except BotListError as exc:
+        raise click.UsageError(str(exc)) from None
+    seated = pick_bots(bots, seats, game)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    names = seat_names(seated)
+    print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json()},
+                 game.title, as_json)
+    try:
+        record = asyncio.run(run_match(
+            game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
+            address=listen, log_dir=log_dir, on_event=event_printer(names, as_json)))
+    except (LaunchError, ServerError) as exc:
+        raise click.ClickException(str(exc)) from None
+    print_faults(record, as_json)
+    print_latencies(record, as_json)
+    if replay_path is not None:
+        write_replay(replay_path, record)
+        if not as_json:
+            click.echo(f"replay written to {replay_path}")
+
+
+def load_replay(source: str, db_path: Path | None) -> dict[str, Any]:
+    """Return the replay named by ``source``: a file, or a match id in the database at ``db_path``."""
+    if db_path is not None:
+        try:
+            match_id = int(source)
+        except ValueError:
+            raise click.UsageError(f"with --db, SOURCE is a match id, not {source!r}") from None
+        store = open_store(db_path, readonly=True)
+        try:
+            return store.replay(match_id)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+        finally:
+            store.close()
+    path = Path(source)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise click.ClickException(f"replay file {source!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise click.ClickException(f"cannot read replay {source!r}: {exc}") from None
+    if not isinstance(data, dict) or "game" not in data:
+        raise click.ClickException(f"{source!r} is not an arena replay")
+    return data
+
+
+def open_store(path: Path, *, readonly: bool = False) -> Store:
+    """Open a ladder database, turning any problem into a one-line error."""
+    try:
+        return Store(path, readonly=readonly)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command(name="replay")
+@click.argument("source")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Read match SOURCE (a match id) from this ladder database instead of a replay file.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
+def replay_command(source: str, db_path: Path | None, as_json: bool) -> None:
+    """Show a replay again and check that re-running it gives the same events.
+
+    SOURCE is a replay file written by `arena match --replay`, or with --db a match id of a ladder database.
+    Exits with status 1 when the re-run differs from the stored events.
+    """
+    data = load_replay(source, db_path)
+    try:
+        _, events = replay(data)
+    except GameError as exc:
+        raise click.ClickException(f"replay {source!r} does not re-run: {exc}") from None
+    game = get_game(data["game"])
+    names = [str(n) for n in data["names"]]
+    print_header({"game": game.name, "seed": data["seed"], "names": names, "options": data["options"]},
+                 game.title, as_json)
+    show = event_printer(names, as_json)
+    for event in events:
+        show(event)
+    for fault in data.get("faults", []):
+        f = Fault.from_json(fault)
+        if as_json:
+            click.echo(json.dumps({"event": "fault", **f.to_json()}, separators=(",", ":")))
+        else:
+            click.echo(f"fault: {names[f.seat]} at step {f.step}: {f.kind.value} ({f.detail})")
+    stored = data.get("events")
+    if stored is None:
+        click.echo("the replay stores no events; nothing to compare", err=True)
+        return
+    fresh = [e.to_json() for e in events]
+    if fresh != stored:
+        first = next((i for i, (a, b) in enumerate(zip(fresh, stored, strict=False)) if a != b),
+                     min(len(fresh), len(stored)))
+        click.echo(f"replay differs from the stored events at event {first} "
+                   f"({len(fresh)} re-run, {len(stored)} stored)", err=True)
+        sys.exit(1)
+    if not as_json:
+        click.echo(f"replay verified: re-running it gives the same {len(fresh)} events")
+
+
+DEFAULT_LADDER_MATCHES = 24
+"""The budget of `arena ladder` run with no bot list and no budget: a short demonstration."""
+
+
+def format_board(rows: Sequence[BoardRow]) -> str:
+    """Return the leaderboard as an aligned text table."""
+    header = ("rank", "bot", "mu", "sigma", "mu-3s", "matches", "wins", "points", "faults", "lat p50 ms",
+              "lat p99 ms")
+    body = [(str(r.rank), r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.matches),
+             f"{r.wins:g}", f"{r.mean_points:.1f}", str(r.faults), f"{r.median_ms:.2f}", f"{r.p99_ms:.2f}")
+            for r in rows]
+    widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 1 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
+             for row in (header, *body)]
+    return "\n".join(lines)
+
+
+def print_board(rows: Sequence[BoardRow], fmt: str) -> None:
+    """Print the leaderboard as text, JSON (an object a line) or CSV."""
+    if fmt == "json":
+        for row in rows:
+            click.echo(json.dumps(row.to_json()))
+    elif fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        fields = list(rows[0].to_json()) if rows else list(BoardRow.__dataclass_fields__)
+        writer.writerow(fields)
+        for row in rows:
+            writer.writerow(row.to_json().values())
+        click.echo(out.getvalue(), nl=False)
+    else:
+        click.echo(format_board(rows))
+
+
+class ProgressPrinter:
+    """Prints the ladder's live progress line on stderr: in place on a terminal, every so often otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, progress: Progress) -> None:
+        planned = f"/{progress.planned}" if progress.planned is not None else ""
+        eta = progress.eta_seconds
+        eta_text = f", ETA {_duration(eta)}" if eta is not None else ""
+        line = (f"matches {progress.done}{planned}, {progress.rate_per_hour:.0f}/h{eta_text}, "
+                f"leader {progress.leader} ({progress.leader_rating:.2f})")
+        now = time.monotonic()
+        if self.tty:
+            click.echo(f"\r\x1b[K{line}", nl=False, err=True)
+        elif now - self.last >= 10 or progress.done == progress.planned:
+            click.echo(line, err=True)
+            self.last = now
+
+    def finish(self) -> None:
+        if self.tty:
+            click.echo("", err=True)
+
+
+def _duration(seconds: float) -> str:
+    whole = int(seconds)
+    if whole >= 3600:
+        return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+    return f"{whole // 60}m{whole % 60:02d}s"
+
+
+@main.command()
+@click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Bot list (TOML). Default: the bundled example bots of the game, for "
+                   f"{DEFAULT_LADDER_MATCHES} matches unless a budget is given.")
+@click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
+              help="The game to play.")
+@click.option("--seats", type=int, default=4, show_default=True, help="Seats per match.")
+@click.option("--matches", type=click.IntRange(min=1), default=None,
+              help="Stop when the database holds this many matches.")
+@click.option("--hours", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop planning new matches after this many hours.")
+@click.option("--tables", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
+              help="Matches played at once.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Ladder seed: the same ladder seed gives the same match seeds.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
+              show_default=True, help="The ladder database (SQLite); a rerun with it resumes the ladder.")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
+@click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
+              help="Seconds allowed per decision.")
+@click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="Extra seconds per seat per match, spent by decisions that overrun the deadline.")
+@click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Faults in one match after which a seat is played by the defaults and placed last.")
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for each bot process's output. Default: discarded.")
+def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
+           tables: int, seed: int, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
+           max_faults: int, log_dir: Path | None) -> None:
+    """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
+
+    Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
+    every hand. Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default).
+    Stop it any way you like, kill -9 included: the same command resumes where it stood. The leaderboard
+    is printed at the end; `arena leaderboard` shows it at any time.
+    """
+    game = get_game(game_name.lower())
+    opts = game_options(game, options)
+    try:
+        bots = load_bot_list(bots_path or default_bot_list(game))
+    except BotListError as exc:
+        raise click.UsageError(str(exc)) from None
+    if matches is None and hours is None and bots_path is None:
+        matches = DEFAULT_LADDER_MATCHES
+    store = open_store(db_path)
+    config = LadderConfig(game, opts, seats, seed, bots, matches=matches, hours=hours, tables=tables,
+                          clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir)
+    progress = ProgressPrinter()
+    try:
+        try:
+            runner = Ladder(config, store, on_progress=progress,
+                            on_note=lambda text: click.echo(f"\n{text}" if progress.tty else text, err=True))
+        except (LadderError, StoreError) as exc:
+            raise click.ClickException(str(exc)) from None
+        before = store.match_count()
+        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
+                   f"{db_path} ({before} matches stored)", err=True)
+        try:
+            timing = asyncio.run(_run_until_signal(runner))
+            progress.finish()
+        except KeyboardInterrupt:
+            progress.finish()
+            click.echo(f"interrupted: {store.match_count()} matches stored; the same command resumes", err=True)
+            timing = runner.timing
+        except LadderError as exc:
+            progress.finish()
+            raise click.ClickException(str(exc)) from None
+        played = store.match_count() - before
+        click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table time "
+                   "outside matches", err=True)
+        print_board(store.leaderboard(), "text")
+    finally:
+        store.close()
+
+
+async def _run_until_signal(runner: Ladder) -> Timing:
+    """Run the ladder; SIGTERM stops it like Ctrl-C (nothing finished is lost)."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        return await runner.run()
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+
+
+@main.command()
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
+              show_default=True, help="The ladder database.")
+@click.option("--json", "fmt", flag_value="json", help="One JSON object a line.")
+@click.option("--csv", "fmt", flag_value="csv", help="CSV with a header line.")
+def leaderboard(db_path: Path, fmt: str | None) -> None:
+    """Print the leaderboard of a ladder database, also while the ladder runs.
+
+    Bots are ranked by their conservative rating, mu - 3 sigma. Wins count shared wins; points are the mean
+    final total; latency is the bot's median and p99 decision time.
+    """
+    store = open_store(db_path, readonly=True)
+    try:
+        identity = store.identity()
+        if identity is None:
+            raise click.ClickException(f"{str(db_path)!r} holds no ladder yet")
+        if fmt is None:
+            click.echo(f"{identity.describe()}; {store.match_count()} matches")
+        print_board(store.leaderboard(), fmt or "text")
+    finally:
+        store.close()
+
+
+def run() -> None:
+    """Entry point that never shows a traceback for a bad input."""
+    try:
+        main()
+    except GameError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

@@ -1,0 +1,339 @@
+"""The referee: plays one match between seats, whatever the game.
+
+It asks every seat that must decide now at once, waits for each answer no longer than that seat's clock
+allows, turns every failure to answer well into a recorded :class:`Fault` plus the prompt's documented
+default, and benches a seat after too many faults (DESIGN.md "Faults"). It knows nothing of gRPC: a seat is
+anything with an async :meth:`Seat.decide`; :class:`LocalSeat` runs a Python function in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena.games import get_game
+from arena.games.base import (
+    Decision,
+    Event,
+    Game,
+    GameError,
+    IllegalDecisionError,
+    MatchResult,
+    MatchState,
+    Options,
+    Prompt,
+    View,
+    decision_text,
+    random_decision,
+)
+
+
+class FaultKind(enum.Enum):
+    """Why a seat's decision was replaced by the default."""
+
+    TIMEOUT = "timeout"  # no answer within the clock
+    CRASH = "crash"  # the bot process died, or the bot raised
+    DISCONNECT = "disconnect"  # the bot's connection went away
+    MALFORMED = "malformed"  # an answer that does not parse
+    ILLEGAL = "illegal"  # a well-formed answer that is not a legal choice
+    BENCHED = "benched"  # not asked: the seat had too many faults in this match
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One recorded fault: which seat, at which step (index of the decision), what kind, and why."""
+
+    seat: int
+    step: int
+    kind: FaultKind
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "step": self.step, "kind": self.kind.value, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Fault:
+        return cls(int(data["seat"]), int(data["step"]), FaultKind(data["kind"]), str(data["detail"]))
+
+
+class SeatFault(Exception):
+    """Raised by a :class:`Seat` that could not produce an answer: the referee records it as a fault."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a seat is asked: the prompt, the seat's view, and the public events since its previous request."""
+
+    match_id: str
+    step: int
+    prompt: Prompt
+    view: View
+    events: tuple[Event, ...]
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """What a seat is told when a match starts."""
+
+    match_id: str
+    game: str
+    seat: int
+    names: tuple[str, ...]
+    options: dict[str, Any]
+    clock: Clock
+    max_faults: int
+
+
+class Seat(Protocol):
+    """One seat's decider. ``decide`` returns a decision or raises :class:`SeatFault`."""
+
+    name: str
+
+    async def match_started(self, info: MatchInfo) -> None: ...
+
+    async def decide(self, request: Request) -> Decision: ...
+
+    async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
+                         result: MatchResult) -> None: ...
+
+
+class LocalSeat:
+    """A seat played in-process by a Python function of (prompt, view) returning a decision."""
+
+    def __init__(self, name: str, decide: Callable[[Prompt, View], Decision]) -> None:
+        self.name = name
+        self._decide = decide
+
+    async def decide(self, request: Request) -> Decision:
+        try:
+            return self._decide(request.prompt, request.view)
+        except Exception as exc:  # a bot's bug is its fault, never the referee's
+            raise SeatFault(FaultKind.CRASH, f"{type(exc).__name__}: {exc}") from exc
+
+    async def match_started(self, info: MatchInfo) -> None:
+        return None
+
+    async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
+                         result: MatchResult) -> None:
+        return None
+
+
+def random_seat(name: str, seed: int | str) -> LocalSeat:
+    """Return an in-process seat choosing uniformly among legal decisions, reproducibly from ``seed``."""
+    rng = random.Random(seed)
+    return LocalSeat(name, lambda prompt, _view: random_decision(prompt, rng))
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Time allowed to decide: ``deadline`` seconds per decision plus an optional per-match ``bank``.
+
+    A decision may run past its deadline while the seat's bank lasts; the overrun is taken from the bank.
+    """
+
+    deadline: float = 1.0
+    bank: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.deadline > 0:
+            raise ValueError(f"deadline must be positive seconds, got {self.deadline!r}")
+        if not self.bank >= 0:
+            raise ValueError(f"time bank must be zero or more seconds, got {self.bank!r}")
+
+
+DEFAULT_CLOCK = Clock()
+
+
+@dataclass
+class MatchRecord:
+    """Everything about one played match: enough to show it, rate it and replay it."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    names: list[str]
+    steps: list[dict[int, str]] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    latencies: list[list[float]] = field(default_factory=list)
+    benched: set[int] = field(default_factory=set)
+    step_seconds: list[float] = field(default_factory=list)
+    """Per step: the wall time from asking the seats to having every answer or fault."""
+    result: MatchResult | None = None
+
+    def ranking_places(self) -> tuple[int, ...]:
+        """Return the places used for ratings: the game's places, with benched seats placed last (shared)."""
+        assert self.result is not None, "the match has not finished"
+        ok = [s for s in range(len(self.names)) if s not in self.benched]
+        ok_totals = [self.result.totals[s] for s in ok]
+        places = [0] * len(self.names)
+        for s in ok:
+            places[s] = 1 + sum(1 for t in ok_totals if t < self.result.totals[s])
+        for s in self.benched:
+            places[s] = len(ok) + 1
+        return tuple(places)
+
+    def replay_json(self) -> dict[str, Any]:
+        """Return the replay: game, options, seed, seat names, every decision (by step) and every fault."""
+        return {
+            "format": "arena-replay/1",
+            "game": self.game,
+            "options": self.options,
+            "seed": self.seed,
+            "names": self.names,
+            "steps": [{str(seat): text for seat, text in step.items()} for step in self.steps],
+            "faults": [f.to_json() for f in self.faults],
+            "benched": sorted(self.benched),
+            "result": None if self.result is None else {
+                "totals": list(self.result.totals), "places": list(self.result.places)},
+        }
+
+
+async def play_match(
+    game: Game,
+    seats: Sequence[Seat],
+    seed: int,
+    options: Options | None = None,
+    *,
+    clock: Clock = DEFAULT_CLOCK,
+    max_faults: int = 3,
+    match_id: str = "",
+    on_event: Callable[[Event], None] | None = None,
+) -> MatchRecord:
+    """Play one whole match between ``seats`` and return its record.
+
+    Every seat that must decide is asked at once; no seat is waited on past its clock. A seat's failure
+    (see :class:`FaultKind`) is recorded and the prompt's default applied; after ``max_faults`` faults the
+    seat is benched: played by the defaults, never asked again this match. Raises :class:`GameError` for a
+    bad configuration; a bot can never make this raise.
+    """
+    if max_faults < 1:
+        raise GameError(f"max_faults must be at least 1, got {max_faults!r}")
+    opts = options if options is not None else game.options()
+    state = game.new_match(len(seats), seed, opts)
+    record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
+                         latencies=[[] for _ in seats])
+    seen = [0] * len(seats)  # per seat: how many public events it has been sent
+    banks = [clock.bank] * len(seats)
+    fault_counts = [0] * len(seats)
+
+    def emit(events: Sequence[Event]) -> None:
+        record.events.extend(events)
+        if on_event is not None:
+            for event in events:
+                on_event(event)
+
+    for s, seat in enumerate(seats):
+        info = MatchInfo(match_id, game.name, s, tuple(record.names), record.options, clock, max_faults)
+        # a seat that cannot hear the start will fault on its first decision instead
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(seat.match_started(info), clock.deadline)
+    emit(state.events)
+    loop = asyncio.get_running_loop()
+    while not state.over:
+        step = len(record.steps)
+        prompts = state.pending()
+        calls = []
+        decisions: dict[int, Decision] = {}
+        for prompt in prompts:
+            s = prompt.seat
+            if s in record.benched:
+                decisions[s] = prompt.default
+                continue
+            history = tuple(state.events[seen[s]:])
+            seen[s] = len(state.events)
+            limit = clock.deadline + banks[s]
+            request = Request(match_id, step, prompt, state.view(s), history, limit)
+            calls.append(_ask(seats[s], request))
+        # every prompted seat is asked at once; each call ends by its own seat's clock
+        asked_at = loop.time()
+        answers = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
+        record.step_seconds.append(loop.time() - asked_at)
+        for prompt, answer, elapsed in answers:
+            s = prompt.seat
+            record.latencies[s].append(elapsed)
+            banks[s] = max(0.0, banks[s] - max(0.0, elapsed - clock.deadline))
+            if not isinstance(answer, SeatFault):
+                try:
+                    prompt.check(answer)
+                    decisions[s] = answer
+                    continue
+                except IllegalDecisionError as err:
+                    answer = SeatFault(FaultKind.ILLEGAL, str(err))
+            decisions[s] = prompt.default
+            record.faults.append(Fault(s, step, answer.kind, answer.detail))
+            fault_counts[s] += 1
+            if fault_counts[s] >= max_faults:
+                record.benched.add(s)
+        record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
+        emit(state.apply(decisions))
+    record.result = state.result
+    assert record.result is not None
+    for s, seat in enumerate(seats):
+        if s not in record.benched:
+            # the match is decided; a bot that fails to hear it costs nothing
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    seat.match_over(match_id, s, tuple(state.events[seen[s]:]), record.result),
+                    clock.deadline)
+    return record
+
+
+async def _ask(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:
+    """Ask one seat, never waiting past ``request.timeout``; return (prompt, answer or fault, seconds)."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        async with asyncio.timeout(request.timeout):  # no extra task, unlike wait_for
+            decision = await seat.decide(request)
+    except TimeoutError:
+        return request.prompt, SeatFault(
+            FaultKind.TIMEOUT, f"no answer within {request.timeout:.3f} s"), request.timeout
+    except SeatFault as fault:
+        return request.prompt, fault, loop.time() - started
+    except Exception as exc:  # a seat adapter's bug is charged to the seat, the match goes on
+        return request.prompt, SeatFault(FaultKind.CRASH, f"{type(exc).__name__}: {exc}"), \
+            loop.time() - started
+    return request.prompt, decision, loop.time() - started
+
+
+def replay(data: Mapping[str, Any]) -> tuple[MatchState, list[Event]]:
+    """Re-run a replay (as written by :meth:`MatchRecord.replay_json`) and return the final state and events.
+
+    Raises :class:`GameError` when the replay does not fit the game (an unknown game, bad options, a
+    decision that is not legal at its step, or a match that does not end where the replay does).
+    """
+    try:
+        game = get_game(str(data["game"]))
+        options = game.options(data.get("options") or {})
+        names = list(data["names"])
+        state = game.new_match(len(names), int(data["seed"]), options)
+        steps = list(data["steps"])
+    except (KeyError, TypeError) as exc:
+        raise GameError(f"not an arena replay: missing or bad field {exc}") from None
+    events: list[Event] = list(state.events)
+    for index, step in enumerate(steps):
+        prompts = state.pending()
+        if not prompts:
+            raise GameError(f"replay step {index}: the match is already over")
+        decisions: dict[int, Decision] = {}
+        for prompt in prompts:
+            text = step.get(str(prompt.seat))
+            if text is None:
+                raise GameError(f"replay step {index}: no decision for prompted seat {prompt.seat}")
+            decisions[prompt.seat] = prompt.parse(text)
+        events.extend(state.apply(decisions))
+    if not state.over:
+        raise GameError(f"replay ends after {len(steps)} steps but the match is not over")
+    return state, events

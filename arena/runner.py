@@ -1,0 +1,77 @@
+"""Matches between bot processes: an arena server, tables of launched bots, and the referee.
+
+The server listens on a Unix socket in a private temporary folder by default (no port races, never on the
+network); give ``address`` (``HOST:PORT``) to let remote bots in as well.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+from arena.games.base import Event, Game, Options
+from arena.launcher import BotSpec, Table
+from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.server import ArenaServer
+
+
+@contextlib.asynccontextmanager
+async def serving(address: str | None = None) -> AsyncIterator[ArenaServer]:
+    """Run an arena server for the body of the ``async with``; on a private Unix socket unless ``address``."""
+    server = ArenaServer()
+    with tempfile.TemporaryDirectory(prefix="arena-") as folder:
+        await server.start(address or f"unix:{Path(folder) / 'arena.sock'}")
+        try:
+            yield server
+        finally:
+            await server.stop()
+
+
+def seat_names(bots: Sequence[BotSpec]) -> list[str]:
+    """Return one name per seat: the bot's name, with ``#2``, ``#3``... when a bot holds several seats."""
+    names: list[str] = []
+    for i, bot in enumerate(bots):
+        count = sum(1 for b in bots[: i + 1] if b.name == bot.name)
+        names.append(bot.name if count == 1 else f"{bot.name}#{count}")
+    return names
+
+
+async def run_match(
+    game: Game,
+    bots: Sequence[BotSpec],
+    seed: int,
+    options: Options | None = None,
+    *,
+    clock: Clock = DEFAULT_CLOCK,
+    max_faults: int = 3,
+    address: str | None = None,
+    log_dir: Path | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> MatchRecord:
+    """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
+
+    Raises :class:`arena.launcher.LaunchError` when a bot does not start or connect, and
+    :class:`arena.games.base.GameError` for a bad configuration.
+    """
+    async with serving(address) as server:
+        table = Table(server, log_dir=log_dir)
+        try:
+            seats = await table.seat(bots, seat_names(bots))
+            return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
+                                    match_id=f"{game.name}-{seed}", on_event=on_event)
+        finally:
+            await table.close()
+
+
+def latency_summary(seconds: Sequence[float]) -> tuple[float, float]:
+    """Return the median and 99th percentile of ``seconds`` (0, 0 when empty)."""
+    if not seconds:
+        return 0.0, 0.0
+    if len(seconds) == 1:
+        return seconds[0], seconds[0]
+    ordered = sorted(seconds)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return statistics.median(ordered), p99

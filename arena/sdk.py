@@ -1,0 +1,223 @@
+"""What a Python bot imports: the :class:`Bot` base class and :func:`run`.
+
+A bot overrides one method per decision kind of its game::
+
+    from arena.sdk import Bot, run
+
+    class Lowest(Bot):
+        def play(self, view, choices):      # Cabanga!: one PlayCard among the legal choices
+            return choices[0]
+        def throw(self, view, candidates):  # Cabanga!: any of the candidate cards (default: none)
+            return candidates
+        def turn(self, view, choices):      # L.A.M.A.: a Card to play, DRAW or QUIT
+            return choices[0]
+
+    if __name__ == "__main__":
+        run(Lowest())
+
+``run`` connects to the arena named by ``ARENA_ADDRESS`` with the token ``ARENA_TOKEN`` and serves until the
+arena says goodbye. The same object plugs into the referee in-process with :func:`local_seat`, with no gRPC.
+Views are the games' own view types (:class:`arena.games.cabanga.CabangaView`,
+:class:`arena.games.lama.LamaView`); history arrives through :meth:`Bot.on_events`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import grpc
+from grpc import aio
+
+from arena import wire
+from arena.games.base import Decision, DecisionKind, Event, MatchResult, Prompt, View
+from arena.referee import LocalSeat, MatchInfo, Request
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc as pb_grpc
+
+log = logging.getLogger("arena.sdk")
+
+PROTOCOL_VERSION = 1
+CHANNEL_OPTIONS = [
+    ("grpc.enable_retries", 0),
+    ("grpc.enable_http_proxy", 0),
+    ("grpc.max_receive_message_length", 16 << 20),
+]
+SAFETY_MARGIN = 0.002
+"""Seconds kept in hand when judging whether a request can still be answered in time."""
+
+
+class Bot:
+    """Base class of a Python bot: override the decisions of the game you play.
+
+    Every method gets the seat's complete current view, so a bot may be stateless. The hooks
+    ``on_match_start``, ``on_events`` and ``on_match_end`` are there for bots that keep history.
+    """
+
+    agent = "arena-python-sdk"
+
+    def play(self, view: Any, choices: Sequence[Any]) -> Any:
+        """Cabanga!: return one of ``choices`` (each a card onto a pile, e.g. ``R7:left``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not play Cabanga!")
+
+    def throw(self, view: Any, candidates: Sequence[Any]) -> Iterable[Any]:
+        """Cabanga!: return the candidate cards to throw (any of them, none by default)."""
+        return ()
+
+    def turn(self, view: Any, choices: Sequence[Any]) -> Any:
+        """L.A.M.A.: return one of ``choices``: a card to play, ``DRAW`` or ``QUIT``."""
+        raise NotImplementedError(f"{type(self).__name__} does not play L.A.M.A.")
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        """Called when a match starts for this bot's seat."""
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        """Called with the public events since the previous request, before each decision."""
+
+    def on_match_end(self, result: MatchResult, events: Sequence[Event]) -> None:
+        """Called when a match ends, with its result and the last events."""
+
+
+def decide(bot: Bot, prompt: Prompt, view: View) -> Decision:
+    """Ask ``bot`` for the decision ``prompt`` wants and return it as a decision tuple."""
+    if prompt.kind is DecisionKind.THROW:
+        return tuple(bot.throw(view, prompt.choices))
+    if prompt.kind is DecisionKind.PLAY:
+        return (bot.play(view, prompt.choices),)
+    return (bot.turn(view, prompt.choices),)
+
+
+class _LocalBotSeat(LocalSeat):
+    def __init__(self, name: str, bot: Bot) -> None:
+        super().__init__(name, lambda prompt, view: decide(bot, prompt, view))
+        self.bot = bot
+
+    async def match_started(self, info: MatchInfo) -> None:
+        self.bot.on_match_start(info)
+
+    async def decide(self, request: Request) -> Decision:
+        if request.events:
+            self.bot.on_events(request.events)
+        return await super().decide(request)
+
+    async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
+                         result: MatchResult) -> None:
+        self.bot.on_match_end(result, events)
+
+
+def local_seat(bot: Bot, name: str) -> LocalSeat:
+    """Return a referee seat that runs ``bot`` in-process (no gRPC): for fast local experiments."""
+    return _LocalBotSeat(name, bot)
+
+
+def _picks(prompt: Prompt, decision: Decision) -> list[int]:
+    index = {a.text: i for i, a in enumerate(prompt.choices)}
+    picks = []
+    for action in decision:
+        text = getattr(action, "text", action)
+        if text not in index:
+            raise ValueError(f"{text!r} is not among the choices {prompt.choice_texts()}")
+        picks.append(index[text])
+    return picks
+
+
+def _info(start: pb.MatchStart) -> MatchInfo:
+    from arena.referee import Clock
+
+    options: dict[str, Any] = {"target": start.target, "rounds": start.rounds or None}
+    if start.symbols:
+        options["symbols"] = list(start.symbols)
+    return MatchInfo(start.match_id, wire.GAME_FROM_PB.get(start.game, ""), start.seat, tuple(start.names),
+                     options, Clock(max(start.deadline_ms, 1) / 1000, start.time_bank_ms / 1000),
+                     start.max_faults)
+
+
+def serve(bot: Bot, address: str, token: str, *, agent: str | None = None) -> int:
+    """Connect to the arena at ``address``, authenticate with ``token`` and answer until goodbye.
+
+    Returns 0 after a goodbye or when the arena closes the stream, 1 when the stream failed.
+    """
+    return asyncio.run(_serve(bot, address, token, agent or bot.agent))
+
+
+async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
+    # One thread, one event loop: a reader task stamps each message with its arrival time, and the main loop
+    # skips requests whose time ran out while the bot was busy (answering them would delay the next one).
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[tuple[float, pb.ArenaMessage] | BaseException | None] = asyncio.Queue()
+    async with aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+        call = pb_grpc.ArenaStub(channel).Play()
+
+        async def read() -> None:
+            try:
+                while (message := await call.read()) is not aio.EOF:  # type: ignore[attr-defined]
+                    inbox.put_nowait((loop.time(), message))
+                inbox.put_nowait(None)
+            except grpc.RpcError as exc:
+                inbox.put_nowait(exc)
+
+        reader = asyncio.create_task(read())
+        try:
+            await call.write(pb.BotMessage(hello=pb.Hello(
+                token=token, protocol_version=PROTOCOL_VERSION, agent=agent)))
+            seat = 0
+            while True:
+                item = await inbox.get()
+                if item is None:
+                    log.info("the arena closed the stream")
+                    return 0
+                if isinstance(item, BaseException):
+                    detail = f"{item.code()}: {item.details()}" if isinstance(item, grpc.Call) else repr(item)
+                    print(f"arena: stream failed: {detail}", file=sys.stderr)
+                    return 1
+                arrived, message = item
+                which = message.WhichOneof("body")
+                if which == "request":
+                    request = message.request
+                    if loop.time() - arrived > request.timeout_ms / 1000 - SAFETY_MARGIN:
+                        continue  # too late to count: the arena has applied the default already
+                    picks = _answer(bot, request, seat)
+                    if picks is not None:
+                        await call.write(pb.BotMessage(answer=pb.Answer(request_id=request.request_id,
+                                                                        picks=picks)))
+                elif which == "match_start":
+                    seat = message.match_start.seat
+                    bot.on_match_start(_info(message.match_start))
+                elif which == "match_end":
+                    end = message.match_end
+                    bot.on_match_end(MatchResult(tuple(end.totals), tuple(end.places)),
+                                     [wire.event_from_proto(e) for e in end.events])
+                elif which == "goodbye":
+                    return 0
+        finally:
+            reader.cancel()
+            call.cancel()
+
+
+def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> list[int] | None:
+    """Return the bot's picks for ``request``, or ``None`` (with the traceback on stderr) when it failed."""
+    try:
+        prompt = wire.prompt_from_proto(request, seat)
+        view = wire.view_from_proto(request)
+        if request.events:
+            bot.on_events([wire.event_from_proto(e) for e in request.events])
+        return _picks(prompt, decide(bot, prompt, view))
+    except Exception:
+        traceback.print_exc()  # the bot's log shows why; the arena records the fault
+        return None
+
+
+def run(bot: Bot) -> None:
+    """Serve the arena named by ``ARENA_ADDRESS`` with the token ``ARENA_TOKEN``; exit when it is done."""
+    address = os.environ.get("ARENA_ADDRESS")
+    token = os.environ.get("ARENA_TOKEN")
+    if not address or not token:
+        sys.exit("arena: ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them for bots it launches)")
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    sys.exit(serve(bot, address, token))
+

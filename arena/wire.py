@@ -1,0 +1,261 @@
+"""The only module that turns game values into protobuf messages and back.
+
+Cards and actions travel as their text forms; views and events as the typed messages of
+``proto/arena/v1/arena.proto``. Every ``*_from_proto`` function raises :class:`WireError` for a message that
+does not describe a valid value, so a bad message from the network can never reach the rules core unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from arena.games import cabanga, lama
+from arena.games.base import (
+    Action,
+    Decision,
+    DecisionKind,
+    Event,
+    GameError,
+    MatchOver,
+    MatchResult,
+    Pick,
+    Prompt,
+    RoundScored,
+    View,
+)
+from arena.referee import MatchInfo, Request
+from arena.v1 import arena_pb2 as pb
+
+T = TypeVar("T")
+
+
+class WireError(ValueError):
+    """A protobuf message that does not describe a valid game value."""
+
+
+GAME_TO_PB = {"cabanga": pb.GAME_CABANGA, "lama": pb.GAME_LAMA}
+GAME_FROM_PB = {v: k for k, v in GAME_TO_PB.items()}
+KIND_TO_PB = {
+    DecisionKind.PLAY: pb.DECISION_KIND_PLAY,
+    DecisionKind.THROW: pb.DECISION_KIND_THROW,
+    DecisionKind.TURN: pb.DECISION_KIND_TURN,
+}
+KIND_FROM_PB = {v: k for k, v in KIND_TO_PB.items()}
+PICK_TO_PB = {Pick.ONE: pb.PICK_ONE, Pick.SUBSET: pb.PICK_SUBSET}
+PICK_FROM_PB = {v: k for k, v in PICK_TO_PB.items()}
+
+
+def _texts(values: Iterable[Action]) -> list[str]:
+    return [v.text for v in values]
+
+
+# ------------------------------------------------------------------------------------------ arena side
+
+
+def match_start(info: MatchInfo) -> pb.MatchStart:
+    """Return the MatchStart message telling a seat about its new match."""
+    options = info.options
+    return pb.MatchStart(
+        match_id=info.match_id,
+        game=GAME_TO_PB[info.game],
+        seat=info.seat,
+        names=info.names,
+        target=int(options.get("target") or 0),
+        rounds=int(options.get("rounds") or 0),
+        symbols=list(options.get("symbols") or ()),
+        deadline_ms=round(info.clock.deadline * 1000),
+        time_bank_ms=round(info.clock.bank * 1000),
+        max_faults=info.max_faults,
+    )
+
+
+def decision_request(request: Request) -> pb.DecisionRequest:
+    """Return the DecisionRequest for a referee request (its request_id is set by the connection)."""
+    prompt = request.prompt
+    index = {id(a): i for i, a in enumerate(prompt.choices)}
+    message = pb.DecisionRequest(
+        match_id=request.match_id,
+        step=request.step,
+        kind=KIND_TO_PB[prompt.kind],
+        pick=PICK_TO_PB[prompt.pick],
+        choices=_texts(prompt.choices),
+        default_picks=[index[id(a)] for a in prompt.default],
+        timeout_ms=max(1, int(request.timeout * 1000)),
+        events=[event_to_proto(e) for e in request.events],
+    )
+    view = request.view
+    if isinstance(view, cabanga.CabangaView):
+        message.cabanga.CopyFrom(cabanga_view_to_proto(view))
+    elif isinstance(view, lama.LamaView):
+        message.lama.CopyFrom(lama_view_to_proto(view))
+    else:
+        raise TypeError(f"no wire form for view {type(view).__name__}")
+    return message
+
+
+def decision_from_picks(prompt: Prompt, picks: Sequence[int]) -> Decision:
+    """Return the decision that ``picks`` (indices into the prompt's choices) stand for.
+
+    Raises :class:`WireError` for an index out of range, a repeated index, or a count that the prompt's
+    pick does not allow. Legality beyond that is the referee's to check.
+    """
+    n = len(prompt.choices)
+    if any(not 0 <= i < n for i in picks):
+        raise WireError(f"pick {list(picks)!r} is out of range for {n} choices")
+    if len(set(picks)) != len(picks):
+        raise WireError(f"picks {list(picks)!r} repeat a choice")
+    if prompt.pick is Pick.ONE and len(picks) != 1:
+        raise WireError(f"expected exactly one pick, got {len(picks)}")
+    return tuple(prompt.choices[i] for i in picks)
+
+
+def match_end(match_id: str, events: Iterable[Event], result: MatchResult) -> pb.MatchEnd:
+    """Return the MatchEnd message: final totals and places plus the events the seat has not seen."""
+    return pb.MatchEnd(match_id=match_id, totals=result.totals, places=result.places,
+                       events=[event_to_proto(e) for e in events])
+
+
+def cabanga_view_to_proto(view: cabanga.CabangaView) -> pb.CabangaView:
+    """Return the wire form of a Cabanga! view."""
+    return pb.CabangaView(
+        seat=view.seat, round=view.round, active=view.active,
+        step=KIND_TO_PB[view.step] if view.step is not None else pb.DECISION_KIND_UNSPECIFIED,
+        hand=_texts(view.hand), tops=_texts(view.tops),
+        previous_colour=view.previous_colour.value if view.previous_colour is not None else "",
+        throw_row=view.throw_row.value if view.throw_row is not None else "",
+        throw_tops=_texts(view.throw_tops) if view.throw_tops is not None else (),
+        hand_sizes=view.hand_sizes, penalty_size=view.penalty_size, set_aside_size=view.set_aside_size,
+        totals=view.totals,
+    )
+
+
+def lama_view_to_proto(view: lama.LamaView) -> pb.LamaView:
+    """Return the wire form of a L.A.M.A. view."""
+    message = pb.LamaView(
+        seat=view.seat, round=view.round, hand=_texts(view.hand), discard=view.discard.text,
+        discard_size=view.discard_size, draw_size=view.draw_size, hand_sizes=view.hand_sizes,
+        in_round=view.in_round, totals=view.totals,
+    )
+    if view.active is not None:
+        message.active = view.active
+    return message
+
+
+_EVENT_TO_PB: dict[type, Callable[[Any], pb.Event]] = {
+    cabanga.RoundStarted: lambda e: pb.Event(cabanga_round_started=pb.CabangaRoundStarted(
+        round=e.round, starter=e.starter, tops=_texts(e.tops), hand_size=e.hand_size)),
+    cabanga.Played: lambda e: pb.Event(cabanga_played=pb.CabangaPlayed(
+        seat=e.seat, card=e.card.text, side=e.side.value, penalty=e.penalty, row_tops=_texts(e.row_tops))),
+    cabanga.Threw: lambda e: pb.Event(cabanga_threw=pb.CabangaThrew(seat=e.seat, cards=_texts(e.cards))),
+    cabanga.Reshuffled: lambda e: pb.Event(cabanga_reshuffled=pb.CabangaReshuffled(count=e.count)),
+    cabanga.Drew: lambda e: pb.Event(cabanga_drew=pb.CabangaDrew(seat=e.seat, count=e.count, owed=e.owed)),
+    lama.RoundStarted: lambda e: pb.Event(lama_round_started=pb.LamaRoundStarted(
+        round=e.round, starter=e.starter, discard=e.discard.text, hand_size=e.hand_size)),
+    lama.Played: lambda e: pb.Event(lama_played=pb.LamaPlayed(seat=e.seat, card=e.card.text)),
+    lama.Drew: lambda e: pb.Event(lama_drew=pb.LamaDrew(seat=e.seat)),
+    lama.Quit: lambda e: pb.Event(lama_quit=pb.LamaQuit(seat=e.seat)),
+    RoundScored: lambda e: pb.Event(round_scored=pb.RoundScored(
+        round=e.round, points=e.points, totals=e.totals)),
+    MatchOver: lambda e: pb.Event(match_over=pb.MatchOver(totals=e.totals, places=e.places)),
+}
+
+
+def event_to_proto(event: Event) -> pb.Event:
+    """Return the wire form of a public event."""
+    return _EVENT_TO_PB[type(event)](event)
+
+
+# -------------------------------------------------------------------------------------------- bot side
+
+
+def _guard(what: str, build: Callable[[], T]) -> T:
+    try:
+        return build()
+    except (GameError, ValueError, KeyError, IndexError, TypeError) as exc:
+        raise WireError(f"bad {what}: {exc}") from None
+
+
+def _ccards(texts: Iterable[str]) -> tuple[cabanga.Card, ...]:
+    return tuple(cabanga.Card.parse(t) for t in texts)
+
+
+def _lcards(texts: Iterable[str]) -> tuple[lama.Card, ...]:
+    return tuple(lama.Card.parse(t) for t in texts)
+
+
+def _colour(text: str) -> cabanga.Colour | None:
+    return cabanga.Colour(text) if text else None
+
+
+def _pair(cards: tuple[cabanga.Card, ...]) -> tuple[cabanga.Card, cabanga.Card]:
+    if len(cards) != 2:
+        raise WireError(f"expected two row tops, got {len(cards)}")
+    return cards[0], cards[1]
+
+
+def view_from_proto(request: pb.DecisionRequest) -> View:
+    """Return the game view a DecisionRequest carries. Raises :class:`WireError`."""
+    which = request.WhichOneof("view")
+    if which == "cabanga":
+        v = request.cabanga
+        return _guard("Cabanga! view", lambda: cabanga.CabangaView(
+            seat=v.seat, round=v.round, active=v.active,
+            step=KIND_FROM_PB.get(v.step), hand=_ccards(v.hand), tops=_ccards(v.tops),
+            previous_colour=_colour(v.previous_colour), throw_row=_colour(v.throw_row),
+            throw_tops=_pair(_ccards(v.throw_tops)) if v.throw_tops else None,
+            hand_sizes=tuple(v.hand_sizes), penalty_size=v.penalty_size, set_aside_size=v.set_aside_size,
+            totals=tuple(v.totals)))
+    if which == "lama":
+        lv = request.lama
+        return _guard("L.A.M.A. view", lambda: lama.LamaView(
+            seat=lv.seat, round=lv.round, active=lv.active if lv.HasField("active") else None,
+            hand=_lcards(lv.hand), discard=lama.Card.parse(lv.discard), discard_size=lv.discard_size,
+            draw_size=lv.draw_size, hand_sizes=tuple(lv.hand_sizes), in_round=tuple(lv.in_round),
+            totals=tuple(lv.totals)))
+    raise WireError("the request carries no view")
+
+
+_ACTION_PARSERS: dict[tuple[str, DecisionKind], Callable[[str], Action]] = {
+    ("cabanga", DecisionKind.PLAY): cabanga.parse_play,
+    ("cabanga", DecisionKind.THROW): cabanga.Card.parse,
+    ("lama", DecisionKind.TURN): lama.parse_action,
+}
+
+
+def prompt_from_proto(request: pb.DecisionRequest, seat: int) -> Prompt:
+    """Return the prompt a DecisionRequest carries, its choices parsed into actions. Raises :class:`WireError`."""
+    kind = KIND_FROM_PB.get(request.kind)
+    pick = PICK_FROM_PB.get(request.pick)
+    game = request.WhichOneof("view")
+    parse = _ACTION_PARSERS.get((game or "", kind)) if kind is not None else None
+    if parse is None or pick is None or kind is None:
+        raise WireError(f"unknown decision: game {game!r}, kind {request.kind}, pick {request.pick}")
+    choices: tuple[Action, ...] = _guard("choices", lambda: tuple(parse(t) for t in request.choices))
+    default = _guard("default", lambda: tuple(choices[i] for i in request.default_picks))
+    return Prompt(seat, kind, pick, choices, default)
+
+
+_EVENT_FROM_PB: dict[str, Callable[[Any], Event]] = {
+    "cabanga_round_started": lambda m: cabanga.RoundStarted(m.round, m.starter, _ccards(m.tops), m.hand_size),
+    "cabanga_played": lambda m: cabanga.Played(m.seat, cabanga.Card.parse(m.card), cabanga.Side(m.side),
+                                               m.penalty, _pair(_ccards(m.row_tops))),
+    "cabanga_threw": lambda m: cabanga.Threw(m.seat, _ccards(m.cards)),
+    "cabanga_reshuffled": lambda m: cabanga.Reshuffled(m.count),
+    "cabanga_drew": lambda m: cabanga.Drew(m.seat, m.count, m.owed),
+    "lama_round_started": lambda m: lama.RoundStarted(m.round, m.starter, lama.Card.parse(m.discard),
+                                                      m.hand_size),
+    "lama_played": lambda m: lama.Played(m.seat, lama.Card.parse(m.card)),
+    "lama_drew": lambda m: lama.Drew(m.seat),
+    "lama_quit": lambda m: lama.Quit(m.seat),
+    "round_scored": lambda m: RoundScored(m.round, tuple(m.points), tuple(m.totals)),
+    "match_over": lambda m: MatchOver(tuple(m.totals), tuple(m.places)),
+}
+
+
+def event_from_proto(message: pb.Event) -> Event:
+    """Return the game event a wire event stands for. Raises :class:`WireError`."""
+    which = message.WhichOneof("body")
+    if which is None:
+        raise WireError("empty event")
+    return _guard(f"{which} event", lambda: _EVENT_FROM_PB[which](getattr(message, which)))

@@ -1,0 +1,39 @@
+"""A L.A.M.A. bot with a simple plan: play when it can (the card it holds most of), draw while its hand
+is costly and the pile lasts, and quit when its hand is cheap.
+
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_greedy
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.games.lama import DRAW, LLAMA, QUIT, Card, LamaView, TurnAction
+from arena.sdk import Bot, run
+
+QUIT_AT = 4
+"""Quit rather than draw when the hand would score at most this many points."""
+
+
+def hand_points(hand: Sequence[Card]) -> int:
+    """Return what ``hand`` would score now (L9): distinct values once, 10 once for any llama."""
+    values = {c for c in hand}
+    return sum(10 if c is LLAMA else c.value for c in values)
+
+
+class GreedyLama(Bot):
+    """Plays the value it holds most of (so the rest follows), else draws or quits by the hand's cost."""
+
+    agent = "lama-greedy"
+
+    def turn(self, view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
+        plays = [c for c in choices if isinstance(c, Card)]
+        if plays:
+            return max(plays, key=lambda c: (view.hand.count(c), c is LLAMA, c.value if c is not LLAMA else 7))
+        if DRAW in choices and hand_points(view.hand) > QUIT_AT:
+            return DRAW
+        return QUIT
+
+
+if __name__ == "__main__":
+    run(GreedyLama())

@@ -1,0 +1,122 @@
+"""End to end: real bot processes over gRPC on a private Unix socket, whole matches, every fault kind."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.games import get_game
+from arena.games.base import MatchOver
+from arena.launcher import BotSpec, LaunchError
+from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, play_match, replay
+from arena.runner import run_match
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "bots"
+MISBEHAVE = Path(__file__).resolve().parent / "bots" / "misbehave.py"
+
+
+def bot(name: str, script: str) -> BotSpec:
+    return BotSpec(name, ("{python}", "-m", f"bots.{script.removesuffix('.py')}"), ROOT)
+
+
+def misbehaving(name: str, *mode: str) -> BotSpec:
+    return BotSpec(name, ("{python}", str(MISBEHAVE), *mode), MISBEHAVE.parent)
+
+
+def play(game: str, bots: list[BotSpec], seed: int, clock: Clock | None = None, **options: object) -> MatchRecord:
+    g = get_game(game)
+    return asyncio.run(run_match(g, bots, seed, g.options(options), clock=clock or Clock(1.0)))
+
+
+def assert_complete(record: MatchRecord) -> None:
+    assert record.result is not None
+    assert isinstance(record.events[-1], MatchOver)
+    _, events = replay(record.replay_json())
+    assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
+
+
+def test_cabanga_match_between_processes() -> None:
+    bots = [bot("g", "cabanga_greedy.py"), bot("r", "cabanga_random.py")] * 2
+    record = play("cabanga", bots, seed=11)
+    assert_complete(record)
+    assert record.faults == []
+    assert record.names == ["g", "r", "g#2", "r#2"]
+    assert all(len(lat) > 0 for lat in record.latencies)
+
+
+def test_lama_match_between_processes() -> None:
+    bots = [bot("g", "lama_greedy.py"), bot("r", "lama_random.py"), bot("g", "lama_greedy.py")]
+    record = play("lama", bots, seed=5)
+    assert_complete(record)
+    assert record.faults == []
+
+
+def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
+    """Bots that each sleep near the deadline on a throw finish a throw step in about one deadline."""
+    game, seed, sleep = get_game("cabanga"), 3, 0.35
+    # a dry run in-process with the same (default) answers finds a throw step that asks three seats or more
+    dry = asyncio.run(play_match(game, [LocalSeat(f"d{i}", lambda p, v: p.default) for i in range(5)], seed,
+                                 game.options({"rounds": 1})))
+    step = next(i for i, asked in enumerate(dry.steps) if len(asked) >= 3)
+    bots = [misbehaving(f"s{i}", "sleep-at-step", str(sleep), str(step)) for i in range(5)]
+    record = play("cabanga", bots, seed=seed, clock=Clock(0.6), rounds=1)
+    assert record.steps == dry.steps and record.faults == []
+    # asked one after the other, three sleepers would take at least 3 * 0.35 s
+    took = record.step_seconds[step]
+    assert sleep * 0.9 <= took < 2 * sleep, f"a throw step of {len(record.steps[step])} sleepers took {took:.3f} s"
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [
+        (("silent",), FaultKind.TIMEOUT),
+        (("sleep", "0.5"), FaultKind.TIMEOUT),
+        (("exit-after", "2"), FaultKind.CRASH),
+        (("hangup-after", "2"), FaultKind.DISCONNECT),
+        (("garbage",), FaultKind.MALFORMED),
+        (("wrong-id",), FaultKind.MALFORMED),
+    ],
+    ids=["never-answers", "answers-late", "exits", "hangs-up", "garbage-pick", "wrong-request-id"],
+)
+def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: FaultKind) -> None:
+    bots = [misbehaving("bad", *mode), bot("g", "cabanga_greedy.py"), bot("r", "cabanga_random.py")]
+    record = play("cabanga", bots, seed=21, clock=Clock(0.25))
+    assert_complete(record)
+    kinds = {f.kind for f in record.faults if f.seat == 0}
+    assert kind in kinds, record.faults
+    assert all(f.seat == 0 for f in record.faults), "the well-behaved bots were charged a fault"
+    assert 0 in record.benched  # three faults: played by the defaults for the rest of the match
+    assert record.ranking_places()[0] == 3
+
+
+def test_bot_that_does_not_start_is_reported() -> None:
+    bots = [BotSpec("ghost", ("{python}", "-c", "import sys; sys.exit(4)"), BOTS),
+            bot("g", "cabanga_greedy.py"), bot("r", "cabanga_random.py")]
+    with pytest.raises(LaunchError, match=r"ghost.*exited with code 4"):
+        play("cabanga", bots, seed=1)
+
+
+def test_bot_command_that_does_not_exist_is_reported() -> None:
+    bots = [BotSpec("nope", ("/nonexistent/bot",), BOTS), bot("g", "cabanga_greedy.py"),
+            bot("r", "cabanga_random.py")]
+    with pytest.raises(LaunchError, match=r"nope.*cannot start"):
+        play("cabanga", bots, seed=1)
+
+
+def test_python_of_the_bots_is_this_interpreter() -> None:
+    assert bot("x", "y.py").argv()[0] == sys.executable
+
+
+def test_fingerprint_follows_the_files_of_the_bot(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    module = tmp_path / "pkg" / "b.py"
+    module.write_text("x = 1\n")
+    spec = BotSpec("b", ("{python}", "-m", "pkg.b"), tmp_path)
+    before = spec.fingerprint()
+    assert spec.fingerprint() == before
+    module.write_text("x = 2\n")
+    assert spec.fingerprint() != before

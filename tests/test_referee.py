@@ -1,0 +1,179 @@
+"""The referee with in-process seats: faults, defaults, benching, clocks, replays."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from arena.games import get_game
+from arena.games.base import Decision, DecisionKind, GameError, Prompt, View, random_decision
+from arena.referee import (
+    Clock,
+    FaultKind,
+    LocalSeat,
+    MatchRecord,
+    Request,
+    SeatFault,
+    play_match,
+    random_seat,
+    replay,
+)
+
+CABANGA = get_game("cabanga")
+LAMA = get_game("lama")
+
+
+def play(game_name: str, seats: list[object], seed: int = 1, **kw: object) -> MatchRecord:
+    game = get_game(game_name)
+    return asyncio.run(play_match(game, seats, seed, **kw))  # type: ignore[arg-type]
+
+
+class SleepySeat:
+    """Sleeps ``delay`` seconds (async) before answering with the default."""
+
+    def __init__(self, name: str, delay: float, kinds: set[DecisionKind] | None = None) -> None:
+        self.name = name
+        self.delay = delay
+        self.kinds = kinds
+
+    async def match_started(self, info: object) -> None:
+        return None
+
+    async def decide(self, request: Request) -> Decision:
+        if self.kinds is None or request.prompt.kind in self.kinds:
+            await asyncio.sleep(self.delay)
+        return request.prompt.default
+
+    async def match_over(self, *args: object) -> None:
+        return None
+
+
+def test_same_seed_and_seats_give_the_same_record() -> None:
+    a = play("cabanga", [random_seat(f"r{i}", i) for i in range(4)], seed=9)
+    b = play("cabanga", [random_seat(f"r{i}", i) for i in range(4)], seed=9)
+    assert a.steps == b.steps
+    assert [e.to_json() for e in a.events] == [e.to_json() for e in b.events]
+    assert a.faults == [] and a.result is not None
+
+
+def test_replay_reruns_to_the_same_events() -> None:
+    record = play("lama", [random_seat(f"r{i}", i) for i in range(3)], seed=4)
+    state, events = replay(record.replay_json())
+    assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
+    assert state.result == record.result
+
+
+def test_replay_with_a_tampered_decision_is_refused() -> None:
+    record = play("cabanga", [random_seat(f"r{i}", i) for i in range(3)], seed=4)
+    data = record.replay_json()
+    first = data["steps"][0]
+    seat = next(iter(first))
+    first[seat] = "Y99:left"
+    with pytest.raises(GameError, match="Y99:left"):
+        replay(data)
+
+
+def test_replay_cut_short_is_refused() -> None:
+    data = play("lama", [random_seat(f"r{i}", i) for i in range(2)], seed=4).replay_json()
+    data["steps"] = data["steps"][:-1]
+    with pytest.raises(GameError, match="not over"):
+        replay(data)
+
+
+def test_a_crashing_seat_gets_defaults_and_is_benched_after_max_faults() -> None:
+    def boom(prompt: Prompt, view: View) -> Decision:
+        raise RuntimeError("bot bug")
+
+    seats = [LocalSeat("bad", boom), random_seat("a", 1), random_seat("b", 2)]
+    record = play("cabanga", seats, max_faults=2)
+    bad = [f for f in record.faults if f.seat == 0]
+    assert [f.kind for f in bad[:2]] == [FaultKind.CRASH, FaultKind.CRASH]
+    assert len(bad) == 2, "a benched seat is not asked again, so it faults no more"
+    assert "bot bug" in bad[0].detail
+    assert record.benched == {0}
+    assert record.ranking_places()[0] == 3
+    assert record.result is not None
+
+
+def test_an_illegal_answer_is_a_fault_and_the_default_is_applied() -> None:
+    def illegal(prompt: Prompt, view: View) -> Decision:
+        return (prompt.choices[0], prompt.choices[0]) if prompt.choices else ()
+
+    record = play("lama", [LocalSeat("bad", illegal), random_seat("a", 1)], max_faults=1)
+    fault = record.faults[0]
+    assert fault.seat == 0 and fault.kind is FaultKind.ILLEGAL
+    step = record.steps[fault.step]
+    assert step[0] in ("L1", "L2", "L3", "L4", "L5", "L6", "LL", "draw", "quit")
+
+
+def test_seat_fault_kinds_pass_through() -> None:
+    async def gone(request: Request) -> Decision:
+        raise SeatFault(FaultKind.DISCONNECT, "went away")
+
+    seat = SleepySeat("gone", 0)
+    seat.decide = gone  # type: ignore[method-assign]
+    record = play("lama", [seat, random_seat("a", 1)], max_faults=1)
+    assert record.faults[0].kind is FaultKind.DISCONNECT and record.faults[0].detail == "went away"
+
+
+def test_a_slow_seat_times_out_without_holding_up_the_match() -> None:
+    start = time.perf_counter()
+    record = play("lama", [SleepySeat("slow", 5.0), random_seat("a", 1)], clock=Clock(0.05), max_faults=2)
+    took = time.perf_counter() - start
+    assert [f.kind for f in record.faults] == [FaultKind.TIMEOUT, FaultKind.TIMEOUT]
+    assert took < 2.0, f"the referee waited {took:.2f} s on a seat whose clock is 0.05 s"
+
+
+def test_c11_simultaneous_throw_asks_every_seat_at_once() -> None:
+    """Sleepers on the throw: a throw step lasts about one sleep, not one per thrower."""
+    seats = [SleepySeat(f"s{i}", 0.1, {DecisionKind.THROW}) for i in range(6)]
+    record = play("cabanga", seats, seed=2, clock=Clock(0.5), options=CABANGA.options({"rounds": 1}))
+    assert record.faults == []
+    multi = [t for step, t in zip(record.steps, record.step_seconds, strict=True) if len(step) >= 3]
+    assert multi
+    assert max(multi) < 0.25
+
+
+def test_time_bank_absorbs_an_overrun() -> None:
+    seats = [SleepySeat("slow", 0.08), random_seat("a", 1)]
+    with_bank = play("lama", seats, clock=Clock(0.05, bank=10.0), options=LAMA.options({"rounds": 1}))
+    assert with_bank.faults == []
+    without = play("lama", [SleepySeat("slow", 0.08), random_seat("a", 1)], clock=Clock(0.05),
+                   options=LAMA.options({"rounds": 1}))
+    assert without.faults and without.faults[0].kind is FaultKind.TIMEOUT
+
+
+def test_clock_and_fault_limits_are_checked() -> None:
+    with pytest.raises(ValueError, match="deadline"):
+        Clock(0)
+    with pytest.raises(ValueError, match="bank"):
+        Clock(1.0, bank=-1)
+    with pytest.raises(GameError, match="max_faults"):
+        play("lama", [random_seat("a", 1), random_seat("b", 2)], max_faults=0)
+
+
+def test_benched_seats_share_last_place() -> None:
+    def boom(prompt: Prompt, view: View) -> Decision:
+        raise RuntimeError("x")
+
+    record = play("cabanga", [LocalSeat("b1", boom), LocalSeat("b2", boom), random_seat("a", 1),
+                              random_seat("c", 2)], max_faults=1)
+    places = record.ranking_places()
+    assert places[0] == places[1] == 3
+    assert sorted(places[2:]) in ([1, 2], [1, 1])
+
+
+def test_random_decision_is_legal_for_every_prompt() -> None:
+    import random
+
+    rng = random.Random(3)
+    state = CABANGA.new_match(5, 3)
+    for _ in range(200):
+        if state.over:
+            break
+        decisions = {p.seat: random_decision(p, rng) for p in state.pending()}
+        for p in state.pending():
+            p.check(decisions[p.seat])
+        state.apply(decisions)
