@@ -158,8 +158,12 @@ class BotProcess:
             "ARENA_TOKEN": token,
         }
         if self.log_path is not None:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process's life
+            try:
+                self.log_path.parent.mkdir(parents=True, exist_ok=True)
+                self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process's life
+            except OSError as exc:
+                raise LaunchError(f"bot {self.spec.name!r}: cannot open its log {str(self.log_path)!r}: {exc}",
+                                  bots=[self.spec.name]) from None
         try:
             self._proc = subprocess.Popen(
                 self.spec.argv(), cwd=self.spec.cwd, env=env, stdin=subprocess.DEVNULL,

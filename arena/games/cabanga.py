@@ -36,7 +36,7 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from arena.games.base import (
     Decision,
@@ -56,6 +56,8 @@ from arena.games.base import (
     parse_int_option,
     places_from_totals,
 )
+
+_Interned = TypeVar("_Interned", "Card", "PlayCard")
 
 
 class Colour(enum.Enum):
@@ -133,7 +135,7 @@ class Card:
     @property
     def sort_key(self) -> tuple[int, int]:
         """Return ``(row index, value)``; grey start cards come after the four rows."""
-        return _CARD_INDEX[self] // 18, self.value
+        return _ROW_OF.get(self, len(ROWS)), self.value
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, Card):
@@ -151,17 +153,18 @@ class Card:
         return Card, (self.colour, self.value)
 
 
-def _make_card(colour: Colour, value: int) -> Card:
-    card = object.__new__(Card)
-    Card.__init__(card, colour, value)
-    return card
+def _make(cls: type[_Interned], *fields: Any) -> _Interned:
+    """Build one interned value, at import; afterwards the constructor only looks values up."""
+    value = object.__new__(cls)
+    cls.__init__(value, *fields)
+    return value
 
 
 # Deck order is card order: the number cards row by row, then the start cards.
-NUMBER_CARDS: tuple[Card, ...] = tuple(_make_card(colour, value) for colour in ROWS for value in VALUES)
+NUMBER_CARDS: tuple[Card, ...] = tuple(_make(Card, colour, value) for colour in ROWS for value in VALUES)
 """The 72 number cards in card order (C2)."""
 
-START_CARDS: tuple[Card, ...] = tuple(_make_card(Colour.GREY, value) for value in START_VALUES)
+START_CARDS: tuple[Card, ...] = tuple(_make(Card, Colour.GREY, value) for value in START_VALUES)
 """The 8 grey start cards in card order (C3)."""
 
 DECK: tuple[Card, ...] = NUMBER_CARDS + START_CARDS
@@ -172,8 +175,11 @@ _CARD_BY_TEXT: dict[str, Card] = {c.text: c for c in DECK}
 _CARD_INDEX: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
 # Sorting hands with a C-level key instead of Card.__lt__ keeps the hot path fast.
 _card_order = _CARD_INDEX.__getitem__
-# The row index of every number card (the rows are 0..3 in ROWS order).
-_ROW_OF: dict[Card, int] = {c: _CARD_INDEX[c] // 18 for c in NUMBER_CARDS}
+# Per row (in ROWS order), its 18 cards by value; and the row index of every number card.
+_ROW_CARDS: tuple[tuple[Card, ...], ...] = tuple(
+    tuple(c for c in NUMBER_CARDS if c.colour is colour) for colour in ROWS
+)
+_ROW_OF: dict[Card, int] = {c: row for row, row_cards in enumerate(_ROW_CARDS) for c in row_cards}
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
@@ -191,9 +197,7 @@ class PlayCard:
         try:
             return _PLAY_BY_KEY[card, side]
         except KeyError:
-            raise GameError(
-                f"{card!r} onto {side!r} is no Cabanga! play; only number cards are played"
-            ) from None
+            raise GameError(f"{card!r} onto {side!r} is no Cabanga! play; only number cards are played") from None
 
     @classmethod
     def parse(cls, text: str) -> PlayCard:
@@ -226,14 +230,8 @@ def parse_play(text: str) -> PlayCard:
     return PlayCard.parse(text)
 
 
-def _make_play(card: Card, side: Side) -> PlayCard:
-    play = object.__new__(PlayCard)
-    PlayCard.__init__(play, card, side)
-    return play
-
-
 _PLAY_BY_KEY: dict[tuple[Card, Side], PlayCard] = {
-    (card, side): _make_play(card, side) for card in NUMBER_CARDS for side in Side
+    (card, side): _make(PlayCard, card, side) for card in NUMBER_CARDS for side in Side
 }
 _PLAY_BY_TEXT: dict[str, PlayCard] = {p.text: p for p in _PLAY_BY_KEY.values()}
 # Per card, its two plays in choice order (left, then right): builds a PLAY prompt without allocating plays.
@@ -247,12 +245,10 @@ _PILE_OF: dict[PlayCard, int] = {
 
 # Per row and pair of top values (low, high), the cards that may be thrown (C10): the row's cards whose value
 # lies strictly between. Looked up once per play instead of comparing values card by card.
+# (row_cards[v - 1] has the value v, so the values low + 1 .. high - 1 are row_cards[low : high - 1].)
 _BETWEEN: tuple[tuple[tuple[frozenset[Card], ...], ...], ...] = tuple(
-    tuple(
-        tuple(frozenset(NUMBER_CARDS[18 * row + low : 18 * row + high - 1]) for high in range(19))
-        for low in range(19)
-    )
-    for row in range(len(ROWS))
+    tuple(tuple(frozenset(row_cards[low : high - 1]) for high in range(19)) for low in range(19))
+    for row_cards in _ROW_CARDS
 )
 
 PILE_NAMES: tuple[str, ...] = tuple(f"{colour.value} {side.value}" for colour in ROWS for side in Side)
@@ -338,9 +334,7 @@ class RoundStarted(Event):
         }
 
     def describe(self, names: Sequence[str]) -> str:
-        rows = ", ".join(
-            _row_text(colour, self.tops[2 * i], self.tops[2 * i + 1]) for i, colour in enumerate(ROWS)
-        )
+        rows = ", ".join(_row_text(colour, self.tops[2 * i], self.tops[2 * i + 1]) for i, colour in enumerate(ROWS))
         return f"round {self.round}: {self.hand_size} cards each, {names[self.starter]} starts; rows {rows}"
 
 
@@ -479,7 +473,7 @@ class CabangaState(MatchState):
     _starter: int
     _active: int
     _step: DecisionKind | None
-    _row: int  # the row played this turn (index into ROWS), during a THROW step
+    _row: int  # index into ROWS of the row played this turn: the THROW step and C9 read it
     _owed: int
     _previous_colour: Colour | None
     _hands: list[list[Card]]
@@ -649,9 +643,7 @@ class CabangaState(MatchState):
         numbers = list(NUMBER_CARDS)
         self._rng.shuffle(numbers)
         self._piles = [[card] for card in starts]
-        self._hands = [
-            sorted(numbers[HAND_SIZE * s : HAND_SIZE * (s + 1)], key=_card_order) for s in range(self.seats)
-        ]
+        self._hands = [sorted(numbers[HAND_SIZE * s : HAND_SIZE * (s + 1)], key=_card_order) for s in range(self.seats)]
         self._penalty = numbers[HAND_SIZE * self.seats :]
         self._set_aside = []
         self._active = self._starter
@@ -718,9 +710,7 @@ class CabangaState(MatchState):
 
         if isinstance(tops, str) or len(tops) != len(PILE_NAMES):
             raise GameError(f"tops must be 8 cards, one per pile ({', '.join(PILE_NAMES)}), got {tops!r}")
-        top_cards = [
-            place([top], name, numbers_only=False)[0] for name, top in zip(PILE_NAMES, tops, strict=True)
-        ]
+        top_cards = [place([top], name, numbers_only=False)[0] for name, top in zip(PILE_NAMES, tops, strict=True)]
         for name, row_colour, top in zip(PILE_NAMES, (c for c in ROWS for _ in Side), top_cards, strict=True):
             if top.colour not in (Colour.GREY, row_colour):
                 raise GameError(f"{top.text} cannot be on top of the {name} pile")
