@@ -35,7 +35,7 @@ import grpc
 from grpc import aio
 
 from arena import wire
-from arena.games.base import Decision, DecisionKind, Event, MatchResult, Prompt, View
+from arena.games.base import Decision, DecisionKind, Event, MatchResult, Prompt, View, decision_text
 from arena.referee import LocalSeat, MatchInfo, Request
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc as pb_grpc
@@ -116,14 +116,11 @@ def local_seat(bot: Bot, name: str) -> LocalSeat:
 
 
 def _picks(prompt: Prompt, decision: Decision) -> list[int]:
-    index = {a.text: i for i, a in enumerate(prompt.choices)}
-    picks = []
-    for action in decision:
-        text = getattr(action, "text", action)
-        if text not in index:
-            raise ValueError(f"{text!r} is not among the choices {prompt.choice_texts()}")
-        picks.append(index[text])
-    return picks
+    """Return the indices of ``decision``'s actions among the prompt's choices (actions are interned)."""
+    try:
+        return [prompt.choices.index(action) for action in decision]
+    except ValueError:
+        raise ValueError(f"{decision_text(decision)!r} is not among the choices {prompt.choice_texts()}") from None
 
 
 def _info(start: pb.MatchStart) -> MatchInfo:
@@ -204,7 +201,7 @@ def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> list[int] | Non
     try:
         prompt = wire.prompt_from_proto(request, seat)
         view = wire.view_from_proto(request)
-        if request.events:
+        if request.events and type(bot).on_events is not Bot.on_events:  # decoded only for bots that listen
             bot.on_events([wire.event_from_proto(e) for e in request.events])
         return _picks(prompt, decide(bot, prompt, view))
     except Exception:

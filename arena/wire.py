@@ -73,14 +73,13 @@ def match_start(info: MatchInfo) -> pb.MatchStart:
 def decision_request(request: Request) -> pb.DecisionRequest:
     """Return the DecisionRequest for a referee request (its request_id is set by the connection)."""
     prompt = request.prompt
-    index = {id(a): i for i, a in enumerate(prompt.choices)}
     message = pb.DecisionRequest(
         match_id=request.match_id,
         step=request.step,
         kind=KIND_TO_PB[prompt.kind],
         pick=PICK_TO_PB[prompt.pick],
         choices=_texts(prompt.choices),
-        default_picks=[index[id(a)] for a in prompt.default],
+        default_picks=[prompt.choices.index(a) for a in prompt.default],
         timeout_ms=max(1, int(request.timeout * 1000)),
         events=[event_to_proto(e) for e in request.events],
     )
@@ -176,12 +175,17 @@ def _guard(what: str, build: Callable[[], T]) -> T:
         raise WireError(f"bad {what}: {exc}") from None
 
 
+# Text form to card, for decoding: a C-level lookup per card (a KeyError names the bad text).
+_CABANGA_CARD = {c.text: c for c in cabanga.DECK}
+_LAMA_CARD = {c.text: c for c in lama.CARDS}
+
+
 def _ccards(texts: Iterable[str]) -> tuple[cabanga.Card, ...]:
-    return tuple(cabanga.Card.parse(t) for t in texts)
+    return tuple(map(_CABANGA_CARD.__getitem__, texts))
 
 
 def _lcards(texts: Iterable[str]) -> tuple[lama.Card, ...]:
-    return tuple(lama.Card.parse(t) for t in texts)
+    return tuple(map(_LAMA_CARD.__getitem__, texts))
 
 
 def _colour(text: str) -> cabanga.Colour | None:
@@ -210,17 +214,20 @@ def view_from_proto(request: pb.DecisionRequest) -> View:
         lv = request.lama
         return _guard("L.A.M.A. view", lambda: lama.LamaView(
             seat=lv.seat, round=lv.round, active=lv.active if lv.HasField("active") else None,
-            hand=_lcards(lv.hand), discard=lama.Card.parse(lv.discard), discard_size=lv.discard_size,
+            hand=_lcards(lv.hand), discard=_LAMA_CARD[lv.discard], discard_size=lv.discard_size,
             draw_size=lv.draw_size, hand_sizes=tuple(lv.hand_sizes), in_round=tuple(lv.in_round),
             totals=tuple(lv.totals)))
     raise WireError("the request carries no view")
 
 
-_ACTION_PARSERS: dict[tuple[str, DecisionKind], Callable[[str], Action]] = {
-    ("cabanga", DecisionKind.PLAY): cabanga.parse_play,
-    ("cabanga", DecisionKind.THROW): cabanga.Card.parse,
-    ("lama", DecisionKind.TURN): lama.parse_action,
+_LAMA_ACTIONS: tuple[Action, ...] = (*lama.CARDS, lama.DRAW, lama.QUIT)
+_ACTIONS: dict[tuple[str, DecisionKind], dict[str, Action]] = {
+    ("cabanga", DecisionKind.PLAY): {p.text: p for c in cabanga.NUMBER_CARDS for p in
+                                     (cabanga.PlayCard(c, cabanga.Side.LEFT), cabanga.PlayCard(c, cabanga.Side.RIGHT))},
+    ("cabanga", DecisionKind.THROW): {c.text: c for c in cabanga.NUMBER_CARDS},
+    ("lama", DecisionKind.TURN): {a.text: a for a in _LAMA_ACTIONS},
 }
+"""Every action by its text form, per game and decision kind."""
 
 
 def prompt_from_proto(request: pb.DecisionRequest, seat: int) -> Prompt:
@@ -228,24 +235,24 @@ def prompt_from_proto(request: pb.DecisionRequest, seat: int) -> Prompt:
     kind = KIND_FROM_PB.get(request.kind)
     pick = PICK_FROM_PB.get(request.pick)
     game = request.WhichOneof("view")
-    parse = _ACTION_PARSERS.get((game or "", kind)) if kind is not None else None
-    if parse is None or pick is None or kind is None:
+    actions = _ACTIONS.get((game or "", kind)) if kind is not None else None
+    if actions is None or pick is None or kind is None:
         raise WireError(f"unknown decision: game {game!r}, kind {request.kind}, pick {request.pick}")
-    choices: tuple[Action, ...] = _guard("choices", lambda: tuple(parse(t) for t in request.choices))
+    choices: tuple[Action, ...] = _guard("choices", lambda: tuple(map(actions.__getitem__, request.choices)))
     default = _guard("default", lambda: tuple(choices[i] for i in request.default_picks))
     return Prompt(seat, kind, pick, choices, default)
 
 
 _EVENT_FROM_PB: dict[str, Callable[[Any], Event]] = {
     "cabanga_round_started": lambda m: cabanga.RoundStarted(m.round, m.starter, _ccards(m.tops), m.hand_size),
-    "cabanga_played": lambda m: cabanga.Played(m.seat, cabanga.Card.parse(m.card), cabanga.Side(m.side),
+    "cabanga_played": lambda m: cabanga.Played(m.seat, _CABANGA_CARD[m.card], cabanga.Side(m.side),
                                                m.penalty, _pair(_ccards(m.row_tops))),
     "cabanga_threw": lambda m: cabanga.Threw(m.seat, _ccards(m.cards)),
     "cabanga_reshuffled": lambda m: cabanga.Reshuffled(m.count),
     "cabanga_drew": lambda m: cabanga.Drew(m.seat, m.count, m.owed),
-    "lama_round_started": lambda m: lama.RoundStarted(m.round, m.starter, lama.Card.parse(m.discard),
+    "lama_round_started": lambda m: lama.RoundStarted(m.round, m.starter, _LAMA_CARD[m.discard],
                                                       m.hand_size),
-    "lama_played": lambda m: lama.Played(m.seat, lama.Card.parse(m.card)),
+    "lama_played": lambda m: lama.Played(m.seat, _LAMA_CARD[m.card]),
     "lama_drew": lambda m: lama.Drew(m.seat),
     "lama_quit": lambda m: lama.Quit(m.seat),
     "round_scored": lambda m: RoundScored(m.round, tuple(m.points), tuple(m.totals)),

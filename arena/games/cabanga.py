@@ -34,7 +34,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -108,6 +108,11 @@ class Card:
 
     colour: Colour
     value: int
+    text: str = field(init=False, compare=False)
+    """The card's text form: colour letter and value, e.g. ``R7`` (kept, as it is read at every step)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", f"{self.colour.value}{self.value}")
 
     def __new__(cls, colour: Colour, value: int) -> Card:
         """Return the one card of ``colour`` and ``value``. Raises :class:`GameError` if there is none."""
@@ -126,11 +131,6 @@ class Card:
                 f"and a value, e.g. 'R7', 'Y18', 'G12'"
             )
         return card
-
-    @property
-    def text(self) -> str:
-        """Return the card's text form: colour letter and value, e.g. ``R7``."""
-        return f"{self.colour.value}{self.value}"
 
     @property
     def sort_key(self) -> tuple[int, int]:
@@ -191,6 +191,11 @@ class PlayCard:
 
     card: Card
     side: Side
+    text: str = field(init=False, compare=False)
+    """The play's text form, e.g. ``R7:left`` (kept, as it is read at every step)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", f"{self.card.text}:{self.side.value}")
 
     def __new__(cls, card: Card, side: Side) -> PlayCard:
         """Return the one play of ``card`` onto ``side``. Raises :class:`GameError` for a start card."""
@@ -209,11 +214,6 @@ class PlayCard:
                 f"e.g. 'R7:left', 'Y18:right'"
             )
         return play
-
-    @property
-    def text(self) -> str:
-        """Return the play's text form, e.g. ``R7:left``."""
-        return f"{self.card.text}:{self.side.value}"
 
     def __str__(self) -> str:
         return self.text
