@@ -1,0 +1,52 @@
+"""The example bots: the heuristic ones clearly beat the random one (in-process, seeded, so deterministic)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arena.games import get_game
+from arena.launcher import load_bot_list
+from arena.referee import play_match
+from arena.sdk import Bot, local_seat
+from bots.cabanga_greedy import GreedyCabanga
+from bots.cabanga_random import RandomCabanga
+from bots.lama_greedy import GreedyLama
+from bots.lama_random import RandomLama
+from bots.lama_steady import SteadyLama
+
+
+def win_rate(game_name: str, make: type[Bot], random_bot: type[Bot], matches: int) -> float:
+    """Share of ``matches`` 4-seat matches won (shared wins count) by one ``make()`` against three random bots."""
+    game = get_game(game_name)
+    wins = 0
+    for i in range(matches):
+        seat = i % 4
+        seats = [local_seat(random_bot(100 * i + s), f"r{s}") for s in range(4)]  # type: ignore[call-arg]
+        seats[seat] = local_seat(make(), "hero")
+        record = asyncio.run(play_match(game, seats, seed=i))
+        assert record.result is not None and record.faults == []
+        wins += record.result.places[seat] == 1
+    return wins / matches
+
+
+@pytest.mark.parametrize(("game", "hero", "random_bot"), [
+    ("cabanga", GreedyCabanga, RandomCabanga),
+    ("lama", GreedyLama, RandomLama),
+    ("lama", SteadyLama, RandomLama),
+])
+def test_heuristic_bot_clearly_beats_random(game: str, hero: type[Bot], random_bot: type[Bot]) -> None:
+    # a random seat wins about a quarter of 4-seat matches; these win most (benchmarks/bot_strength.py)
+    assert win_rate(game, hero, random_bot, 40) >= 0.6
+
+
+@pytest.mark.parametrize("game", ["cabanga", "lama"])
+def test_bundled_bot_lists_name_runnable_modules(game: str) -> None:
+    from pathlib import Path
+
+    bots = load_bot_list(Path(__file__).resolve().parent.parent / "bots" / f"{game}.toml")
+    assert len(bots) >= 4  # enough for the default 4-seat ladder
+    for bot in bots:
+        assert bot.command[:2] == ("{python}", "-m")
+        assert (bot.cwd / (bot.command[2].replace(".", "/") + ".py")).is_file()
