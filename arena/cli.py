@@ -71,13 +71,19 @@ def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None
 
 
 def print_faults(record: MatchRecord, as_json: bool) -> None:
-    """Print the faults of a match (nothing when there were none)."""
+    """Print the faults of a match and the seats benched for them (nothing when there were none)."""
     for fault in record.faults:
         if as_json:
             click.echo(json.dumps({"event": "fault", **fault.to_json()}, separators=(",", ":")))
         else:
             click.echo(f"fault: {record.names[fault.seat]} at step {fault.step}: "
                        f"{fault.kind.value} ({fault.detail})")
+    for seat in sorted(record.benched):
+        if as_json:
+            click.echo(json.dumps({"event": "benched", "seat": seat}, separators=(",", ":")))
+        else:
+            click.echo(f"benched: {record.names[seat]} was played by the defaults after too many faults "
+                       "and is placed last for ratings")
 
 
 GAME_CHOICE = click.Choice(sorted(GAMES), case_sensitive=False)
@@ -338,11 +344,12 @@ def print_board(rows: Sequence[BoardRow], fmt: str) -> None:
 
 
 class ProgressPrinter:
-    """Prints the ladder's live progress line on stderr: in place on a terminal, every so often otherwise."""
+    """Prints the ladder's live progress line on stderr: in place on a terminal, every 10 s otherwise."""
 
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
         self.last = 0.0
+        self.shown = False
 
     def __call__(self, progress: Progress) -> None:
         planned = f"/{progress.planned}" if progress.planned is not None else ""
@@ -353,13 +360,22 @@ class ProgressPrinter:
         now = time.monotonic()
         if self.tty:
             click.echo(f"\r\x1b[K{line}", nl=False, err=True)
+            self.shown = True
         elif now - self.last >= 10 or progress.done == progress.planned:
             click.echo(line, err=True)
             self.last = now
 
+    def note(self, text: str) -> None:
+        """Print a note on its own line (below the progress line on a terminal)."""
+        if self.shown:
+            click.echo("\r\x1b[K", nl=False, err=True)
+            self.shown = False
+        click.echo(text, err=True)
+
     def finish(self) -> None:
-        if self.tty:
+        if self.shown:
             click.echo("", err=True)
+            self.shown = False
 
 
 def _duration(seconds: float) -> str:
@@ -377,9 +393,9 @@ def _duration(seconds: float) -> str:
               help="The game to play.")
 @click.option("--seats", type=int, default=4, show_default=True, help="Seats per match.")
 @click.option("--matches", type=click.IntRange(min=1), default=None,
-              help="Stop when the database holds this many matches.")
+              help="Stop when the database holds this many matches (a rerun resumes towards the same total).")
 @click.option("--hours", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Stop planning new matches after this many hours.")
+              help="Start no new match after this many hours of this run (matches being played finish).")
 @click.option("--tables", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
               help="Matches played at once.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
@@ -414,32 +430,42 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         raise click.UsageError(str(exc)) from None
     if matches is None and hours is None and bots_path is None:
         matches = DEFAULT_LADDER_MATCHES
-    store = open_store(db_path)
     config = LadderConfig(game, opts, seats, seed, bots, matches=matches, hours=hours, tables=tables,
                           clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir)
+    try:
+        config.check()
+    except LadderError as exc:
+        raise click.ClickException(str(exc)) from None
+    store = open_store(db_path)
     progress = ProgressPrinter()
     try:
         try:
-            runner = Ladder(config, store, on_progress=progress,
-                            on_note=lambda text: click.echo(f"\n{text}" if progress.tty else text, err=True))
+            runner = Ladder(config, store, on_progress=progress, on_note=progress.note)
         except (LadderError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
-        before = store.match_count()
+        before = runner.count
+        limits = ([f"until {matches} matches are stored"] if matches is not None else []) + \
+            ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
+        budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
-                   f"{db_path} ({before} matches stored)", err=True)
+                   f"{db_path} ({before} matches stored), {budget}", err=True)
+        if runner.done:
+            click.echo(f"the database already holds {before} matches; nothing to play "
+                       "(raise --matches to play more)", err=True)
         try:
             timing = asyncio.run(_run_until_signal(runner))
             progress.finish()
         except KeyboardInterrupt:
             progress.finish()
-            click.echo(f"interrupted: {store.match_count()} matches stored; the same command resumes", err=True)
+            click.echo(f"interrupted: {runner.count} matches stored; the same command resumes", err=True)
             timing = runner.timing
-        except LadderError as exc:
+        except (LadderError, StoreError, ServerError) as exc:
             progress.finish()
             raise click.ClickException(str(exc)) from None
-        played = store.match_count() - before
-        click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table time "
-                   "outside matches", err=True)
+        played = runner.count - before
+        if played:
+            click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table "
+                       "time outside matches", err=True)
         print_board(store.leaderboard(), "text")
     finally:
         store.close()

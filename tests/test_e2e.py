@@ -120,3 +120,38 @@ def test_fingerprint_follows_the_files_of_the_bot(tmp_path: Path) -> None:
     assert spec.fingerprint() == before
     module.write_text("x = 2\n")
     assert spec.fingerprint() != before
+
+
+def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -> None:
+    """A table reuses its processes across matches, restarts a crashed one, and leaves none behind."""
+    import os
+
+    from arena.launcher import Table
+    from arena.runner import serving
+
+    game = get_game("cabanga")
+    crasher = misbehaving("crasher", "exit-after", "1")
+    good = [bot("g", "cabanga_greedy.py"), bot("r", "cabanga_random.py")]
+
+    async def scenario() -> tuple[list[MatchRecord], int, int, list[int]]:
+        async with serving() as server:
+            table = Table(server)
+            records = []
+            pids = set()
+            for seed in (1, 2):
+                seats = await table.seat([crasher, *good])
+                pids |= {p.pid for _, p in table._running.values() if p.pid is not None}
+                records.append(await play_match(game, seats, seed, game.options({"rounds": 1}),
+                                                clock=Clock(0.3)))
+            starts, restarts = table.starts, table.restarts
+            await table.close()
+            return records, starts, restarts, sorted(pids)
+
+    records, starts, restarts, pids = asyncio.run(scenario())
+    for record in records:
+        assert any(f.seat == 0 and f.kind is FaultKind.CRASH for f in record.faults)
+        assert record.result is not None
+    assert restarts == 1 and starts == 4  # three at first, the crashed one again; the good ones reused
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
