@@ -5,31 +5,42 @@ every hand. Deal ``k``'s seed comes from the ladder seed alone, so the same ladd
 seeds, whatever was interrupted. Which bots play a new deal set is decided from the ratings at that moment
 (:func:`arena.ratings.choose_group`). Every finished match is stored with the ratings after it in one
 transaction; a match cut short by a kill is simply played again from its seed on the next start.
+
+Work is handed out one match at a time, always the first (deal, rotation) not yet stored or being played,
+so the tables share a deal set and the matches stored are always the first ones in that order: a run with a
+budget of N matches stores the same (deal, rotation, seed) triples whether or not it was interrupted. With
+one table the bots of every deal set are the same too; with several, a new deal set's group depends on the
+ratings at the moment it is planned, so on which matches happened to finish first.
+
+The ladder keeps what it needs to schedule (deal sets, ratings, match counts) in memory, loaded once at the
+start; the database is written once per planned deal set and once per finished match, and read only then.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, LaunchError, Table
-from arena.ratings import Rating, choose_group, rate
-from arena.referee import DEFAULT_CLOCK, Clock, play_match
+from arena.ratings import Rating, RatingError, choose_group, rate
+from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
 from arena.runner import serving
-from arena.store import Deal, LadderIdentity, Store
+from arena.store import LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
 
+START_ATTEMPTS = 3
+"""Failed starts in a row after which a bot is left out of the rest of the ladder run."""
+
 
 class LadderError(RuntimeError):
-    """A ladder that cannot run: too few bots for the seats, or every bot failed to start."""
+    """A ladder that cannot run: too few bots for the seats, or too few bots left that start."""
 
 
 def deal_seed(ladder_seed: int, deal: int) -> int:
@@ -54,7 +65,8 @@ class Progress:
     leader: str
     leader_rating: float
     last_match: int = 0
-    notes: list[str] = field(default_factory=list)
+    deadline: float | None = None
+    """When the ladder stops planning (``time.monotonic()`` clock), for a ladder run with ``--hours``."""
 
     @property
     def rate_per_hour(self) -> float:
@@ -63,9 +75,13 @@ class Progress:
 
     @property
     def eta_seconds(self) -> float | None:
-        if self.planned is None or self.this_run == 0:
-            return None
-        return (self.planned - self.done) / self.rate_per_hour * 3600
+        """Return the seconds left until the budget is spent (matches or hours), ``None`` if unknown."""
+        left: list[float] = []
+        if self.planned is not None and self.this_run > 0 and self.rate_per_hour > 0:
+            left.append(max(0, self.planned - self.done) / self.rate_per_hour * 3600)
+        if self.deadline is not None:
+            left.append(max(0.0, self.deadline - time.monotonic()))
+        return min(left) if left else None
 
 
 @dataclass
@@ -84,17 +100,43 @@ class LadderConfig:
     max_faults: int = 3
     log_dir: Path | None = None
 
+    def check(self) -> None:
+        """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
+        game = self.game
+        if not game.min_seats <= self.seats <= game.max_seats:
+            raise LadderError(f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, "
+                              f"not {self.seats}")
+        if len(self.bots) < self.seats:
+            raise LadderError(f"{len(self.bots)} bots cannot fill {self.seats} seats; the ladder needs at "
+                              f"least {self.seats} different bots")
+        if len({b.name for b in self.bots}) != len(self.bots):
+            raise LadderError("two bots of the list have the same name")
+        if self.tables < 1:
+            raise LadderError(f"a ladder needs at least one table, not {self.tables}")
+
 
 @dataclass
 class Timing:
-    """Where the ladder's time went: inside matches, or outside (scheduling, rating, storing, starting).
+    """Where the ladder's time went: inside matches, or outside them.
 
     ``wall`` is the run's wall time; each of the ``tables`` tables could have spent all of it in matches.
+    Outside matches, ``seating`` is the time spent starting bot processes and waiting for them to connect,
+    ``scheduling`` choosing the next match, ``rating`` the TrueSkill updates, ``storing`` the database
+    writes; the rest is starting and stopping the server and bots, and tables idle at the end.
     """
 
     tables: int = 1
     wall: float = 0.0
     in_matches: float = 0.0
+    matches: int = 0
+    seating: float = 0.0
+    scheduling: float = 0.0
+    rating: float = 0.0
+    storing: float = 0.0
+    starts: int = 0
+    """Bot processes started (the first ones of each table, and restarts)."""
+    ramp: float = 0.0
+    """Table time before each table's first match began and after its last match ended (start-up, shutdown)."""
 
     @property
     def outside_share(self) -> float:
@@ -102,19 +144,37 @@ class Timing:
         capacity = self.wall * self.tables
         return max(0.0, 1.0 - self.in_matches / capacity) if capacity > 0 else 0.0
 
+    @property
+    def steady_outside_share(self) -> float:
+        """Return the share of table time outside matches once every table is playing, before one stops.
+
+        This leaves out the one-time costs (the first bot processes, the server, stopping everything), so it
+        is what an overnight ladder approaches.
+        """
+        capacity = self.wall * self.tables - self.ramp
+        return max(0.0, 1.0 - self.in_matches / capacity) if capacity > 0 else 0.0
+
+
+@dataclass
+class _DealSet:
+    deal: int
+    seed: int
+    bots: list[str]
+    done: set[int]
+
 
 class Ladder:
-    """Runs a ladder against a :class:`Store`."""
+    """Runs a ladder against a :class:`Store` (opened for writing)."""
 
     def __init__(self, config: LadderConfig, store: Store,
                  on_progress: Callable[[Progress], None] | None = None,
                  on_note: Callable[[str], None] | None = None) -> None:
-        if config.seats < config.game.min_seats or config.seats > config.game.max_seats:
-            raise LadderError(f"{config.game.title} is played by {config.game.min_seats} to "
-                              f"{config.game.max_seats} seats, not {config.seats}")
-        if len(config.bots) < config.seats:
-            raise LadderError(f"{len(config.bots)} bots cannot fill {config.seats} seats; the ladder needs at "
-                              f"least {config.seats} different bots")
+        """Check ``config``, claim ``store`` for it and load where the ladder stood.
+
+        Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.store.StoreError` for a
+        database that cannot hold it (another ladder's, unwritable).
+        """
+        config.check()
         self.config = config
         self.store = store
         self.on_progress = on_progress
@@ -128,70 +188,107 @@ class Ladder:
                              "its rating carries on")
         self.available = set(self.specs)
         self.timing = Timing(tables=config.tables)
-        self._reserved = 0
-        self._taken: set[int] = set()
+        self.ratings: dict[str, Rating] = store.ratings()
+        self.played: dict[str, int] = store.played()
+        self.count = store.match_count()
+        self._deals: dict[int, _DealSet] = {
+            d.deal: _DealSet(d.deal, d.seed, list(d.bots), set(d.done)) for d in store.deals()}
+        self._open = sorted(d.deal for d in self._deals.values() if len(d.done) < config.seats)
+        self._next_deal = max(self._deals, default=-1) + 1
+        self._busy: set[tuple[int, int]] = set()
+        self._spans: list[tuple[float | None, float | None]] = []
+        self._failures: dict[str, int] = {}
         self._deadline: float | None = None
         self._started = time.monotonic()
         self._this_run = 0
+        gone = sorted({b for i in self._open for b in self._deals[i].bots} - self.available)
+        if gone:
+            self.on_note(f"unfinished deal sets name bots no longer in the list ({', '.join(gone)}); "
+                         "others take their seats")
+            for name in gone:
+                self._replace(name)
+
+    @property
+    def done(self) -> bool:
+        """Return whether the match budget is spent (a ladder with no match budget is never done)."""
+        return self.config.matches is not None and self.count >= self.config.matches
 
     # ------------------------------------------------------------------------------------------ planning
 
-    def _budget_left(self) -> int | None:
-        if self.config.matches is None:
-            return None
-        return self.config.matches - self.store.match_count() - self._reserved
+    def _next_job(self) -> tuple[_DealSet, int] | None:
+        """Return the next (deal set, rotation) to play, or ``None`` when the budget (matches, hours) is spent.
 
-    def _next_job(self) -> tuple[Deal, list[int]] | None:
-        """Return a deal set and the rotations to play now, or ``None`` when the budget is spent."""
-        if self._deadline is not None and time.monotonic() >= self._deadline:
-            return None
-        deals = self.store.deals()
-        for deal in deals:  # unfinished deal sets first: a resumed ladder completes what it began
-            if deal.deal in self._taken:
-                continue
-            todo = [r for r in range(self.config.seats) if r not in deal.done]
-            if todo:
-                return self._take(deal, todo)
-        budget = self._budget_left()
-        if budget is not None and budget <= 0:
-            return None
-        index = deals[-1].deal + 1 if deals else 0
+        The job is always the first (deal, rotation) neither stored nor being played; a new deal set is
+        planned when every planned one is stored or taken.
+        """
+        began = time.perf_counter()
+        try:
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                return None
+            if self.config.matches is not None and self.count + len(self._busy) >= self.config.matches:
+                return None
+            for index in self._open:
+                deal = self._deals[index]
+                for rotation in range(self.config.seats):
+                    if rotation not in deal.done and (index, rotation) not in self._busy:
+                        self._busy.add((index, rotation))
+                        return deal, rotation
+            deal = self._plan()
+            self._busy.add((deal.deal, 0))
+            return deal, 0
+        finally:
+            self.timing.scheduling += time.perf_counter() - began
+
+    def _plan(self) -> _DealSet:
+        index = self._next_deal
         pool = sorted(self.available)
         if len(pool) < self.config.seats:
             raise LadderError(f"only {len(pool)} bots are left that start ({', '.join(pool)}); "
                               f"{self.config.seats} seats cannot be filled")
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
-        group = choose_group(pool, self.store.ratings(), self.store.played(), self.config.seats, rng)
-        deal = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
-        return self._take(deal, list(range(self.config.seats)))
+        group = choose_group(pool, self.ratings, self.played, self.config.seats, rng)
+        planned = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
+        deal = _DealSet(planned.deal, planned.seed, list(planned.bots), set())
+        self._deals[index] = deal
+        self._open.append(index)
+        self._next_deal = index + 1
+        return deal
 
-    def _take(self, deal: Deal, todo: list[int]) -> tuple[Deal, list[int]] | None:
-        budget = self._budget_left()
-        if budget is not None:
-            todo = todo[: max(0, budget)]
-        if not todo:
-            return None
-        self._taken.add(deal.deal)
-        self._reserved += len(todo)
-        return deal, todo
-
-    def _replan(self, deal: Deal, failed: Sequence[str]) -> Deal:
-        """Replace the bots that failed to start in a deal set with others, keeping its seed."""
-        for name in failed:
-            if name in self.available:
-                self.available.discard(name)
-                self.on_note(f"bot {name!r} does not start; the ladder goes on without it")
-        pool = sorted(b for b in self.available if b not in deal.bots)
-        bots = [b for b in deal.bots if b in self.available]
-        rng = random.Random(f"arena-ladder/{self.config.seed}/replace/{deal.deal}")
-        while len(bots) < self.config.seats:
+    def _replace(self, name: str) -> None:
+        """Give ``name``'s seat in every unfinished deal set to another bot (same position, same seed)."""
+        for index in self._open:
+            deal = self._deals[index]
+            if name not in deal.bots:
+                continue
+            pool = sorted(self.available - set(deal.bots))
             if not pool:
-                raise LadderError(f"only {len(self.available)} bots start; {self.config.seats} seats cannot "
-                                  "be filled")
-            bots.append(pool.pop(rng.randrange(len(pool))))
-        with self.store.transaction() as db:
-            db.execute("UPDATE deals SET bots = ? WHERE deal = ?", (json.dumps(bots), deal.deal))
-        return Deal(deal.deal, deal.seed, tuple(bots), deal.done)
+                raise LadderError(f"only {len(self.available)} bots are left that start "
+                                  f"({', '.join(sorted(self.available))}); {self.config.seats} seats "
+                                  "cannot be filled")
+            rng = random.Random(f"arena-ladder/{self.config.seed}/replace/{index}/{name}")
+            deal.bots[deal.bots.index(name)] = pool[rng.randrange(len(pool))]
+            self.store.replace_deal_bots(index, deal.bots)
+
+    def _start_failed(self, error: LaunchError) -> None:
+        """Count a failed start against the bots named by ``error``; leave out those that keep failing.
+
+        A bot already left out (by another table) has already been replaced: the caller just tries again.
+        """
+        if not error.bots:  # nobody to blame: a retry, but not forever
+            self._failures[""] = self._failures.get("", 0) + 1
+            if self._failures[""] >= START_ATTEMPTS:
+                raise LadderError(f"bots keep failing to start: {error}")
+            return
+        for name in error.bots:
+            if name not in self.available:
+                continue
+            self._failures[name] = self._failures.get(name, 0) + 1
+            if self._failures[name] < START_ATTEMPTS:
+                continue
+            self.available.discard(name)
+            self.on_note(f"bot {name!r} does not start; the ladder goes on without it ({START_ATTEMPTS} tries, "
+                         f"the last: {error})")
+            self._replace(name)
 
     # ------------------------------------------------------------------------------------------- playing
 
@@ -199,64 +296,121 @@ class Ladder:
         """Play until the budget (matches, hours) is spent, or forever; return where the time went.
 
         Cancelling the task (Ctrl-C) stops at once: matches in progress are not stored and will be played
-        again from their seeds by the next run. Raises :class:`LadderError`.
+        again from their seeds by the next run. Raises :class:`LadderError`, and
+        :class:`arena.store.StoreError` when the database cannot be written.
         """
         if self.config.hours is not None:
             self._deadline = time.monotonic() + self.config.hours * 3600
         start = time.perf_counter()
+        self._spans = []
         try:
+            if self.done:
+                return self.timing
             async with serving() as server:
                 tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats)
                           for _ in range(self.config.tables)]
+                workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
+                           for i, t in enumerate(tables)]
                 try:
-                    await asyncio.gather(*(self._worker(t) for t in tables))
+                    # the first table to fail stops the others (a bare gather would leave them running)
+                    finished, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+                    for task in finished:
+                        task.result()
                 finally:
+                    for task in workers:
+                        task.cancel()
+                    await asyncio.gather(*workers, return_exceptions=True)
                     await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+                    self.timing.starts = sum(t.starts for t in tables)
         finally:
-            self.timing.wall = time.perf_counter() - start
+            end = time.perf_counter()
+            self.timing.wall = end - start
+            self.timing.ramp = sum(end - start if first is None or last is None else (first - start) + (end - last)
+                                   for first, last in self._spans)
         return self.timing
 
     async def _worker(self, table: Table) -> None:
+        first: float | None = None
+        last: float | None = None
+        try:
+            while (job := self._next_job()) is not None:
+                deal, rotation = job
+                try:
+                    began, ended = await self._play(table, deal, rotation)
+                finally:
+                    self._busy.discard((deal.deal, rotation))
+                first = began if first is None else first
+                last = ended
+            # no more work for this table: stop its bots now, while the other tables finish their last matches
+            await table.close()
+        finally:
+            self._spans.append((first, last))
+
+    async def _play(self, table: Table, deal: _DealSet, rotation: int) -> tuple[float, float]:
+        """Seat, play, rate and store one match; return when the match itself began and ended."""
         cfg = self.config
+        began = time.perf_counter()
         while True:
-            job = self._next_job()
-            if job is None:
-                return
-            deal, todo = job
+            seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                for rotation in todo:
-                    seating = rotation_seating(deal.bots, rotation)
-                    while True:
-                        try:
-                            seats = await table.seat([self.specs[name] for name in seating])
-                            break
-                        except LaunchError as exc:
-                            deal = self._replan(deal, exc.bots or [])
-                            seating = rotation_seating(deal.bots, rotation)
-                    began = time.perf_counter()
-                    record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
-                                              max_faults=cfg.max_faults, match_id=f"d{deal.deal}r{rotation}")
-                    seconds = time.perf_counter() - began
-                    self.timing.in_matches += seconds
-                    ratings = self.store.ratings()
-                    after = rate([ratings.get(name, Rating()) for name in seating], record.ranking_places())
-                    replay = record.replay_json()
-                    replay["events"] = [e.to_json() for e in record.events]
-                    match_id = self.store.record_match(deal.deal, rotation, record, seating,
-                                                       dict(zip(seating, after, strict=True)), seconds, replay)
-                    self._reserved -= 1
-                    self._this_run += 1
-                    self._report(match_id)
-            finally:
-                self._taken.discard(deal.deal)
+                seats = await table.seat([self.specs[name] for name in seating])
+                break
+            except LaunchError as exc:
+                self._start_failed(exc)
+        for name in ("", *seating):
+            self._failures.pop(name, None)
+        self.timing.seating += time.perf_counter() - began
+
+        match_began = began = time.perf_counter()
+        record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
+                                  max_faults=cfg.max_faults, match_id=f"d{deal.deal}r{rotation}")
+        match_ended = time.perf_counter()
+        seconds = match_ended - began
+        self.timing.in_matches += seconds
+
+        began = time.perf_counter()
+        before = [self.ratings.get(name, Rating()) for name in seating]
+        try:
+            after = rate(before, record.ranking_places())
+        except RatingError as exc:
+            self.on_note(f"match d{deal.deal}r{rotation} is stored unrated: {exc}")
+            after = before
+        new = dict(zip(seating, after, strict=True))
+        rated = time.perf_counter()
+        self.timing.rating += rated - began
+
+        match_id = self.store.record_match(deal.deal, rotation, record, seating, new, seconds,
+                                           _replay(record))
+        self.timing.storing += time.perf_counter() - rated
+        self.ratings.update(new)
+        for name in seating:
+            self.played[name] = self.played.get(name, 0) + 1
+        deal.done.add(rotation)
+        if len(deal.done) >= cfg.seats:
+            self._open.remove(deal.deal)
+        self.count += 1
+        self._this_run += 1
+        self.timing.matches += 1
+        self._report(match_id)
+        return match_began, match_ended
+
+    def leader(self) -> tuple[str, float]:
+        """Return the leaderboard's first bot (best mu - 3 sigma, then name) and its conservative rating."""
+        if not self.ratings:
+            return "", 0.0
+        name, rating = min(self.ratings.items(), key=lambda item: (-item[1].conservative, item[0]))
+        return name, rating.conservative
 
     def _report(self, match_id: int) -> None:
         if self.on_progress is None:
             return
-        board = self.store.leaderboard()
-        leader = board[0] if board else None
+        leader, rating = self.leader()
         self.on_progress(Progress(
-            done=self.store.match_count(), planned=self.config.matches, started=self._started,
-            this_run=self._this_run, leader=leader.bot if leader else "", last_match=match_id,
-            leader_rating=leader.conservative if leader else 0.0))
+            done=self.count, planned=self.config.matches, started=self._started, this_run=self._this_run,
+            leader=leader, leader_rating=rating, last_match=match_id, deadline=self._deadline))
 
+
+def _replay(record: MatchRecord) -> dict[str, object]:
+    data = record.replay_json()
+    data["events"] = [e.to_json() for e in record.events]
+    return data

@@ -1,15 +1,21 @@
 """The ladder's SQLite file: bots, deal sets, matches, seats, faults, ratings, replays.
 
 One transaction per finished match, so a ladder killed at any moment (kill -9 included) loses no finished
-match and never stores one twice. WAL mode lets ``arena leaderboard`` read while a ladder writes.
+match and never stores one twice. WAL mode lets ``arena leaderboard`` read while a ladder writes. A store
+opened for writing holds an exclusive lock (``flock``) on the file until it is closed or its process dies,
+so two ladders never write one database.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import math
+import os
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,7 +53,7 @@ CREATE TABLE IF NOT EXISTS matches (
     finished_at REAL NOT NULL,
     seconds REAL NOT NULL,
     steps INTEGER NOT NULL,
-    replay TEXT NOT NULL,              -- JSON: game, options, seed, names, every decision and fault
+    replay BLOB NOT NULL,              -- zlib-compressed JSON: game, options, seed, names, decisions, faults, events
     UNIQUE (deal, rotation)
 );
 CREATE TABLE IF NOT EXISTS seats (
@@ -122,7 +128,7 @@ class BoardRow:
     sigma: float
     conservative: float
     matches: int
-    wins: float
+    wins: int
     mean_points: float
     faults: int
     median_ms: float
@@ -150,27 +156,72 @@ class Store:
     """An open ladder database."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        """Open (or create, unless ``readonly``) the database at ``path``. Raises :class:`StoreError`."""
+        """Open (or create, unless ``readonly``) the database at ``path``. Raises :class:`StoreError`.
+
+        Opened for writing, the file is locked for this process until :meth:`close`; a second writer gets a
+        :class:`StoreError`. Readers never wait for the lock.
+        """
         self.path = Path(path)
+        self.readonly = readonly
+        self._lock_fd: int | None = None
+        self._ids: dict[str, int] = {}
+        where = repr(str(self.path))
         if readonly and not self.path.is_file():
-            raise StoreError(f"database {str(self.path)!r} does not exist")
+            raise StoreError(f"database {where} does not exist")
+        if not readonly and self.path.is_dir():
+            raise StoreError(f"database {where} is a folder")
         try:
             uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
             self.db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {where}: {exc}") from None
+        try:
+            if not readonly:
+                self._lock()
             self.db.execute("PRAGMA busy_timeout = 30000")
+            tables = {str(name) for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "meta" not in tables:
+                raise StoreError(f"{where} is an SQLite database of something else, not an arena ladder")
             if not readonly:
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")  # durable at each commit in WAL mode
                 self.db.executescript(SCHEMA)
-            self.db.execute("SELECT count(*) FROM meta").fetchone()
+            elif not tables:
+                raise StoreError(f"{where} holds no ladder yet")
             version = self._meta("schema")
+            if version is not None and int(version) > SCHEMA_VERSION:
+                raise StoreError(f"{where} was written by a newer arena (schema {version})")
+            self.identity()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{str(self.path)!r} is not a usable arena database: {exc}") from None
-        if version is not None and int(version) > SCHEMA_VERSION:
-            raise StoreError(f"{str(self.path)!r} was written by a newer arena (schema {version})")
+            self.close()
+            raise StoreError(f"{where} is not a usable arena database: {exc}") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            self.close()
+            raise StoreError(f"{where} is not a usable arena database: bad ladder description ({exc})") from None
+        except BaseException:
+            self.close()
+            raise
+
+    def _lock(self) -> None:
+        # flock, not fcntl: SQLite's own locks are fcntl locks on the same file, and the two never interact on
+        # a local file system. The descriptor stays open until close(), after SQLite's own connection closes
+        # (closing any descriptor of the file earlier would drop SQLite's fcntl locks).
+        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(f"database {str(self.path)!r} is in use by another ladder; wait for it to end, "
+                             "or use --db for a new file") from None
+        self._lock_fd = fd
 
     def close(self) -> None:
-        self.db.close()
+        """Close the database and release the writer's lock."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -178,14 +229,28 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run the body in one write transaction: all of it is stored, or none of it."""
-        self.db.execute("BEGIN IMMEDIATE")
+        """Run the body in one write transaction: all of it is stored, or none of it.
+
+        SQLite failures (a full disk, a broken file) become :class:`StoreError`.
+        """
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write to {str(self.path)!r}: {exc}") from None
         try:
             yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"cannot write to {str(self.path)!r}: {exc}") from None
             raise
-        self.db.execute("COMMIT")
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise StoreError(f"cannot write to {str(self.path)!r}: {exc}") from None
 
     def identity(self) -> LadderIdentity | None:
         """Return the identity of the ladder stored here, or ``None`` for a new database."""
@@ -193,19 +258,19 @@ class Store:
         if raw is None:
             return None
         data = json.loads(raw)
-        return LadderIdentity(data["game"], int(data["seats"]), int(data["seed"]), dict(data["options"]))
+        return LadderIdentity(str(data["game"]), int(data["seats"]), int(data["seed"]), dict(data["options"]))
 
     def claim(self, identity: LadderIdentity) -> None:
         """Make this database hold ``identity``'s ladder. Raises :class:`StoreError` if it holds another."""
         stored = self.identity()
         if stored is None:
             with self.transaction() as db:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 db.execute("INSERT INTO meta VALUES ('ladder', ?)", (json.dumps({
                     "game": identity.game, "seats": identity.seats, "seed": identity.seed,
                     "options": identity.options}),))
             return
-        if stored != identity:
+        if _canonical(stored) != _canonical(identity):
             raise StoreError(f"{str(self.path)!r} holds another ladder ({stored.describe()}), not "
                              f"{identity.describe()}; use --db for a new file")
 
@@ -217,10 +282,16 @@ class Store:
                 db.execute("INSERT INTO bots (name, fingerprint, command, mu, sigma, added_at) "
                            "VALUES (?, ?, ?, ?, ?, ?)",
                            (name, fingerprint, json.dumps(list(command)), Rating().mu, Rating().sigma, time.time()))
-                return False
-            db.execute("UPDATE bots SET fingerprint = ?, command = ? WHERE name = ?",
-                       (fingerprint, json.dumps(list(command)), name))
-        return bool(row[0] != fingerprint)
+            else:
+                db.execute("UPDATE bots SET fingerprint = ?, command = ? WHERE name = ?",
+                           (fingerprint, json.dumps(list(command)), name))
+        self._ids.clear()
+        return row is not None and bool(row[0] != fingerprint)
+
+    def _bot_ids(self) -> dict[str, int]:
+        if not self._ids:
+            self._ids = {str(name): int(bot_id) for bot_id, name in self.db.execute("SELECT id, name FROM bots")}
+        return self._ids
 
     def ratings(self) -> dict[str, Rating]:
         """Return every bot's current rating."""
@@ -246,6 +317,11 @@ class Store:
             db.execute("INSERT INTO deals VALUES (?, ?, ?)", (deal, seed, json.dumps(list(bots))))
         return Deal(deal, seed, tuple(bots), frozenset())
 
+    def replace_deal_bots(self, deal: int, bots: Sequence[str]) -> None:
+        """Change the bots of a planned deal set (rotation 0 seating) for the rotations still to play."""
+        with self.transaction() as db:
+            db.execute("UPDATE deals SET bots = ? WHERE deal = ?", (json.dumps(list(bots)), deal))
+
     def match_count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM matches").fetchone()[0])
 
@@ -258,33 +334,40 @@ class Store:
                      ratings_after: dict[str, Rating], seconds: float, replay: dict[str, Any]) -> int:
         """Store a finished match, its seats, faults and the ratings after it, in one transaction.
 
-        ``bots`` are the bot names by seat. Returns the match id.
+        ``bots`` are the bot names by seat. Returns the match id. Raises :class:`StoreError` when the
+        database cannot be written (then nothing of the match is stored).
         """
         assert record.result is not None
         places = record.ranking_places()
+        faults = [0] * len(bots)
+        for f in record.faults:
+            faults[f.seat] += 1
+        # compressed: a replay with its events is some 8 KB of JSON, 1.3 KB once compressed (0.2 ms)
+        blob = zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
         with self.transaction() as db:
-            ids = {name: bot_id for bot_id, name in db.execute("SELECT id, name FROM bots")}
+            ids = self._bot_ids()
             cursor = db.execute(
                 "INSERT INTO matches (deal, rotation, seed, finished_at, seconds, steps, replay) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (deal, rotation, record.seed, time.time(), seconds, len(record.steps), json.dumps(replay)))
+                (deal, rotation, record.seed, time.time(), seconds, len(record.steps), blob))
             match_id = int(cursor.lastrowid or 0)
+            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+                (match_id, seat, ids[name], record.result.totals[seat], places[seat], seat in record.benched,
+                 faults[seat], len(record.latencies[seat])) for seat, name in enumerate(bots)])
+            buckets: dict[tuple[int, int], int] = {}
             for seat, name in enumerate(bots):
-                db.execute("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
-                    match_id, seat, ids[name], record.result.totals[seat], places[seat], seat in record.benched,
-                    sum(1 for f in record.faults if f.seat == seat), len(record.latencies[seat])))
-                buckets: dict[int, int] = {}
                 for seconds_taken in record.latencies[seat]:
-                    b = _bucket(seconds_taken)
-                    buckets[b] = buckets.get(b, 0) + 1
-                db.executemany("INSERT INTO latency VALUES (?, ?, ?) ON CONFLICT (bot_id, bucket) "
-                               "DO UPDATE SET count = count + excluded.count",
-                               [(ids[name], b, n) for b, n in buckets.items()])
+                    key = (ids[name], _bucket(seconds_taken))
+                    buckets[key] = buckets.get(key, 0) + 1
+            db.executemany("INSERT INTO latency VALUES (?, ?, ?) ON CONFLICT (bot_id, bucket) "
+                           "DO UPDATE SET count = count + excluded.count",
+                           [(bot_id, b, n) for (bot_id, b), n in buckets.items()])
             db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
                            [(match_id, f.seat, f.step, f.kind.value, f.detail) for f in record.faults])
-            for name, rating in ratings_after.items():
-                db.execute("UPDATE bots SET mu = ?, sigma = ? WHERE id = ?", (rating.mu, rating.sigma, ids[name]))
-                db.execute("INSERT INTO ratings VALUES (?, ?, ?, ?)", (match_id, ids[name], rating.mu, rating.sigma))
+            db.executemany("UPDATE bots SET mu = ?, sigma = ? WHERE id = ?",
+                           [(r.mu, r.sigma, ids[name]) for name, r in ratings_after.items()])
+            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)",
+                           [(match_id, ids[name], r.mu, r.sigma) for name, r in ratings_after.items()])
         return match_id
 
     def replay(self, match_id: int) -> dict[str, Any]:
@@ -293,13 +376,20 @@ class Store:
         if row is None:
             count = self.match_count()
             raise StoreError(f"no match {match_id} in {str(self.path)!r} (it holds {count} matches)")
-        data: dict[str, Any] = json.loads(row[0])
+        try:
+            raw = row[0]
+            data: dict[str, Any] = json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
+        except (zlib.error, ValueError) as exc:
+            raise StoreError(f"match {match_id} in {str(self.path)!r} has a damaged replay: {exc}") from None
         return data
 
     def leaderboard(self) -> list[BoardRow]:
-        """Return the leaderboard: bots by conservative rating (mu - 3 sigma), best first."""
+        """Return the leaderboard: bots by conservative rating (mu - 3 sigma), best first.
+
+        Wins count every first place, shared ones included (a seat benched for faults is never first).
+        """
         stats = {
-            bot_id: (int(n), float(wins or 0), float(points or 0.0), int(faults or 0))
+            bot_id: (int(n), int(wins or 0), float(points or 0.0), int(faults or 0))
             for bot_id, n, wins, points, faults in self.db.execute(
                 "SELECT bot_id, count(*), sum(place = 1), avg(total), sum(faults) FROM seats GROUP BY bot_id")
         }
@@ -308,13 +398,18 @@ class Store:
             latency.setdefault(bot_id, []).append((bucket, count))
         rows = []
         for bot_id, name, mu, sigma in self.db.execute("SELECT id, name, mu, sigma FROM bots"):
-            n, wins, points, faults = stats.get(bot_id, (0, 0.0, 0.0, 0))
+            n, wins, points, faults = stats.get(bot_id, (0, 0, 0.0, 0))
             hist = latency.get(bot_id, [])
             rows.append((mu - 3 * sigma, name, mu, sigma, n, wins, points, faults,
                          _quantile(hist, 0.5), _quantile(hist, 0.99)))
         rows.sort(key=lambda r: (-r[0], r[1]))
         return [BoardRow(i + 1, name, mu, sigma, cons, n, wins, points, faults, med * 1000, p99 * 1000)
                 for i, (cons, name, mu, sigma, n, wins, points, faults, med, p99) in enumerate(rows)]
+
+
+def _canonical(identity: LadderIdentity) -> str:
+    """Return ``identity`` as canonical JSON (tuples and lists alike), for comparing a stored one."""
+    return json.dumps([identity.game, identity.seats, identity.seed, identity.options], sort_keys=True)
 
 
 def _quantile(hist: Sequence[tuple[int, int]], q: float) -> float:

@@ -70,27 +70,35 @@ def match_start(info: MatchInfo) -> pb.MatchStart:
     )
 
 
-def decision_request(request: Request) -> pb.DecisionRequest:
-    """Return the DecisionRequest for a referee request (its request_id is set by the connection)."""
+def request_message(request: Request) -> pb.ArenaMessage:
+    """Return the ArenaMessage asking a seat to decide (its request_id is set by the connection).
+
+    Built in place: a request is sent at every decision, and copying sub-messages would double the work.
+    """
     prompt = request.prompt
-    message = pb.DecisionRequest(
-        match_id=request.match_id,
-        step=request.step,
-        kind=KIND_TO_PB[prompt.kind],
-        pick=PICK_TO_PB[prompt.pick],
-        choices=_texts(prompt.choices),
-        default_picks=[prompt.choices.index(a) for a in prompt.default],
-        timeout_ms=max(1, int(request.timeout * 1000)),
-        events=[event_to_proto(e) for e in request.events],
-    )
+    message = pb.ArenaMessage()
+    out = message.request
+    out.match_id = request.match_id
+    out.step = request.step
+    out.kind = KIND_TO_PB[prompt.kind]
+    out.pick = PICK_TO_PB[prompt.pick]
+    out.choices.extend(_texts(prompt.choices))
+    out.default_picks.extend(prompt.choices.index(a) for a in prompt.default)
+    out.timeout_ms = max(1, int(request.timeout * 1000))
+    out.events.extend(event_to_proto(e) for e in request.events)
     view = request.view
     if isinstance(view, cabanga.CabangaView):
-        message.cabanga.CopyFrom(cabanga_view_to_proto(view))
+        _fill_cabanga_view(out.cabanga, view)
     elif isinstance(view, lama.LamaView):
-        message.lama.CopyFrom(lama_view_to_proto(view))
+        _fill_lama_view(out.lama, view)
     else:
         raise TypeError(f"no wire form for view {type(view).__name__}")
     return message
+
+
+def decision_request(request: Request) -> pb.DecisionRequest:
+    """Return the DecisionRequest for a referee request (its request_id is set by the connection)."""
+    return request_message(request).request
 
 
 def decision_from_picks(prompt: Prompt, picks: Sequence[int]) -> Decision:
@@ -115,30 +123,46 @@ def match_end(match_id: str, events: Iterable[Event], result: MatchResult) -> pb
                        events=[event_to_proto(e) for e in events])
 
 
+def _fill_cabanga_view(out: pb.CabangaView, view: cabanga.CabangaView) -> None:
+    out.seat, out.round, out.active = view.seat, view.round, view.active
+    if view.step is not None:
+        out.step = KIND_TO_PB[view.step]
+    out.hand.extend(_texts(view.hand))
+    out.tops.extend(_texts(view.tops))
+    if view.previous_colour is not None:
+        out.previous_colour = view.previous_colour.value
+    if view.throw_row is not None:
+        out.throw_row = view.throw_row.value
+    if view.throw_tops is not None:
+        out.throw_tops.extend(_texts(view.throw_tops))
+    out.hand_sizes.extend(view.hand_sizes)
+    out.penalty_size, out.set_aside_size = view.penalty_size, view.set_aside_size
+    out.totals.extend(view.totals)
+
+
+def _fill_lama_view(out: pb.LamaView, view: lama.LamaView) -> None:
+    out.seat, out.round = view.seat, view.round
+    if view.active is not None:
+        out.active = view.active
+    out.hand.extend(_texts(view.hand))
+    out.discard, out.discard_size, out.draw_size = view.discard.text, view.discard_size, view.draw_size
+    out.hand_sizes.extend(view.hand_sizes)
+    out.in_round.extend(view.in_round)
+    out.totals.extend(view.totals)
+
+
 def cabanga_view_to_proto(view: cabanga.CabangaView) -> pb.CabangaView:
     """Return the wire form of a Cabanga! view."""
-    return pb.CabangaView(
-        seat=view.seat, round=view.round, active=view.active,
-        step=KIND_TO_PB[view.step] if view.step is not None else pb.DECISION_KIND_UNSPECIFIED,
-        hand=_texts(view.hand), tops=_texts(view.tops),
-        previous_colour=view.previous_colour.value if view.previous_colour is not None else "",
-        throw_row=view.throw_row.value if view.throw_row is not None else "",
-        throw_tops=_texts(view.throw_tops) if view.throw_tops is not None else (),
-        hand_sizes=view.hand_sizes, penalty_size=view.penalty_size, set_aside_size=view.set_aside_size,
-        totals=view.totals,
-    )
+    out = pb.CabangaView()
+    _fill_cabanga_view(out, view)
+    return out
 
 
 def lama_view_to_proto(view: lama.LamaView) -> pb.LamaView:
     """Return the wire form of a L.A.M.A. view."""
-    message = pb.LamaView(
-        seat=view.seat, round=view.round, hand=_texts(view.hand), discard=view.discard.text,
-        discard_size=view.discard_size, draw_size=view.draw_size, hand_sizes=view.hand_sizes,
-        in_round=view.in_round, totals=view.totals,
-    )
-    if view.active is not None:
-        message.active = view.active
-    return message
+    out = pb.LamaView()
+    _fill_lama_view(out, view)
+    return out
 
 
 _EVENT_TO_PB: dict[type, Callable[[Any], pb.Event]] = {

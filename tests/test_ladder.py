@@ -1,0 +1,508 @@
+"""`arena ladder`: scheduling, budgets, resume after kill -9, failing bots, bad input, leaderboard, replay.
+
+The scheduling tests run the ladder with in-process random players in place of bot processes (fast); the
+rest start the bundled example bots as real processes, through the real `arena` entry point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import io
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from click.testing import CliRunner
+
+import arena.ladder as ladder_module
+from arena.cli import main
+from arena.games import get_game
+from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
+from arena.launcher import BotSpec, LaunchError
+from arena.ratings import Rating, rate
+from arena.referee import LocalSeat, random_seat
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
+BOARD_COLUMNS = ["rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "mean_points", "faults",
+                 "median_ms", "p99_ms"]
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def write_bot_list(path: Path, names: Sequence[str], broken: Sequence[str] = ()) -> Path:
+    """Write a bot list of bundled example bots (by name) plus bots whose command exits at once."""
+    text = ""
+    for name in names:
+        text += (f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "bots.{name.replace("-", "_")}"]\n'
+                 f"cwd = {json.dumps(str(ROOT))}\n\n")
+    for name in broken:
+        text += f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-c", "raise SystemExit(3)"]\n\n'
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def arena(*args: str | Path, env: dict[str, str] | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the real `arena` entry point in a new process."""
+    return subprocess.run([*ARENA, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def cli(*args: str | Path) -> tuple[int, str, str, BaseException | None]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr, result.exception
+
+
+def assert_one_line_error(code: int, err: str, exception: BaseException | None, *needles: str) -> None:
+    assert code != 0
+    assert isinstance(exception, SystemExit), exception  # handled by click, not a crash
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, err
+    for needle in needles:
+        assert needle in errors[0], err
+
+
+def stored_count(db: Path) -> int:
+    """Return how many matches the database holds (0 before it exists); read-only, never waits for a lock."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
+            return int(conn.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def seeds(db: Path) -> list[tuple[int, int, int]]:
+    store = Store(db, readonly=True)
+    try:
+        return store.match_seeds()
+    finally:
+        store.close()
+
+
+def board(db: Path) -> list[dict[str, Any]]:
+    result = arena("leaderboard", "--db", db, "--json")
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def recomputed_ratings(db: Path) -> dict[str, Rating]:
+    """Rate every stored match again, in the order stored, from fresh ratings."""
+    ratings: dict[str, Rating] = {}
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        names = dict(conn.execute("SELECT id, name FROM bots"))
+        for (match_id,) in conn.execute("SELECT id FROM matches ORDER BY id").fetchall():
+            seated = conn.execute("SELECT bot_id, place FROM seats WHERE match_id = ? ORDER BY seat",
+                                  (match_id,)).fetchall()
+            bots = [names[bot_id] for bot_id, _ in seated]
+            after = rate([ratings.get(b, Rating()) for b in bots], [place for _, place in seated])
+            ratings.update(zip(bots, after, strict=True))
+    return ratings
+
+
+def descendants(pid: int) -> list[int]:
+    """Return the pids of every process below ``pid`` (a ladder's bot processes, and any helpers of theirs)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: list[int] = []
+    frontier = [pid]
+    while frontier:
+        below = [child for child, parent in parents.items() if parent in frontier]
+        found += below
+        frontier = below
+    return found
+
+
+def gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+# ------------------------------------------------------------------------ scheduling (in-process players)
+
+
+class FakeTable:
+    """Stands in for :class:`arena.launcher.Table`: random in-process players, some bots never start."""
+
+    broken: ClassVar[set[str]] = set()
+    seatings: ClassVar[list[list[str]]] = []
+
+    def __init__(self, server: object, *, log_dir: Path | None = None, keep: int = 0) -> None:
+        self.starts = 0
+        self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
+
+    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None) -> list[LocalSeat]:
+        await asyncio.sleep(self.rng.random() / 1000)  # let the tables interleave
+        bad = [b.name for b in bots if b.name in self.broken]
+        if bad:
+            raise LaunchError(f"bot {bad[0]!r} exited with code 3 before connecting", bots=bad)
+        FakeTable.seatings.append([b.name for b in bots])
+        return [random_seat(b.name, b.name) for b in bots]  # the same bots and seed: the same match
+
+    async def close(self) -> None:
+        return None
+
+
+@contextlib.asynccontextmanager
+async def fake_serving() -> AsyncIterator[None]:
+    yield None
+
+
+@pytest.fixture
+def fake_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[FakeTable]]:
+    monkeypatch.setattr(ladder_module, "Table", FakeTable)
+    monkeypatch.setattr(ladder_module, "serving", fake_serving)
+    FakeTable.broken = set()
+    FakeTable.seatings = []
+    yield FakeTable
+
+
+def fake_config(names: Sequence[str], seats: int, **kwargs: Any) -> LadderConfig:
+    game = get_game(kwargs.pop("game", "lama"))
+    bots = [BotSpec(name, ("fake", name), ROOT) for name in names]
+    return LadderConfig(game, game.options({"rounds": 1}), seats, kwargs.pop("seed", 5), bots, **kwargs)
+
+
+def run_fake(path: Path, config: LadderConfig, notes: list[str] | None = None,
+             progress: list[Progress] | None = None) -> Store:
+    store = Store(path)
+    ladder = Ladder(config, store, on_progress=None if progress is None else progress.append,
+                    on_note=None if notes is None else notes.append)
+    asyncio.run(ladder.run())
+    return store
+
+
+def first_pairs(seats: int, count: int, seed: int = 5) -> list[tuple[int, int, int]]:
+    return [(i // seats, i % seats, deal_seed(seed, i // seats)) for i in range(count)]
+
+
+def test_a_budget_is_met_exactly_with_the_first_matches_whatever_the_tables(
+        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    for tables in (1, 2, 3, 5):
+        store = run_fake(tmp_path / f"t{tables}.db", fake_config(["a", "b", "c", "d"], 4, matches=10, tables=tables))
+        assert store.match_seeds() == first_pairs(4, 10), tables
+        store.close()
+
+
+def test_a_deal_set_seats_every_bot_at_every_seat_with_one_seed(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c", "d", "e"], 3, matches=15, tables=2))
+    seatings: dict[int, list[tuple[str, ...]]] = {}
+    for match_id, deal, rotation in store.db.execute("SELECT id, deal, rotation FROM matches").fetchall():
+        assert rotation in range(3)
+        seatings.setdefault(deal, []).append(tuple(store.replay(match_id)["names"]))
+    assert len(seatings) == 5
+    for group in seatings.values():
+        assert len(group) == 3
+        for seat in range(3):
+            assert len({names[seat] for names in group}) == 3  # each bot of the set sat in each seat once
+    played = {row.bot: row.matches for row in store.leaderboard()}
+    assert sum(played.values()) == 45 and min(played.values()) >= 6  # every bot plays often
+
+
+def test_a_stopped_ladder_resumes_to_the_same_matches_and_ratings_carry_on(
+        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    config = fake_config(["a", "b", "c", "d", "e"], 4, matches=13, tables=1)
+    whole = run_fake(tmp_path / "whole.db", config)
+
+    path = tmp_path / "parts.db"
+    store = Store(path)
+    ladder = Ladder(config, store)
+
+    async def stop_after(n: int) -> None:
+        task = asyncio.create_task(ladder.run())
+        while ladder.count < n:
+            await asyncio.sleep(0)
+        task.cancel()  # mid-way through the next match
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(stop_after(6))
+    assert store.match_count() == 6
+    store.close()
+    parts = run_fake(path, config)
+    assert parts.match_seeds() == whole.match_seeds() == first_pairs(4, 13)
+    assert [d.bots for d in parts.deals()] == [d.bots for d in whole.deals()]  # one table: the same groups too
+    for name, rating in recomputed_ratings(path).items():
+        assert parts.ratings()[name].mu == pytest.approx(rating.mu)
+        assert parts.ratings()[name].sigma == pytest.approx(rating.sigma)
+    parts.close()
+    more = run_fake(path, fake_config(["a", "b", "c", "d", "e"], 4, matches=20, tables=3))
+    assert more.match_seeds() == first_pairs(4, 20)
+
+
+def test_a_bot_that_does_not_start_is_left_out_and_replaced_in_place(
+        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    fake_tables.broken = {"a"}  # the first one chosen
+    notes: list[str] = []
+    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c", "d", "e"], 3, matches=12, tables=2), notes)
+    assert store.match_count() == 12
+    assert [n for n in notes if "'a'" in n and "goes on without it" in n] == [notes[0]] and len(notes) == 1
+    assert all("a" not in seating for seating in fake_tables.seatings)
+    for deal in store.deals():  # the seating of every stored match is a rotation of its deal set's bots
+        assert "a" not in deal.bots
+        for (match_id,) in store.db.execute("SELECT id FROM matches WHERE deal = ?", (deal.deal,)).fetchall():
+            assert store.replay(match_id)["names"] in [rotation_seating(deal.bots, r) for r in range(3)]
+    assert {row.bot: row.matches for row in store.leaderboard()}["a"] == 0
+
+
+def test_too_few_bots_that_start_stop_the_ladder(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    fake_tables.broken = {"b", "c"}
+    store = Store(tmp_path / "a.db")
+    ladder = Ladder(fake_config(["a", "b", "c", "d"], 3, matches=6, tables=2), store, on_note=lambda _: None)
+    with pytest.raises(LadderError, match="only 2 bots are left that start"):
+        asyncio.run(ladder.run())
+    with pytest.raises(LadderError, match="cannot fill 3 seats"):
+        Ladder(fake_config(["a", "b"], 3, matches=6), store)
+    with pytest.raises(LadderError, match="2 to 6 seats"):
+        Ladder(fake_config(["a", "b", "c", "d", "e", "f", "g"], 7, matches=6), store)
+
+
+def test_a_bot_gone_from_the_list_gives_its_unfinished_seats_away(
+        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    path = tmp_path / "a.db"
+    store = Store(path)
+    ladder = Ladder(fake_config(["a", "b", "c", "d"], 3, matches=2), store)
+    asyncio.run(ladder.run())
+    assert store.match_count() == 2 and "a" in store.deals()[0].bots
+    store.close()
+    notes: list[str] = []
+    store = run_fake(path, fake_config(["b", "c", "d", "e"], 3, matches=6), notes)
+    assert store.match_seeds() == first_pairs(3, 6)
+    assert any("no longer in the list (a)" in n for n in notes)
+    assert all("a" not in d.bots for d in store.deals())
+
+
+def test_progress_reports_every_match_with_the_leader(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    progress: list[Progress] = []
+    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c"], 3, matches=6, tables=2), progress=progress)
+    assert [p.done for p in progress] == [1, 2, 3, 4, 5, 6]
+    assert all(p.planned == 6 and p.rate_per_hour > 0 for p in progress)
+    assert progress[-1].leader == store.leaderboard()[0].bot
+    assert progress[-1].eta_seconds == 0
+
+
+def test_an_hours_budget_stops_planning(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c"], 3, hours=1e-9, tables=2))
+    assert store.match_count() == 0
+
+
+# ------------------------------------------------------------------------------- real bot processes
+
+
+@pytest.fixture(scope="module")
+def cabanga_ladder(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path]:
+    """A finished ladder of a strong, a medium and a random Cabanga! bot; returns its command and database."""
+    folder = tmp_path_factory.mktemp("cabanga")
+    bots = write_bot_list(folder / "bots.toml", ["cabanga-greedy", "cabanga-thrower", "cabanga-random"])
+    db = folder / "ladder.db"
+    args = ["ladder", "--bots", str(bots), "--game", "cabanga", "--seats", "3", "--matches", "30",
+            "--tables", "2", "--seed", "3", "--db", str(db)]
+    result = arena(*args)
+    assert result.returncode == 0, result.stderr
+    return args, db
+
+
+def test_a_ladder_ranks_strong_medium_random_in_order(cabanga_ladder: tuple[list[str], Path]) -> None:
+    _, db = cabanga_ladder
+    rows = board(db)
+    assert [r["bot"] for r in rows] == ["cabanga-greedy", "cabanga-thrower", "cabanga-random"]
+    assert [r["matches"] for r in rows] == [30, 30, 30]
+    assert rows[0]["mu"] > rows[1]["mu"] > rows[2]["mu"]
+    assert rows[0]["faults"] == 0
+
+
+def test_a_lama_ladder_ranks_strong_medium_random_in_order(tmp_path: Path) -> None:
+    bots = write_bot_list(tmp_path / "bots.toml", ["lama-steady", "lama-quitter", "lama-random"])
+    result = arena("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--matches", "45", "--tables", "2",
+                   "--db", tmp_path / "lama.db")
+    assert result.returncode == 0, result.stderr
+    assert [r["bot"] for r in board(tmp_path / "lama.db")] == ["lama-steady", "lama-quitter", "lama-random"]
+    assert "45 matches played" in result.stderr
+    assert result.stdout.splitlines()[0].split()[:2] == ["rank", "bot"]  # the final table
+
+
+def test_the_same_ladder_gives_the_same_matches(cabanga_ladder: tuple[list[str], Path], tmp_path: Path) -> None:
+    args, db = cabanga_ladder
+    again = tmp_path / "again.db"
+    result = arena(*[str(again) if a == str(db) else a for a in args])
+    assert result.returncode == 0, result.stderr
+    assert seeds(again) == seeds(db)
+    assert len(seeds(db)) == 30 and len({s for _, _, s in seeds(db)}) == 10
+
+
+def test_a_ladder_killed_and_stopped_resumes_to_the_same_matches(
+        cabanga_ladder: tuple[list[str], Path], tmp_path: Path) -> None:
+    args, reference = cabanga_ladder
+    db = tmp_path / "resumed.db"
+    args = [str(db) if a == str(reference) else a for a in args]
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the killed arena's socket folder goes with tmp_path
+    bots: list[int] = []
+    try:
+        # 1. kill -9 once a match is stored
+        proc = subprocess.Popen([*ARENA, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 60
+        while stored_count(db) < 1 and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        bots = descendants(proc.pid)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        killed_at = stored_count(db)
+        assert 1 <= killed_at < 30
+        assert len(bots) >= 3
+        # the orphaned bots notice that the arena is gone and leave by themselves
+        end = time.monotonic() + 15
+        while not all(gone(pid) for pid in bots) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert all(gone(pid) for pid in bots), [pid for pid in bots if not gone(pid)]
+
+        # 2. the same command resumes; SIGTERM stops it cleanly
+        proc = subprocess.Popen([*ARENA, *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        end = time.monotonic() + 60
+        while stored_count(db) < killed_at + 2 and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        bots = descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "interrupted" in err and "the same command resumes" in err and "Traceback" not in err
+        assert all(gone(pid) for pid in bots)  # stopped with the ladder
+        assert killed_at + 2 <= stored_count(db)
+
+        # 3. and again, to the end
+        result = arena(*args, env=env)
+        assert result.returncode == 0, result.stderr
+    finally:
+        for pid in bots:  # should none have left, leave nothing behind
+            if not gone(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    stored = seeds(db)
+    assert stored == seeds(reference)
+    assert len(stored) == len(set(stored)) == 30
+    for name, rating in recomputed_ratings(db).items():  # every match rated once, in order, across the runs
+        row = next(r for r in board(db) if r["bot"] == name)
+        assert row["mu"] == pytest.approx(rating.mu, abs=1e-3)
+        assert row["sigma"] == pytest.approx(rating.sigma, abs=1e-3)
+
+
+def test_leaderboard_as_json_csv_and_text(cabanga_ladder: tuple[list[str], Path]) -> None:
+    _, db = cabanga_ladder
+    code, out, _, _ = cli("leaderboard", "--db", db, "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [list(r) for r in rows] == [BOARD_COLUMNS] * 3
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert sum(r["wins"] for r in rows) >= 30
+    assert all(r["median_ms"] > 0 and r["p99_ms"] >= r["median_ms"] for r in rows)
+    assert all(r["conservative"] == pytest.approx(r["mu"] - 3 * r["sigma"], abs=0.01) for r in rows)
+
+    code, out, _, _ = cli("leaderboard", "--db", db, "--csv")
+    assert code == 0
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert list(table[0]) == BOARD_COLUMNS
+    assert [r["bot"] for r in table] == [r["bot"] for r in rows]
+    assert [float(r["mu"]) for r in table] == [r["mu"] for r in rows]
+
+    code, out, _, _ = cli("leaderboard", "--db", db)
+    assert code == 0
+    assert out.startswith("cabanga, 3 seats, ladder seed 3") and "30 matches" in out.splitlines()[0]
+    assert out.splitlines()[1].split()[:2] == ["rank", "bot"]
+
+
+def test_replay_shows_and_verifies_a_stored_match(cabanga_ladder: tuple[list[str], Path]) -> None:
+    _, db = cabanga_ladder
+    code, out, err, _ = cli("replay", "17", "--db", db)
+    assert code == 0, err
+    assert out.startswith("Cabanga!, 3 seats, seed ")
+    assert "match over: 1. " in out
+    assert out.splitlines()[-1].startswith("replay verified")
+    code, out, _, _ = cli("replay", "17", "--db", db, "--json")
+    assert code == 0 and json.loads(out.splitlines()[0])["event"] == "match"
+    code, _, err, exc = cli("replay", "99", "--db", db)
+    assert_one_line_error(code, err, exc, "no match 99")
+
+
+def test_a_bot_that_does_not_start_is_reported_and_the_ladder_goes_on(tmp_path: Path) -> None:
+    bots = write_bot_list(tmp_path / "bots.toml",
+                          ["cabanga-greedy", "cabanga-tidy", "cabanga-thrower", "cabanga-random"], broken=["aaa"])
+    db = tmp_path / "a.db"
+    result = arena("ladder", "--bots", bots, "--seats", "3", "--matches", "6", "--tables", "1", "--db", db)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    notes = [line for line in result.stderr.splitlines() if "'aaa'" in line]
+    assert len(notes) == 1 and "does not start" in notes[0] and "goes on without it" in notes[0]
+    rows = {r["bot"]: r for r in board(db)}
+    assert rows["aaa"]["matches"] == 0 and sum(r["matches"] for r in rows.values()) == 18
+    assert stored_count(db) == 6
+
+
+# ----------------------------------------------------------------------------------------- bad input
+
+
+def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
+    good = write_bot_list(tmp_path / "good.toml", ["cabanga-greedy", "cabanga-tidy", "cabanga-random"])
+    malformed = tmp_path / "malformed.toml"
+    malformed.write_text("[[bot]]\nname = 'x'\ncommand = 7\n", encoding="utf-8")
+    not_toml = tmp_path / "not.toml"
+    not_toml.write_text("[[bot\n", encoding="utf-8")
+    db = tmp_path / "a.db"
+    cases: list[tuple[list[str | Path], tuple[str, ...]]] = [
+        (["--bots", tmp_path / "missing.toml"], ("does not exist",)),
+        (["--bots", malformed], ("command must be",)),
+        (["--bots", not_toml], ("not valid TOML",)),
+        (["--bots", good, "--seats", "4"], ("3 bots cannot fill 4 seats",)),
+        (["--bots", good, "--seats", "2"], ("3 to 6 seats",)),
+        (["--bots", good, "--game", "chess"], ("chess",)),
+        (["--bots", good, "-o", "rounds=none"], ("rounds",)),
+        (["--bots", good, "--matches", "0"], ("--matches",)),
+    ]
+    for args, needles in cases:
+        code, _, err, exc = cli("ladder", "--db", db, *args)
+        assert_one_line_error(code, err, exc, *needles)
+    assert not db.exists()  # nothing was created for a ladder that cannot run
+
+
+def test_a_database_of_another_ladder_or_no_database_is_a_one_line_error(tmp_path: Path) -> None:
+    bots = write_bot_list(tmp_path / "bots.toml", ["lama-greedy", "lama-steady", "lama-random"])
+    db = tmp_path / "a.db"
+    store = Store(db)
+    store.claim(ladder_module.LadderIdentity("lama", 3, 0, get_game("lama").options().to_json()))
+    store.close()
+    for args in (["--game", "cabanga"], ["--seats", "2"], ["--seed", "1"], ["-o", "rounds=2"]):
+        code, _, err, exc = cli("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--db", db, *args)
+        assert_one_line_error(code, err, exc, "holds another ladder", "use --db")
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(random.Random(1).randbytes(10000))
+    code, _, err, exc = cli("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--db", junk)
+    assert_one_line_error(code, err, exc, "not a usable arena database")
+    for command in (["leaderboard", "--db", junk], ["leaderboard", "--db", tmp_path / "none.db"],
+                    ["replay", "1", "--db", junk]):
+        code, _, err, exc = cli(*command)
+        assert_one_line_error(code, err, exc)
+    # and through the real entry point: no traceback, exit status 1
+    result = arena("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--db", junk)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "not a usable arena database" in result.stderr

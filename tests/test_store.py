@@ -1,0 +1,184 @@
+"""The ladder database: one transaction per match, shared wins, faults, latencies, identity, locking, bad files."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.games import get_game
+from arena.games.base import MatchResult
+from arena.ratings import Rating
+from arena.referee import Fault, FaultKind, MatchRecord, play_match, random_seat
+from arena.store import LadderIdentity, Store, StoreError
+
+IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
+BOTS = ("ann", "bob", "cat")
+
+
+def record(totals: tuple[int, ...], *, benched: set[int] | None = None, faults: list[Fault] | None = None,
+           latencies: list[list[float]] | None = None, seed: int = 1) -> MatchRecord:
+    rec = MatchRecord("cabanga", IDENTITY.options, seed, list(BOTS),
+                      latencies=latencies or [[0.001] * 3 for _ in BOTS], benched=benched or set(),
+                      faults=faults or [])
+    rec.steps = [{0: "R1:left"}] * 5
+    rec.result = MatchResult.from_totals(totals)
+    return rec
+
+
+def new_store(path: Path) -> Store:
+    store = Store(path)
+    store.claim(IDENTITY)
+    for name in BOTS:
+        store.register_bot(name, "f" + name, ["{python}", name])
+    return store
+
+
+def test_shared_first_places_count_as_wins_for_both(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.plan_deal(0, 11, BOTS)
+    rec = record((3, 3, 10))
+    assert rec.ranking_places() == (1, 1, 3)
+    store.record_match(0, 0, rec, list(BOTS), {}, 0.5, rec.replay_json())
+    store.record_match(0, 1, record((2, 5, 9)), list(BOTS), {}, 0.5, {})
+    board = {row.bot: row for row in store.leaderboard()}
+    assert board["ann"].wins == 2 and board["bob"].wins == 1 and board["cat"].wins == 0
+    assert board["ann"].matches == board["cat"].matches == 2
+    assert board["bob"].mean_points == pytest.approx(4.0)
+
+
+def test_a_benched_seat_is_placed_last_and_its_faults_are_counted(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.plan_deal(0, 11, BOTS)
+    faults = [Fault(0, step, FaultKind.TIMEOUT, "late") for step in range(3)]
+    rec = record((1, 5, 9), benched={0}, faults=faults)
+    assert rec.ranking_places() == (3, 1, 2)
+    store.record_match(0, 0, rec, list(BOTS), {}, 0.5, {})
+    board = {row.bot: row for row in store.leaderboard()}
+    assert board["ann"].wins == 0 and board["ann"].faults == 3 and board["bob"].wins == 1
+    assert store.db.execute("SELECT count(*) FROM faults").fetchone()[0] == 3
+
+
+def test_ratings_are_stored_after_every_match_and_order_the_board(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.plan_deal(0, 11, BOTS)
+    after = {"ann": Rating(30, 2), "bob": Rating(20, 2), "cat": Rating(28, 5)}
+    match_id = store.record_match(0, 0, record((1, 5, 9)), list(BOTS), after, 0.5, {})
+    assert store.ratings() == after
+    stored = store.db.execute("SELECT count(*) FROM ratings WHERE match_id = ?", (match_id,)).fetchone()[0]
+    assert stored == 3
+    assert [row.bot for row in store.leaderboard()] == ["ann", "bob", "cat"]  # by mu - 3 sigma
+    assert [row.rank for row in store.leaderboard()] == [1, 2, 3]
+
+
+def test_latency_median_and_p99_come_from_the_histogram(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.plan_deal(0, 11, BOTS)
+    ann = [0.002] * 98 + [0.050] * 2
+    store.record_match(0, 0, record((1, 5, 9), latencies=[ann, [0.010], []]), list(BOTS), {}, 0.5, {})
+    board = {row.bot: row for row in store.leaderboard()}
+    assert board["ann"].median_ms == pytest.approx(2.0, rel=0.05)
+    assert board["ann"].p99_ms == pytest.approx(50.0, rel=0.05)
+    assert board["bob"].median_ms == pytest.approx(10.0, rel=0.05)
+    assert board["cat"].median_ms == 0.0
+
+
+def test_a_match_is_stored_whole_or_not_at_all(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.plan_deal(0, 11, BOTS)
+    with pytest.raises(KeyError):  # an unknown bot fails half-way through the transaction
+        store.record_match(0, 0, record((1, 5, 9)), ["ann", "bob", "nobody"], {}, 0.5, {})
+    assert store.match_count() == 0
+    assert store.db.execute("SELECT count(*) FROM seats").fetchone()[0] == 0
+    assert store.db.execute("SELECT count(*) FROM latency").fetchone()[0] == 0
+    store.record_match(0, 0, record((1, 5, 9)), list(BOTS), {}, 0.5, {})
+    with pytest.raises(StoreError):  # the same (deal, rotation) twice
+        store.record_match(0, 0, record((1, 5, 9)), list(BOTS), {}, 0.5, {})
+    assert store.match_count() == 1
+
+
+def test_deals_seeds_and_replays_survive_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    store = new_store(path)
+    game = get_game("cabanga")
+    real = asyncio.run(play_match(game, [random_seat(n, i) for i, n in enumerate(BOTS)], 77, game.options()))
+    replay = real.replay_json()
+    store.plan_deal(0, 77, BOTS)
+    store.plan_deal(1, 88, ("cat", "bob", "ann"))
+    store.record_match(0, 2, real, list(BOTS), {}, 0.5, replay)
+    store.record_match(0, 0, real, list(BOTS), {}, 0.5, replay)
+    store.replace_deal_bots(1, ("cat", "bob", "dan"))
+    store.close()
+    again = Store(path, readonly=True)
+    assert again.identity() == IDENTITY
+    assert again.match_seeds() == [(0, 0, 77), (0, 2, 77)]
+    deals = again.deals()
+    assert [(d.deal, d.seed, d.bots, d.done) for d in deals] == [
+        (0, 77, BOTS, frozenset({0, 2})), (1, 88, ("cat", "bob", "dan"), frozenset())]
+    assert again.replay(1)["steps"] == replay["steps"]
+    with pytest.raises(StoreError, match="no match 9"):
+        again.replay(9)
+    again.close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE matches SET replay = x'00ff' WHERE id = 2")
+    with pytest.raises(StoreError, match=r"match 2 .* damaged replay"):
+        Store(path, readonly=True).replay(2)
+
+
+def test_a_database_holds_one_ladder(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    new_store(path).close()
+    others = [
+        LadderIdentity("lama", 3, 0, get_game("lama").options().to_json()),
+        LadderIdentity("cabanga", 4, 0, IDENTITY.options),
+        LadderIdentity("cabanga", 3, 1, IDENTITY.options),
+        LadderIdentity("cabanga", 3, 0, get_game("cabanga").options({"rounds": 2}).to_json()),
+    ]
+    for other in others:
+        store = Store(path)
+        with pytest.raises(StoreError, match="holds another ladder"):
+            store.claim(other)
+        store.close()
+    store = Store(path)
+    store.claim(LadderIdentity("cabanga", 3, 0, dict(IDENTITY.options)))  # the same ladder: fine
+    store.close()
+
+
+def test_only_one_writer_at_a_time_but_readers_are_welcome(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    writer = new_store(path)
+    with pytest.raises(StoreError, match="in use by another ladder"):
+        Store(path)
+    reader = Store(path, readonly=True)
+    assert reader.identity() == IDENTITY
+    assert [row.bot for row in reader.leaderboard()] == ["ann", "bob", "cat"]
+    reader.close()
+    writer.close()
+    Store(path).close()  # the lock went with the writer
+
+
+def test_bad_files_are_a_store_error(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(os.urandom(8192))
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    bad_meta = tmp_path / "meta.db"
+    with sqlite3.connect(bad_meta) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('ladder', '{\"game\": 1}')")
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    cases = [(junk, False, "not a usable arena database"), (junk, True, "not a usable arena database"),
+             (other, False, "something else"), (other, True, "something else"),
+             (bad_meta, True, "bad ladder description"), (tmp_path / "nope.db", True, "does not exist"),
+             (tmp_path / "no" / "dir.db", False, "cannot open"), (tmp_path, False, "is a folder"),
+             (empty, True, "holds no ladder")]
+    for path, readonly, message in cases:
+        with pytest.raises(StoreError, match=message):
+            Store(path, readonly=readonly)
+    assert junk.stat().st_size == 8192  # never touched
