@@ -1,0 +1,41 @@
+"""A bot written in another language (JavaScript, bots/js/bot.js) plays a whole match over the protocol.
+
+It is written from proto/arena/v1/arena.proto and the README alone, and loads the .proto at run time.
+The test installs its two npm packages (npm ci, from bots/js/package-lock.json) when they are missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+from arena.games import get_game
+from arena.launcher import BotSpec
+from arena.referee import Clock
+from arena.runner import run_match
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = ROOT / "bots" / "js"
+
+
+def ensure_node_modules() -> None:
+    npm = shutil.which("npm")
+    assert npm is not None and shutil.which("node") is not None, "node and npm are needed for the JS bot"
+    if not (JS / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        done = subprocess.run([npm, "ci", "--silent", "--no-audit", "--no-fund"], cwd=JS, capture_output=True,
+                              text=True, timeout=180)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_javascript_bot_plays_both_games_without_faults() -> None:
+    ensure_node_modules()
+    js = BotSpec("js", ("node", "bot.js"), JS)
+    for game_name, others in (("cabanga", ["cabanga_greedy", "cabanga_random"]), ("lama", ["lama_greedy"])):
+        game = get_game(game_name)
+        bots = [js, *(BotSpec(o, ("{python}", "-m", f"bots.{o}"), ROOT) for o in others)]
+        record = asyncio.run(run_match(game, bots, 5, game.options({"rounds": 2}), clock=Clock(2.0)))
+        assert record.result is not None
+        assert record.faults == [], record.faults
+        assert len(record.latencies[0]) > 5  # it really decided, and every answer was legal and in time
