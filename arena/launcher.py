@@ -1,15 +1,22 @@
 """Starts and stops bot processes, and keeps a table's seats connected.
 
-A bot list is a TOML file of ``[[bot]]`` tables::
+A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` table for all of them::
+
+    [limits]                                          # optional: every bot's limits (see arena.sandbox.Limits)
+    memory_mb = 1024
 
     [[bot]]
     name = "greedy"                                   # unique; shown on the leaderboard
     command = ["{python}", "bots/cabanga_greedy.py"]  # a list, or one string split like a shell would
     cwd = "."                                         # optional; relative paths start at the list's folder
+    limits = { cpu_seconds = 60 }                     # optional: this bot's own limits
 
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
-environment holding only ``PATH``, ``HOME``, ``LANG``, ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it runs in a new
-session and process group, and is stopped by asking (Goodbye), then SIGTERM, then SIGKILL to the group.
+environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
+``PYTHONUNBUFFERED``, ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it runs in a new session and process group under
+the sandbox's supervisor (:mod:`arena.sandbox`), and is stopped by asking (Goodbye), then through its
+supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes through a pipe to its log, which is
+cut at a size limit.
 """
 
 from __future__ import annotations
@@ -19,22 +26,30 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from arena.sandbox import CPU_EXIT_CODE, DEFAULT_LIMITS, Isolation, Limits, LimitsError, Sandbox, detect_isolation
 from arena.server import ArenaServer, RemoteSeat, Slot
 
 log = logging.getLogger("arena.launcher")
 
 CONNECT_TIMEOUT = 15.0
 """Seconds a launched bot has to start and say hello."""
+STOP_GRACE = 2.0
+"""Seconds a bot has to leave after Goodbye before it is stopped by force."""
+STUCK_GRACE = 0.2
+"""The same for a bot that still owes answers (stuck, or spinning): it will not read the Goodbye."""
 
 
 class BotListError(ValueError):
@@ -51,11 +66,12 @@ class LaunchError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
-    """One bot of a bot list: its name, the command that starts it, and its working directory."""
+    """One bot of a bot list: its name, the command that starts it, its working directory and its limits."""
 
     name: str
     command: tuple[str, ...]
     cwd: Path
+    limits: Limits = field(default=DEFAULT_LIMITS, compare=False)
 
     def argv(self) -> list[str]:
         """Return the command with ``{python}`` replaced by this interpreter."""
@@ -90,17 +106,21 @@ def load_bot_list(path: str | Path) -> list[BotSpec]:
 
 def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -> list[BotSpec]:
     """Return the bots described by parsed TOML ``data``; relative paths start at ``base``."""
+    unknown_top = sorted(set(data) - {"bot", "limits"})
+    if unknown_top:
+        raise BotListError(f"{source}: unknown key {unknown_top[0]!r} (a bot list holds [[bot]] and [limits])")
     entries = data.get("bot")
     if not isinstance(entries, list) or not entries:
         raise BotListError(f"{source}: expected one or more [[bot]] tables")
+    shared = _limits(DEFAULT_LIMITS, data.get("limits", {}), f"{source}: [limits]")
     bots: list[BotSpec] = []
     for i, entry in enumerate(entries, 1):
         where = f"{source}: bot {i}"
         if not isinstance(entry, dict):
             raise BotListError(f"{where}: expected a table")
-        unknown = sorted(set(entry) - {"name", "command", "cwd"})
+        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits"})
         if unknown:
-            raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd)")
+            raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits)")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
@@ -122,21 +142,133 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
             raise BotListError(f"{where}: working directory {str(cwd)!r} does not exist")
         if any(b.name == name for b in bots):
             raise BotListError(f"{source}: two bots are named {name!r}")
-        bots.append(BotSpec(name, tuple(command), cwd))
+        limits = _limits(shared, entry.get("limits", {}), f"{where}: limits")
+        bots.append(BotSpec(name, tuple(command), cwd, limits))
     return bots
 
 
-class BotProcess:
-    """One running bot program: started in its own session, stopped by asking, terminating, killing."""
+def _limits(base: Limits, raw: object, where: str) -> Limits:
+    if not isinstance(raw, dict):
+        raise BotListError(f"{where} must be a table, got {raw!r}")
+    try:
+        return base.updated(raw)
+    except LimitsError as exc:
+        raise BotListError(f"{where}: {exc}") from None
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None) -> None:
+
+_announced = False
+
+
+def machine_sandbox() -> Sandbox:
+    """Return the isolation this machine gives bots (probed once), saying once in the log what it is."""
+    global _announced
+    sandbox = detect_isolation()
+    if not _announced:
+        _announced = True
+        if sandbox.isolation is Isolation.NAMESPACES:
+            log.info("bot sandbox: limits, and own user, PID, mount and network namespaces (no network, "
+                     "read-only file system)")
+        else:
+            log.warning("bot sandbox: %s only, no namespaces (%s): bots share the network and the file "
+                        "system with the arena's user", sandbox.isolation.value, sandbox.reason)
+    return sandbox
+
+
+def describe_exit(code: int | None) -> str:
+    """Return how a bot process ended, for a fault's detail: the status and what it means."""
+    if code is None:
+        return "still running"
+    if code == CPU_EXIT_CODE:
+        return f"killed by the sandbox over its CPU limit per match (status {code})"
+    signum = -code if code < 0 else code - 128 if code > 128 else 0
+    if signum:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(signum).name} (status {code})"
+    return f"exited with code {code}"
+
+
+class _LogPump:
+    """Copies a bot's output from a pipe into its log file, up to ``limit`` bytes in that file.
+
+    Past the limit a line says so, and the rest is read at most ``CHUNK`` bytes every ``PAUSE`` seconds and
+    dropped: a bot that floods its output is slowed down (its writes block), never the arena.
+    """
+
+    CHUNK = 1 << 16
+    PAUSE = 0.05
+
+    def __init__(self, fd: int, file: IO[bytes], limit: int) -> None:
+        self.fd = fd
+        self.file = file
+        self.limit = limit
+        self.room = max(0, limit - file.tell())
+        self.loop = asyncio.get_running_loop()
+        self.closed = False
+        os.set_blocking(fd, False)
+        self.loop.add_reader(fd, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.fd, self.CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # every writer has gone
+            self.close()
+            return
+        self._keep(data)
+        if self.room == 0:
+            self.loop.remove_reader(self.fd)
+            self.loop.call_later(self.PAUSE, self._resume)
+
+    def _keep(self, data: bytes) -> None:
+        if self.room == 0:
+            return
+        part = data[: self.room]
+        self.room -= len(part)
+        with contextlib.suppress(OSError):
+            self.file.write(part)
+            if self.room == 0:
+                self.file.write(f"\n[arena: log cut at {self.limit} bytes; later output dropped]\n".encode())
+            self.file.flush()
+
+    def _resume(self) -> None:
+        if not self.closed:
+            self.loop.add_reader(self.fd, self._readable)
+
+    def close(self) -> None:
+        """Keep what is still in the pipe (up to the limit), then close the pipe and the file."""
+        if self.closed:
+            return
+        self.closed = True
+        self.loop.remove_reader(self.fd)
+        with contextlib.suppress(OSError):
+            for _ in range(16):
+                data = os.read(self.fd, self.CHUNK)
+                if not data:
+                    break
+                self._keep(data)
+        os.close(self.fd)
+        self.file.close()
+
+
+class BotProcess:
+    """One running bot program: sandboxed, in its own session, stopped by asking, terminating, killing."""
+
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, *, sandbox: Sandbox | None = None,
+                 hide: Sequence[Path] = ()) -> None:
         self.spec = spec
         self.log_path = log_path
+        self.sandbox = sandbox if sandbox is not None else machine_sandbox()
+        self.hide = [str(Path(p).resolve()) for p in hide]
+        self.scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._log: IO[bytes] | None = None
+        self._pump: _LogPump | None = None
 
     @property
     def pid(self) -> int | None:
+        """The process id of the bot's outermost process (its supervisor or ``unshare`` when sandboxed)."""
         return self._proc.pid if self._proc is not None else None
 
     def alive(self) -> bool:
@@ -147,48 +279,122 @@ class BotProcess:
     def returncode(self) -> int | None:
         return None if self._proc is None else self._proc.poll()
 
+    def exit_detail(self) -> str:
+        """Return how the process ended (for a fault's detail)."""
+        return describe_exit(self.returncode)
+
+    def _check_command(self, argv: Sequence[str]) -> None:
+        program = argv[0]
+        if os.sep in program:
+            path = self.spec.cwd / program
+            found = path.is_file() and os.access(path, os.X_OK)
+        else:
+            found = shutil.which(program, path=os.environ.get("PATH", os.defpath)) is not None
+        if not found:
+            raise LaunchError(f"bot {self.spec.name!r}: cannot start {list(argv)!r}: {program!r} is not an "
+                              "executable file", bots=[self.spec.name])
+
     def start(self, address: str, token: str) -> None:
-        """Start the bot with ``address`` and ``token`` in its environment. Raises :class:`LaunchError`."""
+        """Start the bot with ``address`` and ``token`` in its environment. Raises :class:`LaunchError`.
+
+        Must be called with an event loop running (the loop reads the bot's output into its log).
+        """
+        argv = self.spec.argv()
+        self._check_command(argv)
+        self.scratch = Path(tempfile.mkdtemp(prefix="arena-bot-"))
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.spec.cwd),
+            "HOME": str(self.scratch),
+            "TMPDIR": str(self.scratch),
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
             "ARENA_ADDRESS": address,
             "ARENA_TOKEN": token,
         }
-        if self.log_path is not None:
-            try:
-                self.log_path.parent.mkdir(parents=True, exist_ok=True)
-                self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process's life
-            except OSError as exc:
-                raise LaunchError(f"bot {self.spec.name!r}: cannot open its log {str(self.log_path)!r}: {exc}",
-                                  bots=[self.spec.name]) from None
+        log_file: IO[bytes] | None = None
+        read_end = write_end = -1
         try:
-            self._proc = subprocess.Popen(
-                self.spec.argv(), cwd=self.spec.cwd, env=env, stdin=subprocess.DEVNULL,
-                stdout=self._log or subprocess.DEVNULL, stderr=self._log or subprocess.DEVNULL,
-                start_new_session=True, close_fds=True)
-        except OSError as exc:
-            self._close_log()
-            raise LaunchError(f"bot {self.spec.name!r}: cannot start {self.spec.argv()!r}: {exc}",
-                              bots=[self.spec.name]) from None
+            if self.log_path is not None:
+                try:
+                    self.log_path.parent.mkdir(parents=True, exist_ok=True)
+                    log_file = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
+                except OSError as exc:
+                    raise LaunchError(f"bot {self.spec.name!r}: cannot open its log {str(self.log_path)!r}: "
+                                      f"{exc}", bots=[self.spec.name]) from None
+                read_end, write_end = os.pipe()
+            sandboxed = self.sandbox.isolation is not Isolation.NONE
+            command = self.sandbox.command(argv, self.spec.limits, str(self.scratch), self.hide)
+            output: int = write_end if write_end >= 0 else subprocess.DEVNULL
+            try:
+                self._proc = subprocess.Popen(
+                    command, cwd=self.spec.cwd, env=env,
+                    stdin=subprocess.PIPE if sandboxed else subprocess.DEVNULL,
+                    stdout=output, stderr=output, start_new_session=True, close_fds=True)
+            except OSError as exc:
+                raise LaunchError(f"bot {self.spec.name!r}: cannot start {argv!r}: {exc}",
+                                  bots=[self.spec.name]) from None
+            if log_file is not None:
+                self._pump = _LogPump(read_end, log_file, self.spec.limits.log_kb * 1024)
+                log_file = None
+                read_end = -1
+        except BaseException:
+            if log_file is not None:
+                log_file.close()
+            if read_end >= 0:
+                os.close(read_end)
+            self._remove_scratch()
+            raise
+        finally:
+            if write_end >= 0:
+                os.close(write_end)
 
-    async def stop(self, grace: float = 2.0) -> None:
-        """Stop the process and its group: wait ``grace`` seconds for it to leave, then SIGTERM, then SIGKILL."""
+    def new_match(self) -> None:
+        """Tell the supervisor a match begins: the bot's CPU allowance starts again."""
+        self._control(b"renew\n")
+
+    def _control(self, message: bytes) -> None:
+        stdin = self._proc.stdin if self._proc is not None else None
+        if stdin is not None and not stdin.closed:
+            with contextlib.suppress(OSError):
+                os.set_blocking(stdin.fileno(), False)
+                os.write(stdin.fileno(), message)
+
+    def _close_control(self) -> None:
+        """Close the supervisor's input: it stops the bot (SIGTERM, then SIGKILL) and everything it started."""
+        stdin = self._proc.stdin if self._proc is not None else None
+        if stdin is not None and not stdin.closed:
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+    async def stop(self, grace: float = STOP_GRACE) -> None:
+        """Stop the process and its group: wait ``grace`` seconds for it to leave, then make it.
+
+        Sandboxed, the supervisor is told to stop the bot (SIGTERM, SIGKILL half a second later, then every
+        process the bot started); the group gets SIGTERM, and SIGKILL if anything is left after 1.5 s.
+        """
         proc = self._proc
         if proc is None:
             return
         try:
             if not await self._wait(grace):
+                self._close_control()
                 self._signal_group(signal.SIGTERM)
-                if not await self._wait(1.0):
+                if not await self._wait(1.5):
                     self._signal_group(signal.SIGKILL)
                     await self._wait(2.0)
             # children that outlived their parent still belong to the group
             self._signal_group(signal.SIGKILL)
         finally:
-            self._close_log()
+            self._close_control()
+            if self._pump is not None:
+                self._pump.close()
+                self._pump = None
+            self._remove_scratch()
+
+    def _remove_scratch(self) -> None:
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     async def _wait(self, seconds: float) -> bool:
         assert self._proc is not None
@@ -205,26 +411,35 @@ class BotProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, sig)
 
-    def _close_log(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def log_file_name(name: str, index: int) -> str:
+    """Return the log file name of the ``index``-th process of bot ``name``: no folder, no hidden file."""
+    return f"{_UNSAFE.sub('_', name).lstrip('.') or 'bot'}-{index}.log"
 
 
 class Table:
     """The bot processes of one table, each bound to a slot of the arena server, kept warm between matches.
 
     :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the
-    processes that are not already running and connected; up to ``keep`` idle processes stay warm for later
-    matches, the least recently used beyond that are stopped.
+    processes that are not already running, connected and idle; up to ``keep`` idle processes stay warm for
+    later matches, the least recently used beyond that are stopped. A process that still owes answers from
+    its previous match (stuck, or spinning) is restarted. ``sandbox`` is the isolation of the bots (default:
+    the strongest this machine gives, :func:`machine_sandbox`); ``hide`` are files and folders the bots must
+    not see (with namespaces), such as the ladder's database.
     """
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
-                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None,
+                 hide: Sequence[Path] = ()) -> None:
         self.server = server
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.keep = keep
+        self.sandbox = sandbox if sandbox is not None else machine_sandbox()
+        self.hide = list(hide)
         self._running: dict[tuple[str, int], tuple[Slot, BotProcess]] = {}
         self.starts = 0
         self.restarts = 0
@@ -242,16 +457,18 @@ class Table:
         starting = []
         for key, bot, name in zip(keys, bots, names, strict=True):
             held = self._running.get(key)
-            if held is not None and held[0].online and held[1].alive():
+            if held is not None and held[0].online and held[1].alive() and not held[0].owes_answers:
                 self._running[key] = self._running.pop(key)  # most recently used last
+                held[1].new_match()
                 continue
             if held is not None:
                 await self._stop(key)
                 self.restarts += 1
             slot = self.server.add_slot(name)
-            log_path = self.log_dir / f"{key[0]}-{key[1]}.log" if self.log_dir is not None else None
-            proc = BotProcess(bot, log_path)
+            log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
+            proc = BotProcess(bot, log_path, sandbox=self.sandbox, hide=self.hide)
             slot.is_alive = proc.alive
+            slot.exit_detail = proc.exit_detail
             self._running[key] = (slot, proc)
             self.starts += 1
             try:
@@ -271,6 +488,11 @@ class Table:
             self._running[key][0].name = name
         return [RemoteSeat(self._running[k][0]) for k in keys]
 
+    async def retire(self, name: str) -> None:
+        """Stop every process of the bot called ``name`` (say, a bot the ladder leaves out)."""
+        for key in [k for k in self._running if k[0] == name]:
+            await self._stop(key)
+
     async def _evict(self, busy: set[tuple[str, int]]) -> None:
         idle = [k for k in self._running if k not in busy]
         for key in idle[: max(0, len(idle) - self.keep)]:
@@ -278,8 +500,9 @@ class Table:
 
     async def _stop(self, key: tuple[str, int]) -> None:
         slot, proc = self._running.pop(key)
+        stuck = slot.owes_answers or not slot.online
         self.server.remove_slot(slot)
-        await proc.stop()
+        await proc.stop(STUCK_GRACE if stuck else STOP_GRACE)
 
     async def _await_hello(self, key: tuple[str, int]) -> str:
         slot, proc = self._running[key]
@@ -287,7 +510,7 @@ class Table:
         end = loop.time() + self.connect_timeout
         while not slot.connected.is_set():
             if not proc.alive():
-                return f"bot {key[0]!r} exited with code {proc.returncode} before connecting"
+                return f"bot {key[0]!r} {proc.exit_detail()} before connecting"
             if loop.time() >= end:
                 return f"bot {key[0]!r} did not connect within {self.connect_timeout:.0f} s"
             await asyncio.sleep(0.01)
@@ -296,6 +519,8 @@ class Table:
     async def close(self) -> None:
         """Say goodbye to every bot and stop every process (ask, terminate, kill)."""
         keys = list(self._running)
+        stuck = {k for k in keys if self._running[k][0].owes_answers or not self._running[k][0].online}
         for key in keys:
             self.server.remove_slot(self._running[key][0])
-        await asyncio.gather(*(self._running.pop(k)[1].stop() for k in keys))
+        await asyncio.gather(*(self._running.pop(k)[1].stop(STUCK_GRACE if k in stuck else STOP_GRACE)
+                               for k in keys))

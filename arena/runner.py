@@ -1,12 +1,13 @@
 """Matches between bot processes: an arena server, tables of launched bots, and the referee.
 
-The server listens on a Unix socket in a private temporary folder by default (no port races, never on the
-network); give ``address`` (``HOST:PORT``) to let remote bots in as well.
+The server listens on a Unix socket in a private temporary folder (no port races, never on the network, and
+reachable from a bot's own network namespace); give ``address`` (``HOST:PORT``) to let remote bots in as well.
 """
 
 from __future__ import annotations
 
 import contextlib
+import secrets
 import statistics
 import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -20,10 +21,13 @@ from arena.server import ArenaServer
 
 @contextlib.asynccontextmanager
 async def serving(address: str | None = None) -> AsyncIterator[ArenaServer]:
-    """Run an arena server for the body of the ``async with``; on a private Unix socket unless ``address``."""
+    """Run an arena server for the body of the ``async with``: on a private Unix socket, for the bots it
+    launches (they reach it from their own network namespace), and also on ``address`` (``HOST:PORT``) if given,
+    for remote bots.
+    """
     server = ArenaServer()
     with tempfile.TemporaryDirectory(prefix="arena-") as folder:
-        await server.start(address or f"unix:{Path(folder) / 'arena.sock'}")
+        await server.start(f"unix:{Path(folder) / 'arena.sock'}", also=[address] if address else [])
         try:
             yield server
         finally:
@@ -61,9 +65,14 @@ async def run_match(
         try:
             seats = await table.seat(bots, seat_names(bots))
             return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
-                                    match_id=f"{game.name}-{seed}", on_event=on_event)
+                                    match_id=new_match_id(game), on_event=on_event)
         finally:
             await table.close()
+
+
+def new_match_id(game: Game) -> str:
+    """Return a fresh match id for ``game``: random, never derived from the seed (bots see the id, G2)."""
+    return f"{game.name}-{secrets.token_hex(4)}"
 
 
 def latency_summary(seconds: Sequence[float]) -> tuple[float, float]:

@@ -2,9 +2,14 @@
 
 Every bot process opens one long-lived ``Arena.Play`` stream and says hello with a token. A token is made by
 :meth:`ArenaServer.add_slot` for one seat holder, and works once: a stream with a missing, unknown or reused
-token is refused with UNAUTHENTICATED. The authenticated stream becomes the slot's :class:`Connection`:
-one reader task resolves per-request futures by id (late answers are dropped), and the referee waits on
-those futures with its own deadline, never on a read of the stream (DESIGN.md "Transport").
+token is refused with UNAUTHENTICATED, and the refusal is logged. The authenticated stream becomes the slot's
+:class:`Connection`: one reader task resolves per-request futures by id (late answers are dropped), and the
+referee waits on those futures with its own deadline, never on a read of the stream (DESIGN.md "Transport").
+
+What a bot sends is bounded: a message is at most :data:`MAX_MESSAGE_BYTES` (gRPC refuses a larger one before
+reading it), and a stream may send at most one message per request it was sent plus :data:`MESSAGE_BURST`; a
+bot that floods, or sends bytes that do not parse, loses its stream, which costs it faults, not the arena
+memory. Streams waiting for their hello are few (:data:`MAX_WAITING_STREAMS`) and short-lived.
 """
 
 from __future__ import annotations
@@ -12,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Callable
+import socket
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc import aio
 
 from arena import wire
@@ -27,17 +34,27 @@ from arena.v1 import arena_pb2_grpc as pb_grpc
 log = logging.getLogger("arena.server")
 
 PROTOCOL_VERSION = 1
-HELLO_TIMEOUT = 10.0
+HELLO_TIMEOUT = 5.0
 """Seconds a new stream has to send its Hello."""
-MAX_MESSAGE_BYTES = 1 << 20
-"""Largest message a bot may send (an answer is a few bytes); larger ones fail the bot's stream."""
+MAX_MESSAGE_BYTES = 64 << 10
+"""Largest message a bot may send (an answer is a few bytes); gRPC fails the stream of a larger one unread."""
+MESSAGE_BURST = 16
+"""Messages a stream may send beyond one per request it was sent (late answers, a second hello...)."""
+MAX_WAITING_STREAMS = 64
+"""Streams that may wait for their hello at once; more are refused (RESOURCE_EXHAUSTED)."""
+EXIT_WAIT = 0.15
+"""Seconds a lost stream's process is given to end, so that a crash is told from a disconnect."""
 CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", 16 << 20),
+    # a bot needs one stream; a few more per connection allow a reconnect, not a flood of streams
+    ("grpc.max_concurrent_streams", 4),
     # a decision is never re-sent, and local traffic never goes through a proxy (DESIGN.md)
     ("grpc.enable_retries", 0),
     ("grpc.enable_http_proxy", 0),
     ("grpc.keepalive_permit_without_calls", 1),
+    # a port in use is an error, never silently shared with another server
+    ("grpc.so_reuseport", 0),
 ]
 
 
@@ -52,8 +69,14 @@ class Connection:
         self.slot = slot
         self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
         self.pending: dict[int, asyncio.Future[pb.Answer]] = {}
+        self.overdue: set[int] = set()
+        """Requests whose time ran out with no answer yet: a bot that owes some is stuck or spinning."""
         self.closed = asyncio.Event()
         self.close_reason = ""
+        self.closed_at = 0.0
+        self.status: grpc.StatusCode | None = None
+        """The status the stream ends with, when the arena ends it for the bot's misconduct."""
+        self.credit = MESSAGE_BURST
         self._next_id = 0
 
     def send(self, message: pb.ArenaMessage) -> None:
@@ -61,24 +84,42 @@ class Connection:
         if not self.closed.is_set():
             self.outbox.put_nowait(message)
 
-    async def ask(self, request: pb.DecisionRequest) -> pb.Answer:
-        """Send a decision request and return the bot's answer.
+    async def ask(self, request: pb.ArenaMessage | pb.DecisionRequest) -> pb.Answer:
+        """Send a decision request (bare, or already wrapped in its ArenaMessage) and return the bot's answer.
 
-        Raises :class:`SeatFault` (DISCONNECT) when the stream closes first, or (MALFORMED) when the bot
-        answers with an id that was never asked. The caller bounds the wait; cancelling it only forgets the
-        request, so a late answer is dropped by id.
+        Raises :class:`SeatFault` when the stream closes first (DISCONNECT, or MALFORMED when the arena
+        closed it for garbage or a flood), or (MALFORMED) when the bot answers with an id that was never
+        asked. The caller bounds the wait; cancelling it only forgets the request, so a late answer is
+        dropped by id.
         """
         if self.closed.is_set():
             raise SeatFault(FaultKind.DISCONNECT, f"not connected ({self.close_reason})")
+        message = request if isinstance(request, pb.ArenaMessage) else pb.ArenaMessage(request=request)
         self._next_id += 1
-        request.request_id = self._next_id
+        request_id = message.request.request_id = self._next_id
         future: asyncio.Future[pb.Answer] = asyncio.get_running_loop().create_future()
-        self.pending[self._next_id] = future
-        self.outbox.put_nowait(pb.ArenaMessage(request=request))
+        self.pending[request_id] = future
+        self.credit = min(self.credit + 1, MESSAGE_BURST + 1)
+        self.outbox.put_nowait(message)
         try:
             return await future
+        except asyncio.CancelledError:  # the seat's time ran out (the future was cancelled with the wait)
+            if future.cancelled() or not future.done():
+                self.overdue.add(request_id)
+            raise
         finally:
-            self.pending.pop(request.request_id, None)
+            self.pending.pop(request_id, None)
+
+    def on_message(self, message: pb.BotMessage) -> None:
+        """Take one message from the bot: an answer resolves its request; too many messages close the stream."""
+        self.credit -= 1
+        if self.credit < 0:
+            self.close("flood: more messages than requests", FaultKind.MALFORMED,
+                       grpc.StatusCode.RESOURCE_EXHAUSTED)
+            return
+        if message.WhichOneof("body") == "answer":
+            self.on_answer(message.answer)
+        # a second hello or an empty message answers nothing; it only spends credit
 
     def on_answer(self, answer: pb.Answer) -> None:
         """Resolve the request ``answer`` is for; an answer to no pending request is dropped or a fault."""
@@ -88,21 +129,28 @@ class Connection:
                 future.set_result(answer)
             return
         if 0 < answer.request_id <= self._next_id:
+            self.overdue.discard(answer.request_id)
             return  # a late or repeated answer to a request already settled: dropped by id
         for other in self.pending.values():  # an id never asked: the request in hand is answered wrongly
             if not other.done():
                 other.set_exception(SeatFault(
                     FaultKind.MALFORMED, f"answer for request id {answer.request_id}, which was never sent"))
 
-    def close(self, reason: str) -> None:
-        """Close the stream: pending requests fail as a disconnect; the writer ends."""
+    def close(self, reason: str, kind: FaultKind = FaultKind.DISCONNECT,
+              status: grpc.StatusCode | None = None) -> None:
+        """Close the stream: pending requests fail with a fault of ``kind``; the writer ends.
+
+        ``status`` is the error the bot's stream ends with (none: the stream ends normally).
+        """
         if self.closed.is_set():
             return
         self.close_reason = reason
+        self.status = status
         self.closed.set()
+        self.closed_at = asyncio.get_running_loop().time()
         for future in self.pending.values():
             if not future.done():
-                future.set_exception(SeatFault(FaultKind.DISCONNECT, f"stream closed: {reason}"))
+                future.set_exception(SeatFault(kind, f"stream closed: {reason}"))
         self.outbox.put_nowait(None)
 
 
@@ -117,11 +165,18 @@ class Slot:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     is_alive: Callable[[], bool] | None = None
     """For a launched bot: whether its process still runs (tells a crash from a disconnect)."""
+    exit_detail: Callable[[], str] | None = None
+    """For a launched bot: how its process ended (for the fault's detail)."""
 
     @property
     def online(self) -> bool:
         """Return whether a stream is bound and open."""
         return self.connection is not None and not self.connection.closed.is_set()
+
+    @property
+    def owes_answers(self) -> bool:
+        """Return whether the bot left requests unanswered past their deadline (it may be stuck)."""
+        return self.connection is not None and bool(self.connection.overdue)
 
     def goodbye(self, reason: str) -> None:
         """Tell the bot to stop, then close its stream."""
@@ -138,10 +193,23 @@ class RemoteSeat:
         self.name = slot.name
         self._seat = 0
 
-    def _fault_for_absence(self) -> SeatFault:
-        if self.slot.is_alive is not None and not self.slot.is_alive():
-            return SeatFault(FaultKind.CRASH, "the bot process has exited")
-        reason = self.slot.connection.close_reason if self.slot.connection else "never connected"
+    async def _fault_for_absence(self) -> SeatFault:
+        """Return the fault of a seat whose stream is gone: CRASH when its process has ended, else DISCONNECT.
+
+        A process that has just lost its stream may be a moment from its end (a sandboxed bot's supervisor
+        first clears up after it), so a recent loss waits for the process a little (:data:`EXIT_WAIT`).
+        """
+        connection = self.slot.connection
+        is_alive = self.slot.is_alive
+        if is_alive is not None and connection is not None:
+            loop = asyncio.get_running_loop()
+            end = connection.closed_at + EXIT_WAIT
+            while is_alive() and loop.time() < end:
+                await asyncio.sleep(0.005)
+        if is_alive is not None and not is_alive():
+            how = self.slot.exit_detail() if self.slot.exit_detail is not None else "exited"
+            return SeatFault(FaultKind.CRASH, f"the bot process has ended: {how}")
+        reason = connection.close_reason if connection is not None else "never connected"
         return SeatFault(FaultKind.DISCONNECT, f"not connected ({reason})")
 
     async def match_started(self, info: MatchInfo) -> None:
@@ -153,12 +221,12 @@ class RemoteSeat:
     async def decide(self, request: Request) -> Decision:
         connection = self.slot.connection
         if connection is None or connection.closed.is_set():
-            raise self._fault_for_absence()
+            raise await self._fault_for_absence()
         try:
-            answer = await connection.ask(wire.decision_request(request))
+            answer = await connection.ask(wire.request_message(request))
         except SeatFault as fault:
             if fault.kind is FaultKind.DISCONNECT:
-                raise self._fault_for_absence() from None
+                raise await self._fault_for_absence() from None
             raise
         try:
             return wire.decision_from_picks(request.prompt, answer.picks)
@@ -175,34 +243,48 @@ class RemoteSeat:
 class _Servicer(pb_grpc.ArenaServicer):  # type: ignore[misc]  # generated code is untyped
     def __init__(self, server: ArenaServer) -> None:
         self._server = server
+        self._waiting = 0
+
+    async def _hello(self, request_iterator: AsyncIterator[pb.BotMessage],
+                     context: aio.ServicerContext[pb.BotMessage, pb.ArenaMessage]) -> Slot:
+        """Return the slot a new stream's hello claims; abort the stream (and log why) when there is none."""
+        peer = context.peer()
+        if self._waiting >= MAX_WAITING_STREAMS:
+            log.warning("refused %s: %d streams are already waiting for their hello", peer, self._waiting)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting for a hello")
+        self._waiting += 1
+        try:
+            first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
+        except (TimeoutError, StopAsyncIteration, DecodeError, grpc.RpcError) as exc:
+            log.warning("refused %s: no hello within %.0f s (%s)", peer, HELLO_TIMEOUT, type(exc).__name__)
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
+        finally:
+            self._waiting -= 1
+        if first.WhichOneof("body") != "hello":
+            log.warning("refused %s: the first message is not a hello", peer)
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
+        slot, why = self._server.claim(first.hello.token)
+        if slot is None:
+            log.warning("refused %s (%r): %s", peer, first.hello.agent[:80], why)
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing, unknown or already used token")
+        assert slot is not None
+        if first.hello.protocol_version not in (0, PROTOCOL_VERSION):
+            log.warning("refused %s for %s: protocol version %d", peer, slot.name, first.hello.protocol_version)
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                f"protocol version {first.hello.protocol_version} is not spoken here; "
+                                f"this arena speaks {PROTOCOL_VERSION}")
+        log.info("%s connected from %s (%s)", slot.name, peer, first.hello.agent[:80] or "no agent given")
+        return slot
 
     async def Play(
         self,
         request_iterator: AsyncIterator[pb.BotMessage],
         context: aio.ServicerContext[pb.BotMessage, pb.ArenaMessage],
     ) -> AsyncIterator[pb.ArenaMessage]:
-        peer = context.peer()
-        try:
-            first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
-        except (TimeoutError, StopAsyncIteration):
-            log.warning("refused %s: no hello within %.0f s", peer, HELLO_TIMEOUT)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
-        if first.WhichOneof("body") != "hello":
-            log.warning("refused %s: first message is not a hello", peer)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
-        slot = self._server.claim(first.hello.token)
-        if slot is None:
-            log.warning("refused %s: missing, unknown or reused token", peer)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing, unknown or already used token")
-            return
-        if first.hello.protocol_version not in (0, PROTOCOL_VERSION):
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                                f"protocol version {first.hello.protocol_version} is not spoken here; "
-                                f"this arena speaks {PROTOCOL_VERSION}")
+        slot = await self._hello(request_iterator, context)
         connection = Connection(slot)
         slot.connection = connection
         slot.connected.set()
-        log.info("%s connected from %s (%s)", slot.name, peer, first.hello.agent or "no agent given")
         reader = asyncio.create_task(self._read(request_iterator, connection))
         try:
             yield pb.ArenaMessage(welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, bot_name=slot.name))
@@ -215,16 +297,22 @@ class _Servicer(pb_grpc.ArenaServicer):  # type: ignore[misc]  # generated code 
             reader.cancel()
             connection.close("stream ended")
             log.info("%s disconnected: %s", slot.name, connection.close_reason)
+        if connection.status is not None:
+            await context.abort(connection.status, connection.close_reason)
 
     async def _read(self, request_iterator: AsyncIterator[pb.BotMessage], connection: Connection) -> None:
         try:
             async for message in request_iterator:
-                if message.WhichOneof("body") == "answer":
-                    connection.on_answer(message.answer)
-                # a second hello or an empty message is ignored: it answers nothing
-            connection.close("the bot closed its stream")
+                connection.on_message(message)
+                if connection.closed.is_set():
+                    return
+            connection.close(f"the stream ended (the bot closed it, or sent a message over "
+                             f"{MAX_MESSAGE_BYTES} bytes)")
         except asyncio.CancelledError:
             raise
+        except DecodeError as exc:
+            connection.close(f"a message that does not parse: {exc}", FaultKind.MALFORMED,
+                             grpc.StatusCode.INVALID_ARGUMENT)
         except Exception as exc:  # the transport failed: the bot is gone
             connection.close(f"{type(exc).__name__}: {exc}")
 
@@ -236,6 +324,7 @@ class ArenaServer:
         self._slots: dict[str, Slot] = {}
         self._server: aio.Server | None = None
         self.address = ""
+        self.addresses: list[str] = []
 
     def add_slot(self, name: str, token: str | None = None) -> Slot:
         """Return a new slot for a bot called ``name``, with a fresh random token unless one is given."""
@@ -246,38 +335,55 @@ class ArenaServer:
         self._slots[token] = slot
         return slot
 
-    def claim(self, token: str) -> Slot | None:
-        """Return the slot of ``token`` and mark it used, or ``None`` if the token is unknown or used."""
-        slot = self._slots.get(token) if token else None
-        if slot is None or slot.used:
-            return None
+    def claim(self, token: str) -> tuple[Slot | None, str]:
+        """Return the slot of ``token``, now marked used; or ``None`` and why (for the log).
+
+        A token works once: missing, unknown (never given, or its slot removed) and used tokens are refused.
+        """
+        if not token:
+            return None, "no token"
+        slot = self._slots.get(token)
+        if slot is None:
+            return None, "unknown token"
+        if slot.used:
+            return None, f"the token of {slot.name!r} is already in use"
         slot.used = True
-        return slot
+        return slot, ""
 
     def remove_slot(self, slot: Slot) -> None:
         """Forget ``slot`` (its token stops working) and close its stream."""
         self._slots.pop(slot.token, None)
         slot.goodbye("the arena no longer needs this seat")
 
-    async def start(self, address: str) -> str:
-        """Start serving on ``address`` (``unix:PATH`` or ``HOST:PORT``, port 0 picks one); return the address.
+    async def start(self, address: str, *, also: Sequence[str] = ()) -> str:
+        """Start serving on ``address`` and on every address of ``also``; return ``address`` as bound.
 
-        Raises :class:`ServerError` when the address cannot be bound.
+        Each is ``unix:PATH`` or ``HOST:PORT`` (port 0 picks one). ``address`` is the one given to launched
+        bots (a Unix socket reaches them inside their network namespace); ``also`` lets remote bots in, and
+        :attr:`addresses` lists everything bound. Raises :class:`ServerError` when an address cannot be bound.
         """
+        for where in (address, *also):
+            if not where.startswith("unix:"):
+                _check_free(where)
         server = aio.server(options=CHANNEL_OPTIONS)
         pb_grpc.add_ArenaServicer_to_server(_Servicer(self), server)
-        try:
-            port = server.add_insecure_port(address)
-        except RuntimeError as exc:
-            raise ServerError(f"cannot listen on {address!r}: {exc}") from None
-        if port == 0 and not address.startswith("unix:"):
-            raise ServerError(f"cannot listen on {address!r}: the address is in use or not valid")
+        bound = []
+        for where in (address, *also):
+            try:
+                port = server.add_insecure_port(where)
+            except RuntimeError as exc:
+                raise ServerError(f"cannot listen on {where!r}: {exc}") from None
+            if where.startswith("unix:"):
+                bound.append(where)
+                continue
+            if port == 0:
+                raise ServerError(f"cannot listen on {where!r}: the address is in use or not valid")
+            bound.append(f"{where.rsplit(':', 1)[0]}:{port}" if where.rsplit(":", 1)[-1] == "0" else where)
         await server.start()
         self._server = server
-        if not address.startswith("unix:") and address.rsplit(":", 1)[-1] == "0":
-            address = f"{address.rsplit(':', 1)[0]}:{port}"
-        self.address = address
-        return address
+        self.address = bound[0]
+        self.addresses = bound
+        return self.address
 
     async def stop(self, grace: float = 1.0) -> None:
         """Say goodbye to every bot and stop serving."""
@@ -286,3 +392,25 @@ class ArenaServer:
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
+
+
+def _check_free(address: str) -> None:
+    """Raise :class:`ServerError` with a plain reason when ``HOST:PORT`` cannot be bound (in use, bad host).
+
+    gRPC would say only that binding failed, after logging to stderr; trying first gives one clear line.
+    """
+    host, sep, port_text = address.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ServerError(f"cannot listen on {address!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
+    try:
+        infos = socket.getaddrinfo(host or None, int(port_text), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise ServerError(f"cannot listen on {address!r}: {exc.strerror or exc}") from None
+    for family, kind, proto, _, sockaddr in infos[:1]:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC does: TIME_WAIT is no obstacle
+            try:
+                probe.bind(sockaddr)
+            except OSError as exc:
+                raise ServerError(f"cannot listen on {address!r}: {exc.strerror or exc}") from None

@@ -1,0 +1,111 @@
+"""The harness of the adversarial suite: a server, a table of warm well-behaved bots, and a way to seat a hostile one.
+
+Every hostile match is a real match between real processes on a private Unix socket: the hostile bot plus two
+well-behaved bots, one round of Cabanga!, a short deadline. After each, the hostile bot is stopped and a match
+between well-behaved bots only must play without a fault: the arena is still healthy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.games import get_game
+from arena.launcher import BotProcess, BotSpec, Table
+from arena.referee import Clock, MatchRecord, play_match
+from arena.sandbox import Limits
+from arena.server import ArenaServer, Slot
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).resolve().parent / "hostile.py"
+DEADLINE = 0.25
+MAX_FAULTS = 2
+T = TypeVar("T")
+
+
+def good(name: str, module: str) -> BotSpec:
+    return BotSpec(name, ("{python}", "-m", f"bots.{module}"), ROOT)
+
+
+def hostile(name: str, *mode: str, **limits: int) -> BotSpec:
+    return BotSpec(name, ("{python}", str(HOSTILE), *mode), ROOT, Limits().updated(limits))
+
+
+GOOD = [good("greedy", "cabanga_greedy"), good("random", "cabanga_random"), good("tidy", "cabanga_tidy")]
+
+
+def rss_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
+
+
+@dataclass
+class Arena:
+    """A long-lived server and table, driven from synchronous tests through one event loop."""
+
+    runner: asyncio.Runner
+    server: ArenaServer
+    table: Table
+    log_dir: Path
+    seed: int = 100
+    peak_rss: float = 0.0
+    pids: set[int] = field(default_factory=set)
+
+    def run(self, make: Callable[[], Awaitable[T]], timeout: float = 30.0) -> T:
+        async def bounded() -> T:
+            return await asyncio.wait_for(make(), timeout)
+        return self.runner.run(bounded())
+
+    def process(self, name: str) -> tuple[Slot, BotProcess]:
+        return self.table._running[(name, 0)]
+
+    def play(self, bot: BotSpec, *, before: Callable[[], None] | None = None, **options: Any) -> MatchRecord:
+        """Play one round of Cabanga! with ``bot`` in seat 0 and two good bots; return the record.
+
+        ``before`` runs once the seats are connected, before the match starts.
+        """
+        game = get_game("cabanga")
+        self.seed += 1
+
+        async def match() -> MatchRecord:
+            seats = await self.table.seat([bot, *GOOD[:2]])
+            self.pids |= {p.pid for _, p in self.table._running.values() if p.pid is not None}
+            if before is not None:
+                before()
+            sampler = asyncio.create_task(self._sample_rss())
+            try:
+                return await play_match(game, seats, self.seed, game.options({"rounds": 1, **options}),
+                                        clock=Clock(DEADLINE), max_faults=MAX_FAULTS, match_id=f"m{self.seed}")
+            finally:
+                sampler.cancel()
+
+        return self.run(match)
+
+    async def _sample_rss(self) -> None:
+        while True:
+            self.peak_rss = max(self.peak_rss, rss_mib())
+            await asyncio.sleep(0.02)
+
+    def retire(self, name: str) -> None:
+        self.run(lambda: self.table.retire(name))
+
+    def healthy(self) -> MatchRecord:
+        """Play a match between the well-behaved bots only; it must have no fault."""
+        game = get_game("cabanga")
+        self.seed += 1
+
+        async def match() -> MatchRecord:
+            seats = await self.table.seat(GOOD)
+            return await play_match(game, seats, self.seed, game.options({"rounds": 1}), clock=Clock(1.0),
+                                    max_faults=MAX_FAULTS, match_id=f"h{self.seed}")
+
+        record = self.run(match)
+        assert record.result is not None and record.faults == [], record.faults
+        return record

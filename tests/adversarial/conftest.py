@@ -1,0 +1,37 @@
+"""The adversarial suite's one arena (see adversarial_harness.py), shared by its tests.
+
+The bots get the strongest isolation the machine gives; ARENA_TEST_SANDBOX=limits (or none) runs the suite
+with less, as on a machine without namespaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+
+import pytest
+from adversarial_harness import Arena
+
+from arena.launcher import Table
+from arena.runner import serving
+from arena.sandbox import Isolation, Sandbox
+
+
+@pytest.fixture(scope="session")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    log_dir = tmp_path_factory.mktemp("bot-logs")
+    with asyncio.Runner() as runner:
+        context = serving()
+        server = runner.run(context.__aenter__())
+        forced = os.environ.get("ARENA_TEST_SANDBOX")
+        table = Table(server, log_dir=log_dir, keep=3, sandbox=Sandbox(Isolation(forced)) if forced else None)
+        arena = Arena(runner, server, table, log_dir)
+        try:
+            yield arena
+        finally:
+            runner.run(table.close())
+            runner.run(context.__aexit__(None, None, None))
+    for pid in arena.pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

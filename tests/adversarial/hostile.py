@@ -1,0 +1,195 @@
+"""A hostile bot speaking the raw protocol: python hostile.py MODE [ARG...]
+
+It says hello with its token, then plays every request with its default picks, except for what MODE makes it
+do wrong. Every message goes out as raw bytes, so it can also send bytes that are no message at all.
+
+Modes:
+  polite            nothing wrong (a control)
+  silent            never answers
+  late S            answers every request S seconds late
+  exit-after N      answers N requests, then exits with status 3
+  signal-after N S  answers N requests, then kills itself with signal number S
+  out-of-range      answers with an index past the choices (a card it does not hold)
+  throw-outside     answers a throw with an index past the candidates (a card not between the tops)
+  throw-twice       answers a throw naming the same candidate twice
+  wrong-id          answers with a request id that was never sent
+  garbage           writes garbage to the Unix socket first, then answers its first request with bytes
+                    that do not parse as a message
+  huge              answers its first request with a 100 MB message
+  flood             answers its first request 5,000 times
+  alloc             allocates memory without bound at its first request
+  fork MARK         at its first request, forks a child that leaves the session, ignores SIGTERM and
+                    SIGHUP and sleeps with MARK in its command line; then plays on
+  fork-exit MARK    the same, then exits at once (the child tries to outlive it)
+  stderr-flood      writes to stderr without end from a second thread, and plays on
+  steal FILE        when the match starts, opens second streams with every token in FILE (one a line)
+                    and with its own, and writes to stderr how each was answered; then plays on
+  spin              spins the CPU from its first request on, never answering
+  spy               nothing wrong, but writes every message it receives to stderr, in hex
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import grpc
+
+from arena.v1 import arena_pb2 as pb
+
+METHOD = "/arena.v1.Arena/Play"
+
+
+def open_stream(channel: grpc.Channel, outbox: queue.Queue[bytes | None]) -> grpc.Future:
+    def outgoing() -> Iterator[bytes]:
+        while (data := outbox.get()) is not None:
+            yield data
+
+    call = channel.stream_stream(METHOD, request_serializer=lambda b: b,
+                                 response_deserializer=pb.ArenaMessage.FromString)
+    return call(outgoing())
+
+
+def hello(token: str) -> bytes:
+    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, agent="hostile")).SerializeToString()
+
+
+def answer(request_id: int, picks: list[int]) -> bytes:
+    return pb.BotMessage(answer=pb.Answer(request_id=request_id, picks=picks)).SerializeToString()
+
+
+def try_token(address: str, token: str) -> str:
+    """Open a second stream with ``token``; return how the arena answered it."""
+    outbox: queue.Queue[bytes | None] = queue.Queue()
+    outbox.put(hello(token))
+    with grpc.insecure_channel(address) as channel:
+        responses = open_stream(channel, outbox)
+        try:
+            first = next(responses)
+            outbox.put(None)
+            return f"accepted: {first.WhichOneof('body')}"
+        except grpc.RpcError as exc:
+            return f"refused: {exc.code().name}"
+        finally:
+            outbox.put(None)
+            responses.cancel()
+
+
+def spawn_escapee(mark: str) -> None:
+    if os.fork() == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:  # a grandchild, whose parent is gone: re-parented away from the bot
+                for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                    signal.signal(sig, signal.SIG_IGN)
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)", mark])
+        finally:
+            os._exit(0)
+
+
+def flood_stderr() -> None:
+    line = b"x" * 1023 + b"\n"
+    while True:
+        os.write(2, line * 64)
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    args = sys.argv[2:]
+    address = os.environ["ARENA_ADDRESS"]
+    token = os.environ["ARENA_TOKEN"]
+    if mode == "garbage" and address.startswith("unix:"):
+        for size in (7, 1000, 100_000):
+            with socket.socket(socket.AF_UNIX) as raw:
+                raw.connect(address.removeprefix("unix:"))
+                raw.sendall(os.urandom(size))
+    huge = b"\x12" + _varint(100_000_000) + bytes(100_000_000) if mode == "huge" else b""
+    if mode == "stderr-flood":
+        threading.Thread(target=flood_stderr, daemon=True).start()
+    outbox: queue.Queue[bytes | None] = queue.Queue()
+    outbox.put(hello(token))
+    channel = grpc.insecure_channel(address)
+    answered = 0
+    try:
+        for message in open_stream(channel, outbox):
+            body = message.WhichOneof("body")
+            if mode == "spy":
+                print(f"received {message.SerializeToString().hex()}", file=sys.stderr, flush=True)
+            if body == "goodbye":
+                break
+            if body == "match_start" and mode == "steal":
+                with open(args[0], encoding="utf-8") as f:
+                    tokens = [line.strip() for line in f if line.strip()]
+                for i, other in enumerate([*tokens, token, "", "not-a-token"]):
+                    print(f"steal {i}: {try_token(address, other)}", file=sys.stderr, flush=True)
+            if body != "request":
+                continue
+            request = message.request
+            picks = list(request.default_picks)
+            request_id = request.request_id
+            n = len(request.choices)
+            throw = request.kind == pb.DECISION_KIND_THROW
+            if mode == "silent":
+                continue
+            if mode == "spin":
+                while True:
+                    pass
+            if mode == "exit-after" and answered >= int(args[0]):
+                os._exit(3)
+            if mode == "signal-after" and answered >= int(args[0]):
+                os.kill(os.getpid(), int(args[1]))
+                time.sleep(5)
+            if mode == "late":
+                time.sleep(float(args[0]))
+            if mode == "alloc":
+                hoard = []
+                while True:
+                    hoard.append(bytearray(16 << 20))
+            if mode in ("fork", "fork-exit") and answered == 0:
+                spawn_escapee(args[0])
+                if mode == "fork-exit":
+                    os._exit(0)
+            if mode == "out-of-range" and not throw:
+                picks = [n + 7]
+            elif mode == "throw-outside" and throw:
+                picks = [n]
+            elif mode == "throw-twice" and throw and n:
+                picks = [0, 0]
+            elif mode == "wrong-id":
+                request_id += 1000
+            data = answer(request_id, picks)
+            if mode == "garbage" and answered == 0:
+                data = b"\x12\xff\xff\xff\xff\x0f" + os.urandom(64)
+            elif mode == "huge" and answered == 0:
+                data = huge
+            if mode == "flood" and answered == 0:
+                for _ in range(5000):
+                    outbox.put(data)
+            outbox.put(data)
+            answered += 1
+    except grpc.RpcError as exc:
+        print(f"stream failed: {exc.code().name}: {exc.details()}", file=sys.stderr, flush=True)
+    finally:
+        outbox.put(None)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+"""The sandbox of bot processes: limits from the bot list, the supervisor, namespaces, the log pump.
+
+The supervisor is run directly with small programs instead of bots (no gRPC), under every isolation this
+machine gives: limits only always, namespaces when ``unshare`` works here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.launcher import BotListError, BotProcess, BotSpec, LaunchError, log_file_name, parse_bot_list
+from arena.sandbox import CPU_EXIT_CODE, DEFAULT_LIMITS, Isolation, Limits, LimitsError, Sandbox, detect_isolation
+
+MACHINE = detect_isolation()
+MODES = [Sandbox(Isolation.LIMITS)] + ([MACHINE] if MACHINE.isolation is Isolation.NAMESPACES else [])
+IDS = [m.isolation.value for m in MODES]
+
+
+def start(sandbox: Sandbox, code: str, scratch: Path, limits: Limits = DEFAULT_LIMITS,
+          hide: list[str] | None = None) -> subprocess.Popen[str]:
+    """Start ``python -c code`` under ``sandbox``, its stdin the supervisor's control pipe."""
+    command = sandbox.command([sys.executable, "-I", "-S", "-c", code], limits, str(scratch), hide or [])
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(scratch), "TMPDIR": str(scratch)}
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+
+
+def run(sandbox: Sandbox, code: str, scratch: Path, limits: Limits = DEFAULT_LIMITS,
+        hide: list[str] | None = None) -> tuple[int, str, str]:
+    proc = start(sandbox, code, scratch, limits, hide)
+    status = proc.wait(timeout=30)  # stdin stays open: closing it would stop the bot
+    assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdin.close()
+    return status, out, err
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------------------------------- the bot list
+
+
+def test_limits_come_from_the_bot_list_with_safe_defaults(tmp_path: Path) -> None:
+    data = {"limits": {"memory_mb": 512, "log_kb": 10},
+            "bot": [{"name": "a", "command": ["x"]}, {"name": "b", "command": "x", "limits": {"cpu_seconds": 5}}]}
+    a, b = parse_bot_list(data, tmp_path)
+    assert a.limits == Limits(memory_mb=512, log_kb=10)
+    assert b.limits == Limits(memory_mb=512, log_kb=10, cpu_seconds=5)
+    plain, = parse_bot_list({"bot": [{"name": "c", "command": "x"}]}, tmp_path)
+    assert plain.limits == DEFAULT_LIMITS
+    assert DEFAULT_LIMITS.memory_mb == 1024 and DEFAULT_LIMITS.open_files == 256
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"limits": {"memory": 5}, "bot": [{"name": "a", "command": "x"}]}, "unknown limit 'memory'"),
+    ({"bot": [{"name": "a", "command": "x", "limits": {"cpu_seconds": 0}}]}, "cpu_seconds must be"),
+    ({"bot": [{"name": "a", "command": "x", "limits": {"open_files": "many"}}]}, "open_files must be"),
+    ({"bot": [{"name": "a", "command": "x", "limits": 7}]}, "limits must be a table"),
+    ({"bots": [{"name": "a", "command": "x"}]}, "unknown key 'bots'"),
+])
+def test_bad_limits_are_one_line_errors(tmp_path: Path, data: dict[str, object], message: str) -> None:
+    with pytest.raises(BotListError, match=message) as error:
+        parse_bot_list(data, tmp_path)
+    assert "\n" not in str(error.value)
+
+
+def test_limits_check_their_values() -> None:
+    with pytest.raises(LimitsError):
+        Limits(memory_mb=-1)
+    with pytest.raises(LimitsError):
+        Limits(open_files=3)
+    assert Limits().updated({"disk_mb": 1}).disk_mb == 1
+
+
+def test_log_file_names_stay_in_the_log_folder() -> None:
+    assert log_file_name("../../etc/passwd", 0) == "_.._etc_passwd-0.log"
+    assert log_file_name(".hidden", 1) == "hidden-1.log"
+    assert log_file_name("greedy", 2) == "greedy-2.log"
+
+
+# ------------------------------------------------------------------------------------------ the supervisor
+
+
+@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+def test_resource_limits_are_set_in_the_bot(sandbox: Sandbox, tmp_path: Path) -> None:
+    code = ("import resource as r; print(*(r.getrlimit(getattr(r, 'RLIMIT_' + k))[0] "
+            "for k in ('AS', 'NOFILE', 'CORE', 'FSIZE')))")
+    limits = Limits(memory_mb=700, open_files=100, disk_mb=3)
+    status, out, err = run(sandbox, code, tmp_path, limits)
+    assert status == 0, err
+    assert out.split() == [str(700 << 20), "100", "0", str(3 << 20)]
+
+
+@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+def test_the_bots_exit_status_comes_through(sandbox: Sandbox, tmp_path: Path) -> None:
+    assert run(sandbox, "raise SystemExit(7)", tmp_path)[0] == 7
+    assert run(sandbox, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)", tmp_path)[0] == 137
+
+
+@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+def test_memory_beyond_the_limit_is_refused(sandbox: Sandbox, tmp_path: Path) -> None:
+    code = "x = bytearray(300 << 20)"
+    status, _, err = run(sandbox, code, tmp_path, Limits(memory_mb=150))
+    assert status == 1 and "MemoryError" in err
+
+
+@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+def test_processes_that_leave_the_session_die_with_the_bot(sandbox: Sandbox, tmp_path: Path) -> None:
+    code = ("import os, signal, time\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "    signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+            "    time.sleep(60)\n"
+            "    os._exit(0)\n"
+            "time.sleep(0.2)\n")
+    proc = start(sandbox, code, tmp_path)
+    assert proc.wait(timeout=10) == 0
+    # the escapee runs the same command line as the bot, which has ended
+    leftovers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(code.encode())
+                 and alive(int(p))]
+    assert leftovers == [], "a process of the bot outlived it"
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().rstrip(b"\0")
+    except OSError:
+        return b""
+
+
+@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sandbox, tmp_path: Path) -> None:
+    code = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n")
+    proc = start(sandbox, code, tmp_path)
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline() == "ready\n"
+    began = time.monotonic()
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 137  # SIGTERM ignored, then SIGKILL
+    assert time.monotonic() - began < 3
+
+
+@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None:
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.7: pass\n"
+    # 0.7 s, a new match, 0.7 s again: within a limit of 1 s per match
+    code = spin + "print('renew', flush=True)\ntime.sleep(0.4)\n" + spin
+    proc = start(sandbox, code, tmp_path, Limits(cpu_seconds=1))
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline() == "renew\n"
+    proc.stdin.write("renew\n")
+    proc.stdin.flush()
+    assert proc.wait(timeout=20) == 0
+    # without the new match, the second spin goes over the limit: killed, with its own status and a line
+    status, _, err = run(sandbox, spin + spin + "time.sleep(1)\n", tmp_path, Limits(cpu_seconds=1))
+    assert status == CPU_EXIT_CODE
+    assert "over its limit of 1 s" in err
+
+
+# ------------------------------------------------------------------------------------------- namespaces
+
+namespaces = pytest.mark.skipif(MACHINE.isolation is not Isolation.NAMESPACES,
+                                reason=f"no namespaces here: {MACHINE.reason}")
+
+
+@namespaces
+def test_a_namespaced_bot_has_no_network_but_reaches_a_unix_socket(tmp_path: Path) -> None:
+    with socket.socket() as tcp, socket.socket(socket.AF_UNIX) as unix:
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen()
+        path = tmp_path / "s.sock"
+        unix.bind(str(path))
+        unix.listen()
+        code = ("import socket\n"
+                f"u = socket.socket(socket.AF_UNIX); u.connect({str(path)!r}); print('unix ok')\n"
+                "t = socket.socket(); t.settimeout(2)\n"
+                f"print('tcp', t.connect_ex(('127.0.0.1', {tcp.getsockname()[1]})) != 0)\n")
+        scratch = tmp_path / "scratch"  # a tmpfs covers it in the bot's namespace
+        scratch.mkdir()
+        status, out, err = run(MACHINE, code, scratch)
+    assert status == 0, err
+    assert out.split("\n")[:2] == ["unix ok", "tcp True"]
+
+
+@namespaces
+def test_a_namespaced_bot_writes_only_its_scratch_and_sees_no_hidden_path(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    secret = tmp_path / "arena.db"
+    secret.write_text("the ladder's seed")
+    outside = tmp_path / "outside.txt"
+    code = ("import os\n"
+            "open(os.environ['HOME'] + '/notes', 'w').write('mine')\n"
+            f"print(repr(open({str(secret)!r}).read()))\n"
+            f"try:\n    open({str(outside)!r}, 'w')\nexcept OSError as e:\n    print(e.errno)\n"
+            "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n")
+    status, out, err = run(MACHINE, code, scratch, hide=[str(secret)])
+    assert status == 0, err
+    shown, errno, processes = out.split("\n")[:3]
+    assert shown == "''"  # masked
+    assert errno == "30"  # EROFS: read-only file system
+    assert int(processes) <= 3  # the supervisor and the bot: other processes are not in its /proc
+    assert not outside.exists() and secret.read_text() == "the ladder's seed"
+    assert list(scratch.iterdir()) == []  # the scratch was a private tmpfs, gone with the bot
+
+
+# ------------------------------------------------------------------------------------------- the launcher
+
+
+def test_a_missing_program_is_a_launch_error(tmp_path: Path) -> None:
+    async def main() -> None:
+        with pytest.raises(LaunchError, match="cannot start"):
+            BotProcess(BotSpec("nope", ("no-such-program-anywhere",), tmp_path)).start("unix:/x", "t")
+    asyncio.run(main())
+
+
+def test_bot_output_goes_to_its_log_cut_at_the_limit(tmp_path: Path) -> None:
+    code = "import sys\nfor i in range(2000):\n    print('line', i, 'x' * 100)\nprint('err', file=sys.stderr)\n"
+    spec = BotSpec("chatty", (sys.executable, "-c", code), tmp_path, Limits(log_kb=16))
+    log = tmp_path / "logs" / "chatty-0.log"
+
+    async def main() -> None:
+        proc = BotProcess(spec, log)
+        proc.start("unix:/nowhere", "token")
+        await proc.stop(grace=10)
+        assert proc.returncode == 0
+
+    asyncio.run(main())
+    data = log.read_bytes()
+    assert data.startswith(b"line 0 ")
+    assert 16 * 1024 < len(data) < 16 * 1024 + 100
+    assert data.endswith(b"later output dropped]\n")
+
+
+def test_a_bot_sees_a_clean_environment(tmp_path: Path) -> None:
+    code = "import os, json; print(json.dumps(dict(os.environ)))"
+    spec = BotSpec("env", (sys.executable, "-c", code), tmp_path)
+    log = tmp_path / "env.log"
+
+    async def main() -> str:
+        proc = BotProcess(spec, log)
+        proc.start("unix:/somewhere", "tok")
+        scratch = str(proc.scratch)
+        await proc.stop(grace=10)
+        return scratch
+
+    os.environ["ARENA_TEST_SECRET"] = "do not pass on"
+    try:
+        scratch = asyncio.run(main())
+    finally:
+        del os.environ["ARENA_TEST_SECRET"]
+    env = json.loads(log.read_text().splitlines()[0])
+    assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "ARENA_ADDRESS", "ARENA_TOKEN"}
+    assert env["HOME"] == env["TMPDIR"] == scratch and env["ARENA_TOKEN"] == "tok"
+    assert not Path(scratch).exists()  # removed when the bot stopped
+
+
+def test_launched_bots_reach_the_arena_that_also_listens_on_tcp() -> None:
+    """The bots the arena starts use its Unix socket, which reaches into their network namespace."""
+    from arena.games import get_game
+    from arena.referee import Clock
+    from arena.runner import run_match
+
+    root = Path(__file__).resolve().parent.parent
+    game = get_game("lama")
+    bots = [BotSpec(n, ("{python}", "-m", f"bots.{n}"), root) for n in ("lama_greedy", "lama_random")]
+    record = asyncio.run(run_match(game, bots, 3, game.options({"rounds": 1}), clock=Clock(1.0),
+                                   address="127.0.0.1:0"))
+    assert record.result is not None and record.faults == []
+
+
+def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
+    """kill -9 of `arena match`: each supervisor sees its input close and stops its bot and all it started."""
+    root = Path(__file__).resolve().parent.parent
+    mark = f"arena-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    hostile = root / "tests" / "adversarial" / "hostile.py"
+    bots = tmp_path / "bots.toml"
+    bots.write_text("".join(f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "{hostile}", "fork", "{mark}"]\n\n'
+                            for i in range(3)))
+    arena = subprocess.Popen([sys.executable, "-c", "from arena.cli import run; run()", "match", "--bots", str(bots),
+                              "--deadline", "30", "--seed", "1"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, cwd=root)
+    try:
+        deadline = time.monotonic() + 30
+        while not _escaped(mark) and time.monotonic() < deadline:  # the first bot asked has forked
+            time.sleep(0.05)
+        assert _escaped(mark)
+    finally:
+        arena.kill()
+        arena.wait()
+    deadline = time.monotonic() + 5
+    while _marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _marked(mark) == [], "processes of the bots outlived the arena"
+
+
+def _escaped(mark: str) -> list[int]:
+    return [p for p in _marked(mark) if b"time.sleep(120)" in _cmdline(str(p))]
+
+
+def _marked(mark: str) -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and mark.encode() in _cmdline(p) and alive(int(p))]
