@@ -398,8 +398,10 @@ def _duration(seconds: float) -> str:
               help="Start no new match after this many hours of this run (matches being played finish).")
 @click.option("--tables", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
               help="Matches played at once.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Ladder seed: the same ladder seed gives the same match seeds.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
+                   "database holds, or for a new ladder a secret random one (a known seed would let a bot "
+                   "work out every deal).")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
               show_default=True, help="The ladder database (SQLite); a rerun with it resumes the ladder.")
 @click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
@@ -413,7 +415,7 @@ def _duration(seconds: float) -> str:
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output. Default: discarded.")
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
-           tables: int, seed: int, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
+           tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
            max_faults: int, log_dir: Path | None) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
@@ -430,13 +432,21 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         raise click.UsageError(str(exc)) from None
     if matches is None and hours is None and bots_path is None:
         matches = DEFAULT_LADDER_MATCHES
-    config = LadderConfig(game, opts, seats, seed, bots, matches=matches, hours=hours, tables=tables,
-                          clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir)
+    hide = tuple(Path(f"{db_path}{suffix}").resolve() for suffix in ("", "-wal", "-shm", "-journal"))
+    config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables,
+                          clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir, hide=hide)
     try:
         config.check()
     except LadderError as exc:
         raise click.ClickException(str(exc)) from None
     store = open_store(db_path)
+    if seed is None:
+        try:
+            held = store.identity()
+        except StoreError as exc:
+            store.close()
+            raise click.ClickException(str(exc)) from None
+        config.seed = held.seed if held is not None else random.SystemRandom().randrange(2**62)
     progress = ProgressPrinter()
     try:
         try:

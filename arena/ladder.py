@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -99,6 +100,8 @@ class LadderConfig:
     clock: Clock = DEFAULT_CLOCK
     max_faults: int = 3
     log_dir: Path | None = None
+    hide: tuple[Path, ...] = ()
+    """Files the bots must not read (the database: it holds the ladder seed and every replay)."""
 
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
@@ -307,7 +310,7 @@ class Ladder:
             if self.done:
                 return self.timing
             async with serving() as server:
-                tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats)
+                tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats, hide=self.config.hide)
                           for _ in range(self.config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]
@@ -363,7 +366,8 @@ class Ladder:
 
         match_began = began = time.perf_counter()
         record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
-                                  max_faults=cfg.max_faults, match_id=f"d{deal.deal}r{rotation}")
+                                  # opaque: a deal's number plus a guessable ladder seed would give away the deal
+                                  max_faults=cfg.max_faults, match_id=secrets.token_hex(8))
         match_ended = time.perf_counter()
         seconds = match_ended - began
         self.timing.in_matches += seconds

@@ -148,7 +148,8 @@ class FakeTable:
     broken: ClassVar[set[str]] = set()
     seatings: ClassVar[list[list[str]]] = []
 
-    def __init__(self, server: object, *, log_dir: Path | None = None, keep: int = 0) -> None:
+    def __init__(self, server: object, *, log_dir: Path | None = None, keep: int = 0,
+                 hide: Sequence[Path] = ()) -> None:
         self.starts = 0
         self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
 
@@ -506,3 +507,24 @@ def test_a_database_of_another_ladder_or_no_database_is_a_one_line_error(tmp_pat
     result = arena("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--db", junk)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1 and "not a usable arena database" in result.stderr
+
+
+def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(tmp_path: Path) -> None:
+    """A bot that knew the ladder seed could work out every deal: the default is random, and a rerun keeps it."""
+    bots = write_bot_list(tmp_path / "bots.toml", ["lama-greedy", "lama-steady", "lama-random"])
+    seeds_seen = []
+    for name in ("a.db", "b.db"):
+        db = tmp_path / name
+        code, _, err, _ = cli("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--matches", "3",
+                              "--tables", "1", "--db", db, "-o", "rounds=1")
+        assert code == 0, err
+        store = Store(db, readonly=True)
+        identity = store.identity()
+        store.close()
+        assert identity is not None
+        seeds_seen.append(identity.seed)
+        code, _, err, _ = cli("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--matches", "6",
+                              "--tables", "1", "--db", db, "-o", "rounds=1")
+        assert code == 0, err  # resumed: the same (stored) seed, not another ladder
+        assert len(seeds(db)) == 6
+    assert seeds_seen[0] != seeds_seen[1] and min(seeds_seen) > 1000
