@@ -202,7 +202,8 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     """Play one match between bot processes over gRPC and print it, with faults and latencies.
 
     Each seat's bot is started from the bot list with ARENA_ADDRESS and ARENA_TOKEN in its environment,
-    plays over one gRPC stream, and is stopped when the match ends.
+    plays over one gRPC stream, and is stopped when the match ends. A bot listed with a token instead of a
+    command is remote: the arena waits for it to connect to --listen HOST:PORT with that token.
     """
     game = get_game(game_name.lower())
     opts = game_options(game, options)
@@ -211,6 +212,13 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     except BotListError as exc:
         raise click.UsageError(str(exc)) from None
     seated = pick_bots(bots, seats, game)
+    remote = [b.name for b in seated if b.remote]
+    if remote and listen is None:
+        raise click.UsageError(f"bot {remote[0]!r} is remote (it has a token): give --listen HOST:PORT, the "
+                               "address it connects to")
+    if remote:
+        click.echo(f"waiting for the remote bots {', '.join(remote)} to connect to {listen} with their tokens",
+                   err=True)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = seat_names(seated)

@@ -105,6 +105,10 @@ class LadderConfig:
 
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
+        remote = [b.name for b in self.bots if b.remote]
+        if remote:
+            raise LadderError(f"bot {remote[0]!r} is remote (it has a token); the ladder starts its bots itself, "
+                              "remote bots play with arena match --listen")
         game = self.game
         if not game.min_seats <= self.seats <= game.max_seats:
             raise LadderError(f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, "

@@ -72,6 +72,13 @@ class BotSpec:
     command: tuple[str, ...]
     cwd: Path
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False)
+    token: str | None = field(default=None, compare=False, repr=False)
+    """For a remote bot (no command): the token the operator gave it; it connects by itself."""
+
+    @property
+    def remote(self) -> bool:
+        """Return whether the arena waits for this bot to connect instead of starting it."""
+        return self.token is not None
 
     def argv(self) -> list[str]:
         """Return the command with ``{python}`` replaced by this interpreter."""
@@ -79,7 +86,7 @@ class BotSpec:
 
     def fingerprint(self) -> str:
         """Return a hash of the command and of the files it names, so a changed bot is noticed."""
-        digest = hashlib.sha256("\0".join(self.command).encode())
+        digest = hashlib.sha256("\0".join(self.command or ("remote", self.name)).encode())
         for before, part in zip(("", *self.command), self.command, strict=False):
             path = self.cwd / (part.replace(".", "/") + ".py" if before == "-m" else part)
             if part != "{python}" and path.is_file():
@@ -118,13 +125,18 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         where = f"{source}: bot {i}"
         if not isinstance(entry, dict):
             raise BotListError(f"{where}: expected a table")
-        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits"})
+        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token"})
         if unknown:
-            raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits)")
+            raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits, token)")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
         where = f"{source}: bot {name!r}"
+        if any(b.name == name for b in bots):
+            raise BotListError(f"{source}: two bots are named {name!r}")
+        if "token" in entry:
+            bots.append(_remote_bot(name, entry, bots, where, base))
+            continue
         command = entry.get("command")
         if isinstance(command, str):
             try:
@@ -140,11 +152,21 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         cwd = (base / cwd_text).resolve()
         if not cwd.is_dir():
             raise BotListError(f"{where}: working directory {str(cwd)!r} does not exist")
-        if any(b.name == name for b in bots):
-            raise BotListError(f"{source}: two bots are named {name!r}")
         limits = _limits(shared, entry.get("limits", {}), f"{where}: limits")
         bots.append(BotSpec(name, tuple(command), cwd, limits))
     return bots
+
+
+def _remote_bot(name: str, entry: dict[str, Any], bots: Sequence[BotSpec], where: str, base: Path) -> BotSpec:
+    """Return a remote bot: a name and the token the operator gave it, nothing to start."""
+    token = entry["token"]
+    if "command" in entry or "cwd" in entry or "limits" in entry:
+        raise BotListError(f"{where}: a bot with a token is remote: it has no command, cwd or limits")
+    if not isinstance(token, str) or len(token) < 16 or not token.isprintable() or " " in token:
+        raise BotListError(f"{where}: token must be a string of at least 16 printable characters without spaces")
+    if any(b.token == token for b in bots):
+        raise BotListError(f"{where}: another bot has the same token")
+    return BotSpec(name, (), base, token=token)
 
 
 def _limits(base: Limits, raw: object, where: str) -> Limits:
@@ -420,6 +442,37 @@ def log_file_name(name: str, index: int) -> str:
     return f"{_UNSAFE.sub('_', name).lstrip('.') or 'bot'}-{index}.log"
 
 
+REMOTE_CONNECT_TIMEOUT = 120.0
+"""Seconds the arena waits for a remote bot (one it does not start) to connect with its token."""
+
+
+class RemoteBot(BotProcess):
+    """Stands in for the process of a remote bot: the arena starts and stops nothing, it only waits.
+
+    The bot connects by itself with the token the operator gave it. If its stream breaks, the token works
+    again for a new stream before the bot's next match (one stream at a time, never two).
+    """
+
+    def __init__(self, spec: BotSpec, slot: Slot) -> None:
+        super().__init__(spec, sandbox=Sandbox(Isolation.NONE))  # nothing runs here to isolate
+        self._slot = slot
+
+    def alive(self) -> bool:
+        return not self._slot.connected.is_set() or self._slot.online
+
+    def exit_detail(self) -> str:
+        return "disconnected"
+
+    def start(self, address: str, token: str) -> None:
+        return None
+
+    def new_match(self) -> None:
+        return None
+
+    async def stop(self, grace: float = 0.0) -> None:
+        return None
+
+
 class Table:
     """The bot processes of one table, each bound to a slot of the arena server, kept warm between matches.
 
@@ -464,9 +517,10 @@ class Table:
             if held is not None:
                 await self._stop(key)
                 self.restarts += 1
-            slot = self.server.add_slot(name)
+            slot = self.server.add_slot(name, bot.token)
             log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
-            proc = BotProcess(bot, log_path, sandbox=self.sandbox, hide=self.hide)
+            proc: BotProcess = RemoteBot(bot, slot) if bot.remote else \
+                BotProcess(bot, log_path, sandbox=self.sandbox, hide=self.hide)
             slot.is_alive = proc.alive
             slot.exit_detail = proc.exit_detail
             self._running[key] = (slot, proc)
@@ -507,12 +561,17 @@ class Table:
     async def _await_hello(self, key: tuple[str, int]) -> str:
         slot, proc = self._running[key]
         loop = asyncio.get_running_loop()
-        end = loop.time() + self.connect_timeout
+        remote = isinstance(proc, RemoteBot)
+        timeout = max(self.connect_timeout, REMOTE_CONNECT_TIMEOUT) if remote else self.connect_timeout
+        end = loop.time() + timeout
         while not slot.connected.is_set():
             if not proc.alive():
                 return f"bot {key[0]!r} {proc.exit_detail()} before connecting"
             if loop.time() >= end:
-                return f"bot {key[0]!r} did not connect within {self.connect_timeout:.0f} s"
+                if remote:
+                    return (f"remote bot {key[0]!r} did not connect to {self.server.address} with its token "
+                            f"within {timeout:.0f} s")
+                return f"bot {key[0]!r} did not connect within {timeout:.0f} s"
             await asyncio.sleep(0.01)
         return ""
 

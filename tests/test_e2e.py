@@ -155,3 +155,64 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from arena.launcher import Table, load_bot_list
+    from arena.runner import serving
+
+    token = "remote-token-0123456789abcdef"
+    (tmp_path / "bots.toml").write_text(
+        f'[[bot]]\nname = "far"\ntoken = "{token}"\n\n'
+        f'[[bot]]\nname = "g"\ncommand = ["{{python}}", "-m", "bots.cabanga_greedy"]\ncwd = "{ROOT}"\n\n'
+        f'[[bot]]\nname = "r"\ncommand = ["{{python}}", "-m", "bots.cabanga_random"]\ncwd = "{ROOT}"\n')
+    bots = load_bot_list(tmp_path / "bots.toml")
+    assert bots[0].remote and bots[0].command == ()
+    game = get_game("cabanga")
+
+    async def scenario() -> MatchRecord:
+        async with serving("127.0.0.1:0") as server:
+            tcp = next(a for a in server.addresses if not a.startswith("unix:"))
+            env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": tcp, "ARENA_TOKEN": token}
+            far = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy"], cwd=ROOT, env=env)
+            table = Table(server)
+            try:
+                seats = await table.seat(bots)
+                return await play_match(game, seats, 4, game.options({"rounds": 1}), clock=Clock(1.0))
+            finally:
+                await table.close()
+                far.wait(timeout=10)  # told goodbye, the remote bot leaves by itself
+
+    record = asyncio.run(scenario())
+    assert record.faults == [] and record.result is not None
+    assert len(record.latencies[0]) > 3
+
+
+def test_remote_bot_entries_are_checked(tmp_path: Path) -> None:
+    from arena.launcher import BotListError, load_bot_list
+
+    path = tmp_path / "bots.toml"
+    for body, needle in [('token = "short"', "at least 16"),
+                         ('token = "0123456789abcdefgh"\ncommand = ["x"]', "no command"),
+                         ('token = 7', "at least 16")]:
+        path.write_text(f'[[bot]]\nname = "far"\n{body}\n')
+        with pytest.raises(BotListError, match=needle):
+            load_bot_list(path)
+
+
+def test_remote_bots_need_an_address_and_are_not_for_the_ladder(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    path = tmp_path / "bots.toml"
+    path.write_text('[[bot]]\nname = "far"\ntoken = "0123456789abcdefgh"\n' + "".join(
+        f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "-m", "bots.cabanga_random"]\ncwd = "{ROOT}"\n'
+        for i in range(3)))
+    result = CliRunner().invoke(main, ["match", "--bots", str(path)])
+    assert result.exit_code == 2 and "--listen" in result.stderr
+    result = CliRunner().invoke(main, ["ladder", "--bots", str(path), "--db", str(tmp_path / "x.db")])
+    assert result.exit_code == 1 and "remote" in result.stderr and "arena match --listen" in result.stderr
