@@ -88,6 +88,27 @@ def print_faults(record: MatchRecord, as_json: bool) -> None:
 
 GAME_CHOICE = click.Choice(sorted(GAMES), case_sensitive=False)
 
+# Options shared by the commands, declared once so that their names, defaults and help agree.
+game_option = click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
+                           help="The game to play.")
+options_option = click.option(
+    "-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+    help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
+
+
+def clock_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --deadline, --time-bank and --max-faults (the referee's clock and fault limit) to ``command``."""
+    for option in reversed([
+        click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
+                     help="Seconds allowed per decision."),
+        click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+                     help="Extra seconds per seat per match, spent by decisions that overrun the deadline."),
+        click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
+                     help="Faults in one match after which a seat is played by the defaults and placed last."),
+    ]):
+        command = option(command)
+    return command
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="arena")
@@ -99,14 +120,12 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
-              help="The game to play.")
+@game_option
 @click.option("--seats", type=int, default=4, show_default=True,
               help="Number of seats (Cabanga! 3-6, L.A.M.A. 2-6).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Match seed; the same seed prints the same match. Default: a random seed, printed.")
-@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
+@options_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
 def play(game_name: str, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
     """Play one in-process match between built-in random players and print it.
@@ -173,22 +192,15 @@ def write_replay(path: Path, record: MatchRecord) -> None:
 
 
 @main.command()
-@click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
-              help="The game to play.")
+@game_option
 @click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Bot list (TOML). Default: the bundled example bots of the game.")
 @click.option("--seats", type=int, default=None,
               help="Number of seats; the bot list is cycled to fill them. Default: one seat per bot.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Match seed. Default: a random seed, printed.")
-@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
-@click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
-              help="Seconds allowed per decision.")
-@click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-              help="Extra seconds per seat per match, spent by decisions that overrun the deadline.")
-@click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Faults in one match after which a seat is played by the defaults and placed last.")
+@options_option
+@clock_options
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the replay (game, options, seed, names, every decision and fault) to this file.")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -397,8 +409,7 @@ def _duration(seconds: float) -> str:
 @click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Bot list (TOML). Default: the bundled example bots of the game, for "
                    f"{DEFAULT_LADDER_MATCHES} matches unless a budget is given.")
-@click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
-              help="The game to play.")
+@game_option
 @click.option("--seats", type=int, default=4, show_default=True, help="Seats per match.")
 @click.option("--matches", type=click.IntRange(min=1), default=None,
               help="Stop when the database holds this many matches (a rerun resumes towards the same total).")
@@ -412,14 +423,8 @@ def _duration(seconds: float) -> str:
                    "work out every deal).")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
               show_default=True, help="The ladder database (SQLite); a rerun with it resumes the ladder.")
-@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
-@click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
-              help="Seconds allowed per decision.")
-@click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-              help="Extra seconds per seat per match, spent by decisions that overrun the deadline.")
-@click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Faults in one match after which a seat is played by the defaults and placed last.")
+@options_option
+@clock_options
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output. Default: discarded.")
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
