@@ -27,6 +27,7 @@ import asyncio
 import logging
 import os
 import sys
+import time
 import traceback
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -48,8 +49,8 @@ CHANNEL_OPTIONS = [
     ("grpc.enable_http_proxy", 0),
     ("grpc.max_receive_message_length", 16 << 20),
 ]
-SAFETY_MARGIN = 0.002
-"""Seconds kept in hand when judging whether a request can still be answered in time."""
+SAFETY_MARGIN_MS = 2
+"""Milliseconds kept in hand when judging whether a request can still be answered in time."""
 
 
 class Bot:
@@ -143,48 +144,40 @@ def serve(bot: Bot, address: str, token: str, *, agent: str | None = None) -> in
 
 
 async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
-    # One thread, one event loop: a reader task stamps each message with its arrival time, and the main loop
-    # skips requests whose time ran out while the bot was busy (answering them would delay the next one).
-    loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[tuple[float, pb.ArenaMessage] | BaseException | None] = asyncio.Queue()
+    # One loop, reading inline. A request that waited in the stream while the bot was busy is skipped once
+    # its time has run out: its age comes from the arena's clock (sent_time_ms) and the offset between the
+    # clocks measured at the Welcome, so no clock synchronisation is needed.
+    offset_ms: float | None = None
     async with aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
         call = pb_grpc.ArenaStub(channel).Play()
-
-        async def read() -> None:
-            try:
-                while (message := await call.read()) is not aio.EOF:  # type: ignore[attr-defined]
-                    inbox.put_nowait((loop.time(), message))
-                    # let the main loop answer before the next read is set up: that costs the C core
-                    # tens of microseconds, which would otherwise come before the answer
-                    await asyncio.sleep(0)
-                inbox.put_nowait(None)
-            except grpc.RpcError as exc:
-                inbox.put_nowait(exc)
-
-        reader = asyncio.create_task(read())
         try:
             await call.write(pb.BotMessage(hello=pb.Hello(
                 token=token, protocol_version=PROTOCOL_VERSION, agent=agent)))
             seat = 0
             while True:
-                item = await inbox.get()
-                if item is None:
-                    log.info("the arena closed the stream")
-                    return 0
-                if isinstance(item, BaseException):
-                    detail = f"{item.code()}: {item.details()}" if isinstance(item, grpc.Call) else repr(item)
+                try:
+                    message = await call.read()
+                except grpc.RpcError as exc:
+                    detail = f"{exc.code()}: {exc.details()}" if isinstance(exc, grpc.Call) else repr(exc)
                     print(f"arena: stream failed: {detail}", file=sys.stderr)
                     return 1
-                arrived, message = item
+                if message is aio.EOF:  # type: ignore[attr-defined]
+                    log.info("the arena closed the stream")
+                    return 0
                 which = message.WhichOneof("body")
                 if which == "request":
                     request = message.request
-                    if loop.time() - arrived > request.timeout_ms / 1000 - SAFETY_MARGIN:
-                        continue  # too late to count: the arena has applied the default already
+                    if offset_ms is not None and request.sent_time_ms:
+                        age_ms = time.time_ns() / 1e6 - offset_ms - request.sent_time_ms
+                        if age_ms > request.timeout_ms - SAFETY_MARGIN_MS:
+                            continue  # too late to count: the arena has applied the default already
                     picks = _answer(bot, request, seat)
                     if picks is not None:
                         await call.write(pb.BotMessage(answer=pb.Answer(request_id=request.request_id,
                                                                         picks=picks)))
+                elif which == "welcome":
+                    if message.welcome.arena_time_ms:
+                        offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
                 elif which == "match_start":
                     seat = message.match_start.seat
                     bot.on_match_start(_info(message.match_start))
@@ -195,7 +188,6 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                 elif which == "goodbye":
                     return 0
         finally:
-            reader.cancel()
             call.cancel()
 
 

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import secrets
 import socket
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -97,6 +98,7 @@ class Connection:
         message = request if isinstance(request, pb.ArenaMessage) else pb.ArenaMessage(request=request)
         self._next_id += 1
         request_id = message.request.request_id = self._next_id
+        message.request.sent_time_ms = time.time_ns() // 1_000_000
         future: asyncio.Future[pb.Answer] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
         self.credit = min(self.credit + 1, MESSAGE_BURST + 1)
@@ -287,7 +289,8 @@ class _Servicer(pb_grpc.ArenaServicer):  # type: ignore[misc]  # generated code 
         slot.connected.set()
         reader = asyncio.create_task(self._read(request_iterator, connection))
         try:
-            yield pb.ArenaMessage(welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, bot_name=slot.name))
+            yield pb.ArenaMessage(welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, bot_name=slot.name,
+                                                     arena_time_ms=time.time_ns() // 1_000_000))
             while True:
                 message = await connection.outbox.get()
                 if message is None:

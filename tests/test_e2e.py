@@ -216,3 +216,18 @@ def test_remote_bots_need_an_address_and_are_not_for_the_ladder(tmp_path: Path) 
     assert result.exit_code == 2 and "--listen" in result.stderr
     result = CliRunner().invoke(main, ["ladder", "--bots", str(path), "--db", str(tmp_path / "x.db")])
     assert result.exit_code == 1 and "remote" in result.stderr and "arena match --listen" in result.stderr
+
+
+def test_sdk_skips_requests_whose_time_ran_out_while_the_bot_was_busy(tmp_path: Path) -> None:
+    """The slow bot sleeps 1 s on a 0.15 s clock: the arena moves on, and the SDK drops what went stale."""
+    slow = BotSpec("slow", ("{python}", str(Path(__file__).resolve().parent / "bots" / "slow_first.py"), "1.0"),
+                   ROOT)
+    game = get_game("lama")
+    record = asyncio.run(run_match(game, [slow, bot("g", "lama_greedy.py")], 2, game.options({"rounds": 2}),
+                                   clock=Clock(0.15), max_faults=100, log_dir=tmp_path))
+    timeouts = [f for f in record.faults if f.seat == 0 and f.kind is FaultKind.TIMEOUT]
+    assert len(timeouts) >= 3  # the first request and those sent while it slept
+    sent = len(record.latencies[0])
+    asked = int(next(line for line in (tmp_path / "slow-0.log").read_text().splitlines()
+                     if line.startswith("asked ")).split()[1])
+    assert asked <= sent - (len(timeouts) - 1), f"the SDK answered stale requests: {asked} of {sent} asked"

@@ -77,12 +77,14 @@ class ArenaMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("protocol_version", "bot_name")
+    __slots__ = ("protocol_version", "bot_name", "arena_time_ms")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    ARENA_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     protocol_version: int
     bot_name: str
-    def __init__(self, protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ...) -> None: ...
+    arena_time_ms: int
+    def __init__(self, protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., arena_time_ms: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
     __slots__ = ("match_id", "game", "seat", "names", "target", "rounds", "symbols", "deadline_ms", "time_bank_ms", "max_faults")
@@ -109,7 +111,7 @@ class MatchStart(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., game: _Optional[_Union[Game, str]] = ..., seat: _Optional[int] = ..., names: _Optional[_Iterable[str]] = ..., target: _Optional[int] = ..., rounds: _Optional[int] = ..., symbols: _Optional[_Iterable[int]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("request_id", "match_id", "step", "kind", "pick", "choices", "default_picks", "timeout_ms", "cabanga", "lama", "events")
+    __slots__ = ("request_id", "match_id", "step", "kind", "pick", "choices", "default_picks", "timeout_ms", "sent_time_ms", "cabanga", "lama", "events")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +120,7 @@ class DecisionRequest(_message.Message):
     CHOICES_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_PICKS_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    SENT_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     CABANGA_FIELD_NUMBER: _ClassVar[int]
     LAMA_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
@@ -129,10 +132,11 @@ class DecisionRequest(_message.Message):
     choices: _containers.RepeatedScalarFieldContainer[str]
     default_picks: _containers.RepeatedScalarFieldContainer[int]
     timeout_ms: int
+    sent_time_ms: int
     cabanga: CabangaView
     lama: LamaView
     events: _containers.RepeatedCompositeFieldContainer[Event]
-    def __init__(self, request_id: _Optional[int] = ..., match_id: _Optional[str] = ..., step: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., pick: _Optional[_Union[Pick, str]] = ..., choices: _Optional[_Iterable[str]] = ..., default_picks: _Optional[_Iterable[int]] = ..., timeout_ms: _Optional[int] = ..., cabanga: _Optional[_Union[CabangaView, _Mapping]] = ..., lama: _Optional[_Union[LamaView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
+    def __init__(self, request_id: _Optional[int] = ..., match_id: _Optional[str] = ..., step: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., pick: _Optional[_Union[Pick, str]] = ..., choices: _Optional[_Iterable[str]] = ..., default_picks: _Optional[_Iterable[int]] = ..., timeout_ms: _Optional[int] = ..., sent_time_ms: _Optional[int] = ..., cabanga: _Optional[_Union[CabangaView, _Mapping]] = ..., lama: _Optional[_Union[LamaView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
     __slots__ = ("match_id", "totals", "places", "events")
