@@ -68,6 +68,8 @@ class Connection:
 
     def __init__(self, slot: Slot) -> None:
         self.slot = slot
+        # kept: in Python 3.11 every asyncio.get_running_loop() is a getpid() system call
+        self._loop = asyncio.get_running_loop()
         self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
         self.pending: dict[int, asyncio.Future[pb.Answer]] = {}
         self.overdue: set[int] = set()
@@ -99,7 +101,7 @@ class Connection:
         self._next_id += 1
         request_id = message.request.request_id = self._next_id
         message.request.sent_time_ms = time.time_ns() // 1_000_000
-        future: asyncio.Future[pb.Answer] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[pb.Answer] = self._loop.create_future()
         self.pending[request_id] = future
         self.credit = min(self.credit + 1, MESSAGE_BURST + 1)
         self.outbox.put_nowait(message)
