@@ -159,6 +159,17 @@ def default_bot_list(game: Game) -> Path:
     return path
 
 
+def game_and_bots(game_name: str, options: Sequence[str], bots_path: Path | None
+                  ) -> tuple[Game, Options, list[BotSpec]]:
+    """Return the game, its options and the bot list (the bundled one unless ``bots_path``); usage errors."""
+    game = get_game(game_name.lower())
+    opts = game_options(game, options)
+    try:
+        return game, opts, load_bot_list(bots_path or default_bot_list(game))
+    except BotListError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def pick_bots(bots: list[BotSpec], seats: int | None, game: Game) -> list[BotSpec]:
     """Return the bots in seat order: the list as it is, or cycled over ``seats`` seats."""
     count = seats if seats is not None else len(bots)
@@ -217,12 +228,7 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     plays over one gRPC stream, and is stopped when the match ends. A bot listed with a token instead of a
     command is remote: the arena waits for it to connect to --listen HOST:PORT with that token.
     """
-    game = get_game(game_name.lower())
-    opts = game_options(game, options)
-    try:
-        bots = load_bot_list(bots_path or default_bot_list(game))
-    except BotListError as exc:
-        raise click.UsageError(str(exc)) from None
+    game, opts, bots = game_and_bots(game_name, options, bots_path)
     seated = pick_bots(bots, seats, game)
     remote = [b.name for b in seated if b.remote]
     if remote and listen is None:
@@ -437,12 +443,7 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     Stop it any way you like, kill -9 included: the same command resumes where it stood. The leaderboard
     is printed at the end; `arena leaderboard` shows it at any time.
     """
-    game = get_game(game_name.lower())
-    opts = game_options(game, options)
-    try:
-        bots = load_bot_list(bots_path or default_bot_list(game))
-    except BotListError as exc:
-        raise click.UsageError(str(exc)) from None
+    game, opts, bots = game_and_bots(game_name, options, bots_path)
     if matches is None and hours is None and bots_path is None:
         matches = DEFAULT_LADDER_MATCHES
     hide = tuple(Path(f"{db_path}{suffix}").resolve() for suffix in ("", "-wal", "-shm", "-journal"))
