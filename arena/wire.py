@@ -151,20 +151,6 @@ def _fill_lama_view(out: pb.LamaView, view: lama.LamaView) -> None:
     out.totals.extend(view.totals)
 
 
-def cabanga_view_to_proto(view: cabanga.CabangaView) -> pb.CabangaView:
-    """Return the wire form of a Cabanga! view."""
-    out = pb.CabangaView()
-    _fill_cabanga_view(out, view)
-    return out
-
-
-def lama_view_to_proto(view: lama.LamaView) -> pb.LamaView:
-    """Return the wire form of a L.A.M.A. view."""
-    out = pb.LamaView()
-    _fill_lama_view(out, view)
-    return out
-
-
 _EVENT_TO_PB: dict[type, Callable[[Any], pb.Event]] = {
     cabanga.RoundStarted: lambda e: pb.Event(cabanga_round_started=pb.CabangaRoundStarted(
         round=e.round, starter=e.starter, tops=_texts(e.tops), hand_size=e.hand_size)),
