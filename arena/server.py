@@ -15,11 +15,12 @@ memory. Streams waiting for their hello are few (:data:`MAX_WAITING_STREAMS`) an
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -30,7 +31,6 @@ from arena import wire
 from arena.games.base import Decision, Event, MatchResult
 from arena.referee import FaultKind, MatchInfo, Request, SeatFault
 from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc as pb_grpc
 
 log = logging.getLogger("arena.server")
 
@@ -63,14 +63,30 @@ class ServerError(RuntimeError):
     """The arena server could not start or bind its address."""
 
 
-class Connection:
-    """One authenticated bot stream: an outbox, and the decisions it still owes, by request id."""
+Outgoing = pb.ArenaMessage | bytes
+"""A message to a bot: a message, or a decision request serialized already (:func:`wire.request_bytes`)."""
 
-    def __init__(self, slot: Slot) -> None:
+
+class Connection:
+    """One authenticated bot stream: its writer, and the decisions it still owes, by request id.
+
+    Messages are written in order, one at a time (gRPC allows one write in flight per stream). A decision
+    request is written by the task that asks, with no hop through a writer task, unless a write is already
+    in flight: then the writing task sends it next. A write that is cancelled before it completes (the
+    seat's time ran out while the bot was not reading its stream) leaves the stream unusable, so the
+    connection closes.
+    """
+
+    def __init__(self, slot: Slot, write: Callable[[Outgoing], Awaitable[None]]) -> None:
         self.slot = slot
         # kept: in Python 3.11 every asyncio.get_running_loop() is a getpid() system call
         self._loop = asyncio.get_running_loop()
-        self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
+        self._write = write
+        self._backlog: collections.deque[Outgoing] = collections.deque()
+        self._writing = False
+        self._writer: asyncio.Task[None] | None = None
+        self.flushed = asyncio.Event()
+        """Set once the connection is closed and nothing more will be written: the stream may end."""
         self.pending: dict[int, asyncio.Future[pb.Answer]] = {}
         self.overdue: set[int] = set()
         """Requests whose time ran out with no answer yet: a bot that owes some is stuck or spinning."""
@@ -82,13 +98,45 @@ class Connection:
         self.credit = MESSAGE_BURST
         self._next_id = 0
 
-    def send(self, message: pb.ArenaMessage) -> None:
-        """Queue ``message`` for the bot; a closed connection drops it."""
-        if not self.closed.is_set():
-            self.outbox.put_nowait(message)
+    def send(self, message: Outgoing) -> None:
+        """Send ``message`` to the bot after those before it, without waiting; a closed connection drops it."""
+        if self.closed.is_set():
+            return
+        if self._writing:
+            self._backlog.append(message)
+        else:
+            self._writing = True
+            self._writer = self._loop.create_task(self._drain(message))
 
-    async def ask(self, request: pb.ArenaMessage | pb.DecisionRequest) -> pb.Answer:
-        """Send a decision request (bare, or already wrapped in its ArenaMessage) and return the bot's answer.
+    def stop_writing(self) -> None:
+        """Cancel a write still in flight (the stream is ending)."""
+        if self._writer is not None:
+            self._writer.cancel()
+
+    async def _drain(self, message: Outgoing) -> None:
+        """Write ``message`` and then the backlog, until it is empty. Call with ``_writing`` set."""
+        try:
+            while True:
+                await self._write(message)
+                if not self._backlog:
+                    return
+                message = self._backlog.popleft()
+        except asyncio.CancelledError:
+            self.close("a write to the bot did not complete in time (it does not read its stream)")
+            raise
+        except Exception as exc:  # the stream is gone
+            self.close(f"cannot write to the bot: {type(exc).__name__}: {exc}")
+        finally:
+            self._writing = False
+            self._backlog.clear()
+            if self.closed.is_set():
+                self.flushed.set()
+
+    async def ask(self, request: bytes | pb.DecisionRequest) -> pb.Answer:
+        """Send a decision request and return the bot's answer.
+
+        ``request`` is a DecisionRequest, or an ArenaMessage holding one serialized without its id and send
+        time (:func:`wire.request_bytes`); the connection numbers it and stamps it with the arena's clock.
 
         Raises :class:`SeatFault` when the stream closes first (DISCONNECT, or MALFORMED when the arena
         closed it for garbage or a flood), or (MALFORMED) when the bot answers with an id that was never
@@ -97,15 +145,19 @@ class Connection:
         """
         if self.closed.is_set():
             raise SeatFault(FaultKind.DISCONNECT, f"not connected ({self.close_reason})")
-        message = request if isinstance(request, pb.ArenaMessage) else pb.ArenaMessage(request=request)
+        body = request if isinstance(request, bytes) else pb.ArenaMessage(request=request).SerializeToString()
         self._next_id += 1
-        request_id = message.request.request_id = self._next_id
-        message.request.sent_time_ms = time.time_ns() // 1_000_000
+        request_id = self._next_id
+        message = body + wire.request_stamp(request_id, time.time_ns() // 1_000_000)
         future: asyncio.Future[pb.Answer] = self._loop.create_future()
         self.pending[request_id] = future
         self.credit = min(self.credit + 1, MESSAGE_BURST + 1)
-        self.outbox.put_nowait(message)
         try:
+            if self._writing:
+                self._backlog.append(message)
+            else:
+                self._writing = True
+                await self._drain(message)
             return await future
         except asyncio.CancelledError:  # the seat's time ran out (the future was cancelled with the wait)
             if future.cancelled() or not future.done():
@@ -113,6 +165,8 @@ class Connection:
             raise
         finally:
             self.pending.pop(request_id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # seen: a write cancelled mid-way closes the stream, failing this future
 
     def on_message(self, message: pb.BotMessage) -> None:
         """Take one message from the bot: an answer resolves its request; too many messages close the stream."""
@@ -155,7 +209,8 @@ class Connection:
         for future in self.pending.values():
             if not future.done():
                 future.set_exception(SeatFault(kind, f"stream closed: {reason}"))
-        self.outbox.put_nowait(None)
+        if not self._writing:
+            self.flushed.set()
 
 
 @dataclass
@@ -227,7 +282,7 @@ class RemoteSeat:
         if connection is None or connection.closed.is_set():
             raise await self._fault_for_absence()
         try:
-            answer = await connection.ask(wire.request_message(request))
+            answer = await connection.ask(wire.request_bytes(request))
         except SeatFault as fault:
             if fault.kind is FaultKind.DISCONNECT:
                 raise await self._fault_for_absence() from None
@@ -244,13 +299,21 @@ class RemoteSeat:
             self.slot.connection.send(pb.ArenaMessage(match_end=wire.match_end(match_id, events, result)))
 
 
-class _Servicer(pb_grpc.ArenaServicer):  # type: ignore[misc]  # generated code is untyped
+def _serialize(message: pb.ArenaMessage | bytes) -> bytes:
+    """Serialize a message to a bot; a decision request comes serialized already (:func:`wire.request_bytes`)."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+SERVICE = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+
+
+class _Servicer:
     def __init__(self, server: ArenaServer) -> None:
         self._server = server
         self._waiting = 0
 
     async def _hello(self, request_iterator: AsyncIterator[pb.BotMessage],
-                     context: aio.ServicerContext[pb.BotMessage, pb.ArenaMessage]) -> Slot:
+                     context: aio.ServicerContext[pb.BotMessage, Outgoing]) -> Slot:
         """Return the slot a new stream's hello claims; abort the stream (and log why) when there is none."""
         peer = context.peer()
         if self._waiting >= MAX_WAITING_STREAMS:
@@ -283,24 +346,21 @@ class _Servicer(pb_grpc.ArenaServicer):  # type: ignore[misc]  # generated code 
     async def Play(
         self,
         request_iterator: AsyncIterator[pb.BotMessage],
-        context: aio.ServicerContext[pb.BotMessage, pb.ArenaMessage],
-    ) -> AsyncIterator[pb.ArenaMessage]:
+        context: aio.ServicerContext[pb.BotMessage, Outgoing],
+    ) -> None:
         slot = await self._hello(request_iterator, context)
-        connection = Connection(slot)
+        connection = Connection(slot, context.write)
+        connection.send(pb.ArenaMessage(welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, bot_name=slot.name,
+                                                           arena_time_ms=time.time_ns() // 1_000_000)))
         slot.connection = connection
         slot.connected.set()
         reader = asyncio.create_task(self._read(request_iterator, connection))
         try:
-            yield pb.ArenaMessage(welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, bot_name=slot.name,
-                                                     arena_time_ms=time.time_ns() // 1_000_000))
-            while True:
-                message = await connection.outbox.get()
-                if message is None:
-                    break
-                yield message
+            await connection.flushed.wait()  # the connection is closed and has written its last message
         finally:
             reader.cancel()
             connection.close("stream ended")
+            connection.stop_writing()
             log.info("%s disconnected: %s", slot.name, connection.close_reason)
         if connection.status is not None:
             await context.abort(connection.status, connection.close_reason)
@@ -371,7 +431,12 @@ class ArenaServer:
             if not where.startswith("unix:"):
                 _check_free(where)
         server = aio.server(options=CHANNEL_OPTIONS)
-        pb_grpc.add_ArenaServicer_to_server(_Servicer(self), server)
+        # registered by hand rather than with the generated add_ArenaServicer_to_server: its serializer would
+        # not take requests that are serialized already
+        handlers = {"Play": grpc.stream_stream_rpc_method_handler(
+            _Servicer(self).Play, request_deserializer=pb.BotMessage.FromString, response_serializer=_serialize)}
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+        server.add_registered_method_handlers(SERVICE, handlers)  # type: ignore[attr-defined]  # not in the stubs
         bound = []
         for where in (address, *also):
             try:

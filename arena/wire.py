@@ -70,10 +70,12 @@ def match_start(info: MatchInfo) -> pb.MatchStart:
     )
 
 
-def request_message(request: Request) -> pb.ArenaMessage:
-    """Return the ArenaMessage asking a seat to decide (its request_id is set by the connection).
+def request_bytes(request: Request) -> bytes:
+    """Return the serialized ArenaMessage asking a seat to decide, still without its id and send time.
 
-    Built in place: a request is sent at every decision, and copying sub-messages would double the work.
+    A serialized message followed by another is the two merged (repeated fields appended), as protobuf
+    defines it. So the request is its own fields and view, then one piece per event that every seat shares and
+    :data:`event_pieces` encodes once, and last the connection's :func:`request_stamp`.
     """
     prompt = request.prompt
     message = pb.ArenaMessage()
@@ -85,7 +87,6 @@ def request_message(request: Request) -> pb.ArenaMessage:
     out.choices.extend(_texts(prompt.choices))
     out.default_picks.extend(prompt.choices.index(a) for a in prompt.default)
     out.timeout_ms = max(1, int(request.timeout * 1000))
-    out.events.extend(event_to_proto(e) for e in request.events)
     view = request.view
     if isinstance(view, cabanga.CabangaView):
         _fill_cabanga_view(out.cabanga, view)
@@ -93,12 +94,48 @@ def request_message(request: Request) -> pb.ArenaMessage:
         _fill_lama_view(out.lama, view)
     else:
         raise TypeError(f"no wire form for view {type(view).__name__}")
-    return message
+    head = message.SerializeToString()
+    if not request.events:
+        return head
+    return b"".join([head, *map(event_pieces.piece, request.events)])
+
+
+def request_stamp(request_id: int, sent_time_ms: int) -> bytes:
+    """Return the piece that ends a serialized request: its id and the arena's clock when it was sent."""
+    return pb.ArenaMessage(request=pb.DecisionRequest(request_id=request_id, sent_time_ms=sent_time_ms)
+                           ).SerializeToString()
 
 
 def decision_request(request: Request) -> pb.DecisionRequest:
-    """Return the DecisionRequest for a referee request (its request_id is set by the connection)."""
-    return request_message(request).request
+    """Return the DecisionRequest for a referee request, as a bot receives it (without id and send time)."""
+    return pb.ArenaMessage.FromString(request_bytes(request)).request
+
+
+class EventPieces:
+    """Serialized request pieces holding one event each, by event, for the most recent ``size`` events.
+
+    Every seat is sent every public event, so each is encoded once rather than once per seat. Events are
+    immutable and found by identity (the piece holds its event, so an id is never reused while cached).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._pieces: dict[int, tuple[Event, bytes]] = {}
+
+    def piece(self, event: Event) -> bytes:
+        """Return the serialized ArenaMessage whose request holds ``event`` and nothing else."""
+        hit = self._pieces.get(id(event))
+        if hit is not None and hit[0] is event:
+            return hit[1]
+        if len(self._pieces) >= self._size:
+            self._pieces.clear()
+        piece = pb.ArenaMessage(request=pb.DecisionRequest(events=[event_to_proto(event)])).SerializeToString()
+        self._pieces[id(event)] = (event, piece)
+        return piece
+
+
+event_pieces = EventPieces()
+"""The arena's one cache of event pieces (shared by its tables: they run on one event loop)."""
 
 
 def decision_from_picks(prompt: Prompt, picks: Sequence[int]) -> Decision:

@@ -108,9 +108,10 @@ def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int
             s = prompt.seat
             history: tuple[Event, ...] = tuple(state.events[seen[s]:])
             seen[s] = len(state.events)
-            message = wire.request_message(Request(match_id, step, prompt, state.view(s), history, 0.5))
-            message.request.request_id = rng.randrange(1, 2**40)
-            data, parsed = roundtrip(message)
+            # the very bytes a connection sends: the request, then its id and send time
+            data = wire.request_bytes(Request(match_id, step, prompt, state.view(s), history, 0.5)) + \
+                wire.request_stamp(rng.randrange(1, 2**40), rng.randrange(1, 2**41))
+            parsed = pb.ArenaMessage.FromString(data)
             check_secrets(data, parsed, state, s, tokens)
             request = parsed.request
             # what the bot decodes is exactly what the seat may know: its view, its choices, public events

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
 from arena import wire
 from arena.games import GAMES
-from arena.games.base import Game, Pick, Prompt, random_decision
+from arena.games.base import Event, Game, Pick, Prompt, random_decision
 from arena.referee import Request
 from arena.v1 import arena_pb2 as pb
 
@@ -38,6 +39,38 @@ def test_views_prompts_and_events_round_trip(game: Game) -> None:
                 assert wire.event_from_proto(wire.event_to_proto(event)) == event
                 events += 1
     assert requests > 100 and events > 100
+
+
+def test_a_request_is_its_pieces_concatenated_and_each_event_is_encoded_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    state = GAMES["cabanga"].new_match(4, 3)
+    rng = random.Random(3)
+    for _ in range(12):
+        state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+    history = tuple(state.events)
+    prompt = state.pending()[0]
+    encoded: list[object] = []
+    real = wire.event_to_proto
+
+    def counting(event: Event) -> pb.Event:
+        encoded.append(event)
+        return real(event)
+
+    monkeypatch.setattr(wire, "event_to_proto", counting)
+    monkeypatch.setattr(wire, "event_pieces", wire.EventPieces(size=len(history) + 1))
+    for seat in range(4):  # the same events, sent to every seat
+        request = Request("m", 7, prompt, state.view(seat), history, 1.0)
+        data = wire.request_bytes(request) + wire.request_stamp(1000 + seat, 1_700_000_000_123)
+        decoded = pb.ArenaMessage.FromString(data).request
+        assert (decoded.request_id, decoded.sent_time_ms, decoded.step) == (1000 + seat, 1_700_000_000_123, 7)
+        assert wire.view_from_proto(decoded) == state.view(seat)
+        assert [wire.event_from_proto(e) for e in decoded.events] == list(history)
+    assert len(encoded) == len(history) > 5  # once per event, not once per seat
+    # a full cache starts again; equal events that are different objects are each encoded correctly
+    small = wire.EventPieces(size=2)
+    copies = [dataclasses.replace(e) for e in history]  # type: ignore[type-var]
+    for event in (*history, *copies):
+        assert wire.event_from_proto(pb.ArenaMessage.FromString(small.piece(event)).request.events[0]) == event
 
 
 def _prompt(pick: Pick) -> Prompt:

@@ -231,6 +231,35 @@ def test_answers_owed_past_the_deadline_are_remembered_until_they_come() -> None
     with_server(body)
 
 
+def test_a_bot_that_never_reads_its_stream_loses_it_and_never_holds_up_the_arena() -> None:
+    """Requests pile up in a stream nobody reads until a write cannot complete: the deadline still holds."""
+    async def body(server: ArenaServer, channel: aio.Channel) -> None:
+        slot = server.add_slot("deaf")
+        await connect(server, channel, slot.token)  # reads its welcome, and never again
+        connection = slot.connection
+        assert connection is not None
+        big = pb.DecisionRequest(match_id="m" * 1_000_000)
+        loop = asyncio.get_running_loop()
+        timeouts = 0
+        for _ in range(60):  # at most 60 MB, far beyond what gRPC buffers for a stream
+            started = loop.time()
+            try:
+                await asyncio.wait_for(connection.ask(big), 0.05)
+            except TimeoutError:
+                timeouts += 1
+            except SeatFault as fault:
+                assert fault.kind is FaultKind.DISCONNECT
+                break
+            assert loop.time() - started < 1.0
+        else:
+            pytest.fail("60 requests of 1 MB were all written to a stream that is never read")
+        assert timeouts > 0 and not slot.online
+        assert "does not read its stream" in connection.close_reason
+        await asyncio.wait_for(connection.flushed.wait(), 1)  # the stream ends; the server can stop
+
+    with_server(body)
+
+
 def test_a_port_in_use_is_a_clear_error() -> None:
     async def main() -> None:
         with socket.socket() as taken:
