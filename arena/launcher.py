@@ -13,10 +13,10 @@ A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` t
 
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
 environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
-``PYTHONUNBUFFERED``, ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it runs in a new session and process group under
-the sandbox's supervisor (:mod:`arena.sandbox`), and is stopped by asking (Goodbye), then through its
-supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes through a pipe to its log, which is
-cut at a size limit.
+``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.transport`), ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it
+runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), and is stopped
+by asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
+through a pipe to its log, which is cut at a size limit.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from arena import transport
 from arena.sandbox import CPU_EXIT_CODE, DEFAULT_LIMITS, Isolation, Limits, LimitsError, Sandbox, detect_isolation
 from arena.server import ArenaServer, RemoteSeat, Slot
 
@@ -333,6 +334,8 @@ class BotProcess:
             "ARENA_ADDRESS": address,
             "ARENA_TOKEN": token,
         }
+        if transport.experiments():
+            env["GRPC_EXPERIMENTS"] = transport.experiments()
         log_file: IO[bytes] | None = None
         read_end = write_end = -1
         try:

@@ -32,6 +32,9 @@ import traceback
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from arena import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
+
+# isort: split
 import grpc
 from grpc import aio
 

@@ -23,6 +23,9 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from arena import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
+
+# isort: split
 import grpc
 from google.protobuf.message import DecodeError
 from grpc import aio

@@ -270,8 +270,10 @@ def test_a_bot_sees_a_clean_environment(tmp_path: Path) -> None:
     finally:
         del os.environ["ARENA_TEST_SECRET"]
     env = json.loads(log.read_text().splitlines()[0])
-    assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "ARENA_ADDRESS", "ARENA_TOKEN"}
+    assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "GRPC_EXPERIMENTS", "ARENA_ADDRESS",
+                        "ARENA_TOKEN"}
     assert env["HOME"] == env["TMPDIR"] == scratch and env["ARENA_TOKEN"] == "tok"
+    assert env["GRPC_EXPERIMENTS"] == os.environ["GRPC_EXPERIMENTS"] != ""  # the arena's gRPC settings
     assert not Path(scratch).exists()  # removed when the bot stopped
 
 

@@ -1,0 +1,40 @@
+"""arena.transport: the gRPC settings are in place before gRPC starts, and yield to the operator's own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from arena import transport
+
+SHOW = "import os, arena.sdk, arena.server, grpc; print(repr(os.environ.get('GRPC_EXPERIMENTS')))"
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    (None, transport.GRPC_EXPERIMENTS),
+    ("", ""),  # set to nothing: gRPC's own defaults
+    ("-event_engine_client", "-event_engine_client"),
+])
+def test_the_arena_sets_grpc_experiments_unless_the_operator_did(given: str | None, expected: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    if given is not None:
+        env["GRPC_EXPERIMENTS"] = given
+    out = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == repr(expected)
+    assert "experiment" not in out.stderr.lower()  # gRPC knows every name we turn off
+
+
+def test_grpc_is_imported_after_the_settings_in_every_module_that_uses_it() -> None:
+    """The C core reads GRPC_EXPERIMENTS once: a module importing grpc before arena.transport would miss it."""
+    from pathlib import Path
+
+    root = Path(transport.__file__).parent
+    for path in sorted(root.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "\nimport grpc" not in text and "\nfrom grpc" not in text:
+            continue
+        first_grpc = min(i for i in (text.find("\nimport grpc"), text.find("\nfrom grpc")) if i >= 0)
+        assert 0 <= text.find("from arena import transport") < first_grpc, path.name
