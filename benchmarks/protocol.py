@@ -1,21 +1,30 @@
 """The arena's cost per decision over gRPC, next to a bare gRPC stream ping-pong on the same machine.
 
-Run: python benchmarks/protocol.py [--matches N] [--json]
+Run: python benchmarks/protocol.py [--matches N] [--turns N] [--json]
 
 Prints, in one run:
-  bare     round trip of one message each way on a bare grpc.aio bidirectional stream between two Python
-           processes over a Unix socket (the same transport the arena uses for local bots);
-  arena    per decision in whole 4-seat Cabanga! matches with the bundled random bots: the referee's
-           median and p99 ask-to-answer latency, and the wall time of the matches per decision;
-  ratio    arena median latency / bare median round trip (target: at most 1.5);
-  tables   whole matches per second with two tables at once (target: 10 or more on 2 cores).
+  bare          round trip of one message each way on a bare grpc.aio bidirectional stream between two Python
+                processes over a Unix socket, with the arena's gRPC settings (arena.transport): the transport
+                the arena uses for local bots;
+  bare_default  the same with gRPC's default settings, for reference (measured in a process of its own);
+  arena         per decision in whole 4-seat Cabanga! matches with the bundled random bots: the referee's
+                median and p99 ask-to-answer latency, and the wall time of the matches per decision;
+  ratio         arena median latency / bare median round trip (target: at most 1.5);
+  two_tables    whole matches per second with two tables at once (target: 10 or more on 2 cores).
+
+The bare and arena figures are taken in turns (--turns), so that a slow spell of a shared machine weighs on
+both sides of the ratio alike.
 """
 
 from __future__ import annotations
 
+from arena import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
+
+# isort: split
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,6 +32,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from grpc import aio
 
@@ -85,26 +95,26 @@ async def bare_round_trip(rounds: int) -> list[float]:
     return echo.samples[rounds // 10:]  # the first tenth warms up
 
 
-async def arena_matches(matches: int, tables: int) -> dict[str, float]:
-    """Play ``matches`` whole Cabanga! matches on ``tables`` tables at once; return latency and rate figures."""
+async def arena_matches(matches: int, tables: int, first_seed: int = 0) -> dict[str, Any]:
+    """Play ``matches`` whole Cabanga! matches (seeds from ``first_seed`` on) on ``tables`` tables at once.
+
+    Returns every decision's latency (seconds), the number of decisions and the elapsed wall time.
+    """
     game = get_game("cabanga")
     bots = [BotSpec("random", ("{python}", "cabanga_random.py"), ROOT / "bots")] * 4
     latencies: list[float] = []
-    decisions = 0
     async with serving() as server:
         seated = [Table(server) for _ in range(tables)]
         seat_lists = await asyncio.gather(*(t.seat(bots, [f"t{i}s{s}" for s in range(4)])
                                             for i, t in enumerate(seated)))
-        queue = list(range(matches))
+        queue = list(range(first_seed, first_seed + matches))
 
         async def worker(seats: list[RemoteSeat]) -> None:
-            nonlocal decisions
             while queue:
                 seed = queue.pop()
                 record = await play_match(game, seats, seed, clock=Clock(1.0))
                 for seat in record.latencies:
                     latencies.extend(seat)
-                    decisions += len(seat)
 
         start = time.perf_counter()
         try:
@@ -112,32 +122,60 @@ async def arena_matches(matches: int, tables: int) -> dict[str, float]:
         finally:
             elapsed = time.perf_counter() - start
             await asyncio.gather(*(t.close() for t in seated))
-    median, p99 = latency_summary(latencies)
-    return {"median_us": median * 1e6, "p99_us": p99 * 1e6, "wall_us_per_decision": elapsed / decisions * 1e6,
-            "matches_per_s": matches / elapsed, "decisions": decisions}
+    return {"latencies": latencies, "decisions": len(latencies), "elapsed": elapsed}
+
+
+def bare_default(rounds: int) -> tuple[float, float]:
+    """Return the bare round trip's median and p99 (seconds) with gRPC's default settings, from a new process."""
+    env = {**os.environ, "GRPC_EXPERIMENTS": ""}
+    out = subprocess.run([sys.executable, __file__, "--bare-only", "--rounds", str(rounds)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    figures = json.loads(out)
+    return figures["median"], figures["p99"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=40, help="matches per arena measurement (default 40)")
     parser.add_argument("--rounds", type=int, default=3000, help="bare ping-pong round trips (default 3000)")
+    parser.add_argument("--turns", type=int, default=4,
+                        help="bare and arena measurements alternate, in this many turns each (default 4)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    parser.add_argument("--bare-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    bare = asyncio.run(bare_round_trip(args.rounds))
+    if args.bare_only:
+        samples = asyncio.run(bare_round_trip(args.rounds))
+        print(json.dumps({"median": statistics.median(samples), "p99": sorted(samples)[int(0.99 * len(samples))]}))
+        return
+    turns = max(1, args.turns)
+    bare: list[float] = []
+    latencies: list[float] = []
+    decisions = 0
+    elapsed = 0.0
+    for turn in range(turns):
+        bare += asyncio.run(bare_round_trip(max(100, args.rounds // turns)))
+        share = args.matches // turns + (1 if turn < args.matches % turns else 0)
+        figures = asyncio.run(arena_matches(share, 1, first_seed=turn * (args.matches // turns + 1)))
+        latencies += figures["latencies"]
+        decisions += int(figures["decisions"])
+        elapsed += figures["elapsed"]
+    two = asyncio.run(arena_matches(args.matches, 2))
+    default_median, default_p99 = bare_default(args.rounds)
     bare_median = statistics.median(bare)
     bare_p99 = sorted(bare)[int(0.99 * len(bare))]
-    one = asyncio.run(arena_matches(args.matches, 1))
-    two = asyncio.run(arena_matches(args.matches, 2))
+    median, p99 = latency_summary(latencies)
+    two_median, two_p99 = latency_summary(two["latencies"])
     rows = [
         {"measure": "bare_stream_round_trip", "median_us": round(bare_median * 1e6, 1),
          "p99_us": round(bare_p99 * 1e6, 1), "samples": len(bare)},
-        {"measure": "arena_decision", "tables": 1, "median_us": round(one["median_us"], 1),
-         "p99_us": round(one["p99_us"], 1), "wall_us_per_decision": round(one["wall_us_per_decision"], 1),
-         "decisions": one["decisions"], "matches_per_s": round(one["matches_per_s"], 2)},
-        {"measure": "ratio", "arena_median_over_bare_median": round(one["median_us"] / (bare_median * 1e6), 2),
-         "target_max": 1.5},
-        {"measure": "two_tables", "tables": 2, "matches_per_s": round(two["matches_per_s"], 2),
-         "median_us": round(two["median_us"], 1), "p99_us": round(two["p99_us"], 1), "target_min": 10},
+        {"measure": "bare_default_grpc", "median_us": round(default_median * 1e6, 1),
+         "p99_us": round(default_p99 * 1e6, 1)},
+        {"measure": "arena_decision", "tables": 1, "median_us": round(median * 1e6, 1),
+         "p99_us": round(p99 * 1e6, 1), "wall_us_per_decision": round(elapsed / decisions * 1e6, 1),
+         "decisions": decisions, "matches_per_s": round(args.matches / elapsed, 2)},
+        {"measure": "ratio", "arena_median_over_bare_median": round(median / bare_median, 2), "target_max": 1.5},
+        {"measure": "two_tables", "tables": 2, "matches_per_s": round(args.matches / two["elapsed"], 2),
+         "median_us": round(two_median * 1e6, 1), "p99_us": round(two_p99 * 1e6, 1), "target_min": 10},
     ]
     for row in rows:
         if args.json:
