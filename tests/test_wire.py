@@ -104,5 +104,16 @@ def test_bad_wire_values_are_refused() -> None:
         wire.view_from_proto(request)
     with pytest.raises(wire.WireError, match="no view"):
         wire.view_from_proto(pb.DecisionRequest())
+    request = pb.DecisionRequest(kind=pb.DECISION_KIND_PLAY, pick=pb.PICK_ONE, choices=["R7:left"], default_picks=[1])
+    request.cabanga.hand.append("R7")
+    with pytest.raises(wire.WireError, match="bad default"):
+        wire.prompt_from_proto(request, 0)
+    request.cabanga.previous_colour = "Z"
+    with pytest.raises(wire.WireError, match="bad Cabanga! view"):
+        wire.view_from_proto(request)
+    request.cabanga.previous_colour = "R"
+    request.cabanga.throw_tops.append("R7")
+    with pytest.raises(wire.WireError, match="two row tops"):
+        wire.view_from_proto(request)
     with pytest.raises(wire.WireError, match="empty"):
         wire.event_from_proto(pb.Event())
