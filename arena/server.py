@@ -46,6 +46,9 @@ MESSAGE_BURST = 16
 """Messages a stream may send beyond one per request it was sent (late answers, a second hello...)."""
 MAX_WAITING_STREAMS = 64
 """Streams that may wait for their hello at once; more are refused (RESOURCE_EXHAUSTED)."""
+INLINE_WRITE_MIN_TIMEOUT = 0.05
+"""Shortest deadline (seconds) for which the asking task writes its request itself. A write takes a fraction of
+a millisecond; a shorter deadline could cancel a healthy write, which would cost the bot its stream."""
 EXIT_WAIT = 0.15
 """Seconds a lost stream's process is given to end, so that a crash is told from a disconnect."""
 CHANNEL_OPTIONS = [
@@ -75,9 +78,9 @@ class Connection:
 
     Messages are written in order, one at a time (gRPC allows one write in flight per stream). A decision
     request is written by the task that asks, with no hop through a writer task, unless a write is already
-    in flight: then the writing task sends it next. A write that is cancelled before it completes (the
-    seat's time ran out while the bot was not reading its stream) leaves the stream unusable, so the
-    connection closes.
+    in flight (then the writing task sends it next) or the caller's deadline is too short to wait for a
+    write (:data:`INLINE_WRITE_MIN_TIMEOUT`). A write that is cancelled before it completes (the seat's time
+    ran out while the bot was not reading its stream) leaves the stream unusable, so the connection closes.
     """
 
     def __init__(self, slot: Slot, write: Callable[[Outgoing], Awaitable[None]]) -> None:
@@ -135,7 +138,7 @@ class Connection:
             if self.closed.is_set():
                 self.flushed.set()
 
-    async def ask(self, request: bytes | pb.DecisionRequest) -> pb.Answer:
+    async def ask(self, request: bytes | pb.DecisionRequest, timeout: float | None = None) -> pb.Answer:
         """Send a decision request and return the bot's answer.
 
         ``request`` is a DecisionRequest, or an ArenaMessage holding one serialized without its id and send
@@ -143,8 +146,8 @@ class Connection:
 
         Raises :class:`SeatFault` when the stream closes first (DISCONNECT, or MALFORMED when the arena
         closed it for garbage or a flood), or (MALFORMED) when the bot answers with an id that was never
-        asked. The caller bounds the wait; cancelling it only forgets the request, so a late answer is
-        dropped by id.
+        asked. The caller bounds the wait (``timeout`` says by how much, when it is known); cancelling it
+        only forgets the request, so a late answer is dropped by id.
         """
         if self.closed.is_set():
             raise SeatFault(FaultKind.DISCONNECT, f"not connected ({self.close_reason})")
@@ -158,6 +161,8 @@ class Connection:
         try:
             if self._writing:
                 self._backlog.append(message)
+            elif timeout is not None and timeout < INLINE_WRITE_MIN_TIMEOUT:
+                self.send(message)  # written by a task of its own, which the caller's deadline cannot cancel
             else:
                 self._writing = True
                 await self._drain(message)
@@ -285,7 +290,7 @@ class RemoteSeat:
         if connection is None or connection.closed.is_set():
             raise await self._fault_for_absence()
         try:
-            answer = await connection.ask(wire.request_bytes(request))
+            answer = await connection.ask(wire.request_bytes(request), request.timeout)
         except SeatFault as fault:
             if fault.kind is FaultKind.DISCONNECT:
                 raise await self._fault_for_absence() from None

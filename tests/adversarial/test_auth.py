@@ -260,6 +260,23 @@ def test_a_bot_that_never_reads_its_stream_loses_it_and_never_holds_up_the_arena
     with_server(body)
 
 
+def test_a_deadline_shorter_than_a_write_never_costs_a_healthy_bot_its_stream() -> None:
+    """With a 0.1 ms deadline the referee gives up while the request is still being written: not the bot's fault."""
+    async def body(server: ArenaServer, channel: aio.Channel) -> None:
+        slot = server.add_slot("healthy")
+        bot = await connect(server, channel, slot.token)
+        connection = slot.connection
+        assert connection is not None
+        for _ in range(50):
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(connection.ask(pb.DecisionRequest(), 0.0001), 0.0001)
+        for _ in range(50):  # the bot reads every request, just too late to answer
+            assert (await bot.read()).WhichOneof("body") == "request"
+        assert slot.online, connection.close_reason
+
+    with_server(body)
+
+
 def test_a_port_in_use_is_a_clear_error() -> None:
     async def main() -> None:
         with socket.socket() as taken:
