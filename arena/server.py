@@ -159,10 +159,8 @@ class Connection:
         self.pending[request_id] = future
         self.credit = min(self.credit + 1, MESSAGE_BURST + 1)
         try:
-            if self._writing:
-                self._backlog.append(message)
-            elif timeout is not None and timeout < INLINE_WRITE_MIN_TIMEOUT:
-                self.send(message)  # written by a task of its own, which the caller's deadline cannot cancel
+            if self._writing or (timeout is not None and timeout < INLINE_WRITE_MIN_TIMEOUT):
+                self.send(message)  # after the write in flight, or by a task the caller's deadline cannot cancel
             else:
                 self._writing = True
                 await self._drain(message)
@@ -307,7 +305,7 @@ class RemoteSeat:
             self.slot.connection.send(pb.ArenaMessage(match_end=wire.match_end(match_id, events, result)))
 
 
-def _serialize(message: pb.ArenaMessage | bytes) -> bytes:
+def _serialize(message: Outgoing) -> bytes:
     """Serialize a message to a bot; a decision request comes serialized already (:func:`wire.request_bytes`)."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
