@@ -247,6 +247,8 @@ class MatchState(ABC):
         self.seed = seed
         self._rng = random.Random(seed)
         self._log: list[Event] = []
+        # per seat: (length of the public log when it happened, event) for what only that seat learns
+        self._private: list[list[tuple[int, Event]]] = [[] for _ in range(seats)]
         self._over = False  # set once a MatchOver event is logged; asked at every step, so kept, not derived
 
     @abstractmethod
@@ -274,6 +276,14 @@ class MatchState(ABC):
     def events(self) -> Sequence[Event]:
         """Return the public history of the match so far, oldest first."""
         return self._log
+
+    def private_events(self, seat: int) -> Sequence[tuple[int, Event]]:
+        """Return what only ``seat`` has learnt (its own penalty cards, the card it drew), oldest first.
+
+        Each entry is ``(position, event)``: the event happened after the first ``position`` public events
+        (:attr:`events`). Never part of the public log, never shown to another seat (RULES.md G2).
+        """
+        return self._private[seat]
 
     @property
     def over(self) -> bool:

@@ -19,10 +19,11 @@ Steps. A match alternates two kinds of step (:class:`arena.games.base.DecisionKi
 Draws (C13) happen when the turn ends. The set-aside cards become the new penalty pile at the moment a card
 must be drawn from an empty penalty pile.
 
-Events, all public: :class:`RoundStarted`, :class:`Played`, :class:`Threw`, :class:`Reshuffled`,
-:class:`Drew`, then :class:`arena.games.base.RoundScored` and :class:`arena.games.base.MatchOver`. The
+Events, all public: :class:`RoundStarted`, :class:`Played`, :class:`Threw`, :class:`ThrowsClosed` (after
+every play, thrown or not), :class:`Reshuffled`, :class:`Drew`, then :class:`arena.games.base.RoundScored` and :class:`arena.games.base.MatchOver`. The
 first round's :class:`RoundStarted` is in :attr:`CabangaState.events` from the start of the match, before
-any decision. A seat's view can be rebuilt from its hand and these events.
+any decision. A seat's view can be rebuilt from its hand and these events. The one private event,
+:class:`PenaltyCards` (which cards the drawing seat got), is in :meth:`CabangaState.private_events`.
 
 Zones (:meth:`CabangaState.zones`): ``hand 0`` .. ``hand N-1`` (card order), ``penalty pile`` (top first),
 ``set aside`` (in the order the cards were set aside) and the eight piles ``R left``, ``R right``,
@@ -415,6 +416,45 @@ class Drew(Event):
         return f"{names[self.seat]} draws {self.count} of {self.owed} owed penalty cards; no cards are left"
 
 
+@dataclass(frozen=True, slots=True)
+class ThrowsClosed(Event):
+    """No more throws after ``seat``'s play: every seat asked has answered or timed out (C11), or none was.
+
+    Sent after every play, whether or not a seat was asked, so that it tells nobody who could have thrown.
+    """
+
+    kind: ClassVar[str] = "throws_closed"
+    seat: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "seat": self.seat}
+
+    def describe(self, names: Sequence[str]) -> str:
+        return f"throws closed after {names[self.seat]}'s play"
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyCards(Event):
+    """Private to ``seat``: the penalty cards it has just drawn (C13), in the order drawn.
+
+    Found in :meth:`CabangaState.private_events`, never in the public log: the public :class:`Drew` only
+    counts them.
+    """
+
+    kind: ClassVar[str] = "penalty_cards"
+    seat: int
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "seat": self.seat, "cards": _texts(self.cards)}
+
+    def describe(self, names: Sequence[str]) -> str:
+        return f"{names[self.seat]} draws {' '.join(_texts(self.cards)) or 'nothing'} (seen by {names[self.seat]} only)"
+
+
+_THROWS_CLOSED = tuple(ThrowsClosed(s) for s in range(6))
+
+
 # -------------------------------------------------------------------------------------------------- view
 
 
@@ -574,6 +614,7 @@ class CabangaState(MatchState):
                 self._step = DecisionKind.THROW
                 self._pending = tuple(prompts)
                 return
+        events.append(_THROWS_CLOSED[seat])
         self._end_turn(events)
 
     def _throw(self, decisions: Mapping[int, Decision], events: list[Event]) -> None:
@@ -588,6 +629,7 @@ class CabangaState(MatchState):
                 self._set_aside.extend(cards)
                 self._owed += len(cards)
                 events.append(Threw(prompt.seat, cards))
+        events.append(_THROWS_CLOSED[self._active])
         self._end_turn(events)
 
     def _end_turn(self, events: list[Event]) -> None:
@@ -598,6 +640,7 @@ class CabangaState(MatchState):
             hand = self._hands[seat]
             penalty = self._penalty
             drawn = 0
+            first = len(hand)
             while drawn < owed:
                 if not penalty:
                     if not self._set_aside:
@@ -608,8 +651,11 @@ class CabangaState(MatchState):
                     events.append(Reshuffled(len(penalty)))
                 hand.append(penalty.pop())
                 drawn += 1
+            new = tuple(hand[first:])
             hand.sort(key=_card_order)
             events.append(Drew(seat, drawn, owed))
+            if new:  # private, right after the public Drew: apply() appends ``events`` to the log
+                self._private[seat].append((len(self._log) + len(events), PenaltyCards(seat, new)))
         self._previous_colour = ROWS[self._row]
         if all(self._hands):
             self._active = (seat + 1) % self.seats

@@ -74,6 +74,12 @@ CHIP_SMALL: Final = 1
 DEFAULT_TARGET: Final = 40
 """The default of option ``target`` (L12)."""
 
+CLIMB_ONE: Final = "one"
+"""Option ``climb``: play the same value or exactly one higher (L4, the default)."""
+CLIMB_ANY: Final = "any"
+"""Option ``climb``: play the same value or any higher one (the rulebook's literal words)."""
+CLIMBS: Final = (CLIMB_ONE, CLIMB_ANY)
+
 
 class Card:
     """One L.A.M.A. card: a value 1..6, or the llama (value :data:`LLAMA_VALUE`).
@@ -301,8 +307,13 @@ class LamaOptions:
 
     target: int = DEFAULT_TARGET
     rounds: int | None = None
+    climb: str = CLIMB_ONE
+    """L4: ``one`` (the default), a card of the same value or exactly one higher; ``any``, the rulebook's
+    literal words, the same value or any higher one (after a 6 still only a 6 or a llama)."""
 
     def __post_init__(self) -> None:
+        if self.climb not in CLIMBS:
+            raise OptionError(f"option climb must be one of {', '.join(CLIMBS)}, got {self.climb!r}")
         if isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1:
             raise OptionError(f"option target must be an integer >= 1, got {self.target!r}")
         if self.rounds is not None and (
@@ -312,7 +323,10 @@ class LamaOptions:
 
     def to_json(self) -> dict[str, Any]:
         """Return the options as a JSON-ready dict that :meth:`Lama.options` reads back."""
-        return {"target": self.target, "rounds": self.rounds}
+        data: dict[str, Any] = {"target": self.target, "rounds": self.rounds}
+        if self.climb != CLIMB_ONE:  # left out at its default: the options of older replays and ladders stay equal
+            data["climb"] = self.climb
+        return data
 
 
 # ----------------------------------------------------------------------------------------------- events
@@ -384,10 +398,26 @@ class Quit(Event):
         return f"{names[self.seat]} quits"
 
 
+@dataclass(frozen=True, slots=True)
+class DrewCard(Event):
+    """Private to ``seat``: the card it has just drawn (L5). In :meth:`LamaState.private_events` only."""
+
+    kind: ClassVar[str] = "drew_card"
+    seat: int
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "seat": self.seat, "card": self.card.text}
+
+    def describe(self, names: Sequence[str]) -> str:
+        return f"{names[self.seat]} draws {self.card} (seen by {names[self.seat]} only)"
+
+
 # Events are immutable, so the few possible Played, Drew and Quit events are built once and shared.
 _PLAYED: Final = tuple(tuple(Played(s, c) for c in (_CARDS[0], *_CARDS)) for s in range(_MAX_SEATS))
 _DREW: Final = tuple(Drew(s) for s in range(_MAX_SEATS))
 _QUIT: Final = tuple(Quit(s) for s in range(_MAX_SEATS))
+_DREW_CARD: Final = tuple(tuple(DrewCard(s, c) for c in (_CARDS[0], *_CARDS)) for s in range(_MAX_SEATS))
 
 
 # ------------------------------------------------------------------------------------------------- view
@@ -608,6 +638,7 @@ class LamaState(MatchState):
             self._hands[seat][card._value] += 1
             self._sizes[seat] += 1
             events = [_DREW[seat]]
+            self._private[seat].append((len(self._log) + 1, _DREW_CARD[seat][card._value]))
         else:
             self._in_round[seat] = False
             self._left -= 1
@@ -632,10 +663,25 @@ class LamaState(MatchState):
         seat = self._active
         top = self._top
         counts = self._hands[seat]
+        if self._options.climb == CLIMB_ANY:
+            self._pending = (self._any_climb_prompt(seat, top, counts),)
+            return
         low, high = _PLAYABLE_VALUES[top]
         mask = (1 if counts[low] else 0) | (2 if counts[high] else 0)
         can_draw = bool(self._draw) and self._left > 1  # L5
         self._pending = _PENDING[_pending_key(seat, top, mask, can_draw)]
+
+    def _any_climb_prompt(self, seat: int, top: int, counts: Sequence[int]) -> Prompt:
+        """Return the turn prompt under option ``climb=any``: the same value or any higher one.
+
+        The llama is above every number; after a llama only a llama or a 1 (the rulebook's own example).
+        """
+        values = (1, LLAMA_VALUE) if top == LLAMA_VALUE else range(top, LLAMA_VALUE + 1)
+        choices: list[Action] = [_CARDS[v - 1] for v in sorted(values) if counts[v]]
+        if self._draw and self._left > 1:  # L5
+            choices.append(DRAW)
+        choices.append(QUIT)
+        return Prompt(seat, DecisionKind.TURN, Pick.ONE, tuple(choices), (choices[0],))
 
     def _start_round(self, starter: int) -> RoundStarted:
         """Deal a new round from the rng (L2) with ``starter`` to play, and return its event."""
@@ -728,7 +774,8 @@ def _check_deck(cards: Sequence[Card]) -> None:
 
 
 class Lama(Game):
-    """L.A.M.A. for 2 to 6 seats. Options: ``target`` (default 40), ``rounds`` (default unset)."""
+    """L.A.M.A. for 2 to 6 seats. Options: ``target`` (default 40), ``rounds`` (default unset), ``climb``
+    (``one``, the default, or ``any``: see :class:`LamaOptions`)."""
 
     name: ClassVar[str] = "lama"
     title: ClassVar[str] = "L.A.M.A."
@@ -741,11 +788,14 @@ class Lama(Game):
         Raises :class:`OptionError` naming an unknown option or a bad value.
         """
         raw = raw or {}
-        check_known_options(self.name, raw, ("target", "rounds"))
+        check_known_options(self.name, raw, ("target", "rounds", "climb"))
         target = parse_int_option("target", raw.get("target", DEFAULT_TARGET), minimum=1)
         rounds_raw = raw.get("rounds")
         rounds = None if rounds_raw is None else parse_int_option("rounds", rounds_raw, minimum=1)
-        return LamaOptions(target=target, rounds=rounds)
+        climb = raw.get("climb", CLIMB_ONE)
+        if not isinstance(climb, str) or climb.strip() not in CLIMBS:
+            raise OptionError(f"option climb must be one of {', '.join(CLIMBS)}, got {climb!r}")
+        return LamaOptions(target=target, rounds=rounds, climb=climb.strip())
 
     def new_match(self, seats: int, seed: int, options: Options | None = None) -> LamaState:
         """Return a new match (see :meth:`Game.new_match`), typed as :class:`LamaState`.

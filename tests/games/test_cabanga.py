@@ -43,12 +43,14 @@ from arena.games.cabanga import (
     Card,
     Colour,
     Drew,
+    PenaltyCards,
     PlayCard,
     Played,
     Reshuffled,
     RoundStarted,
     Side,
     Threw,
+    ThrowsClosed,
 )
 
 # Every row has a number card on top of its right pile, so that cards placed nowhere lie under it:
@@ -85,7 +87,7 @@ def arrange(*hands: str, **kwargs: Any) -> CabangaState:
 def play(state: CabangaState, text: str) -> list[Event]:
     (prompt,) = state.pending()
     assert prompt.kind is DecisionKind.PLAY
-    return state.apply({prompt.seat: (PlayCard.parse(text),)})
+    return without_throws_closed(state.apply({prompt.seat: (PlayCard.parse(text),)}))
 
 
 def throw(state: CabangaState, answers: Mapping[int, str] | None = None) -> list[Event]:
@@ -93,7 +95,12 @@ def throw(state: CabangaState, answers: Mapping[int, str] | None = None) -> list
     answers = answers or {}
     prompts = state.pending()
     assert prompts and all(p.kind is DecisionKind.THROW for p in prompts)
-    return state.apply({p.seat: p.parse(answers.get(p.seat, "-")) for p in prompts})
+    return without_throws_closed(state.apply({p.seat: p.parse(answers.get(p.seat, "-")) for p in prompts}))
+
+
+def without_throws_closed(events: list[Event]) -> list[Event]:
+    """The events less ThrowsClosed, which follows every play (tested on its own): the rest is the rule's."""
+    return [e for e in events if not isinstance(e, ThrowsClosed)]
 
 
 def snapshot(state: CabangaState) -> tuple[Any, ...]:
@@ -427,7 +434,7 @@ def test_c11_a_seat_that_does_not_answer_throws_nothing() -> None:
     state = arrange(*THROW_HANDS, tops=START_CARDS)
     play(state, "Y2:left")
     events = state.apply({p.seat: p.default for p in state.pending()})
-    assert events == []
+    assert events == [ThrowsClosed(0)]
     assert state.pending()[0].seat == 1 and len(state.zones()["hand 1"]) == 4
 
 
@@ -889,3 +896,41 @@ def test_g2_events_are_public_text() -> None:
     assert started.describe(NAMES) == "round 2: 8 cards each, bob starts; rows R 1|3, B 5|7, P 12|14, Y 16|18"
     for event in new_match(3, 1).events:
         json.dumps(event.to_json())
+
+
+# ---------------------------------------------------------------------- events for strong bots (issue 11)
+
+
+def test_c11_throws_closed_follows_every_play_whether_or_not_a_seat_was_asked() -> None:
+    rng = random.Random(11)
+    state = new_match(5, 3)
+    plays = closed = 0
+    while not state.over:
+        before = len(state.events)
+        kinds = {p.kind for p in state.pending()}
+        state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+        new = state.events[before:]
+        if DecisionKind.PLAY in kinds:
+            plays += 1
+        closed += sum(isinstance(e, ThrowsClosed) for e in new)
+        if DecisionKind.THROW in kinds or not any(p.kind is DecisionKind.THROW for p in state.pending()):
+            # the turn's throws are over: exactly one ThrowsClosed, after the play and every throw, before draws
+            names = [type(e).__name__ for e in new]
+            assert names.count("ThrowsClosed") == 1, names
+            at = names.index("ThrowsClosed")
+            assert "Threw" not in names[at:] and "Drew" not in names[:at]
+    assert plays == closed > 50
+
+
+def test_c13_the_drawing_seat_alone_learns_its_penalty_cards() -> None:
+    state = arrange("R9 B9", "R5 R6 B1", "R2 P1", "P2 P3", previous_colour=Colour.RED,
+                    penalty=["Y1", "Y2", "Y3"], set_aside=["B7"])
+    play(state, "R9:right")
+    throw(state, {1: "R5 R6", 2: "R2"})
+    (position, event), = state.private_events(0)
+    assert isinstance(event, PenaltyCards) and event.seat == 0 and len(event.cards) == 4
+    assert set(cards("Y1 Y2 Y3")) <= set(event.cards) and set(event.cards) <= set(state.zones()["hand 0"])
+    assert isinstance(state.events[position - 1], Drew)  # right after the public count
+    assert all(not state.private_events(s) for s in (1, 2, 3))
+    assert all(not isinstance(e, PenaltyCards) for e in state.events)
+    assert event.to_json() == {"event": "penalty_cards", "seat": 0, "cards": [c.text for c in event.cards]}

@@ -30,6 +30,7 @@ from arena.games.lama import (
     QUIT,
     Card,
     Drew,
+    DrewCard,
     LamaOptions,
     LamaState,
     Played,
@@ -853,3 +854,48 @@ def test_g2_view_is_rebuilt_from_the_hand_and_the_public_events(seats: int) -> N
             if state.over:
                 break
             state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+
+
+# ------------------------------------------------------------- option climb=any: the rulebook's literal words
+
+
+@pytest.mark.parametrize(
+    ("top", "held", "plays"),
+    [
+        ("L2", "L1 L2 L4 L6 LL", ["L2", "L4", "L6", "LL"]),  # any higher value, the llama above them all
+        ("L6", "L1 L5 L6 LL", ["L6", "LL"]),  # after a 6 still only a 6 or a llama
+        ("LL", "L1 L2 L6 LL", ["L1", "LL"]),  # after a llama only a llama or a 1
+        ("L5", "L1 L2", []),
+    ],
+)
+def test_l4_climb_any_allows_the_same_or_any_higher_value(top: str, held: str, plays: list[str]) -> None:
+    options = LAMA.options({"climb": "any"})
+    state = arrange([held, "L1"], top, options=options)
+    assert choices(state) == [*plays, "draw", "quit"]
+    assert choices(arrange([held, "L1"], top)) == [  # the default, L4: the same or exactly one higher
+        c for c in ["L1", "L2", "L3", "L4", "L5", "L6", "LL"]
+        if c in held.split() and c in {"L1": ["L1", "L2"], "L2": ["L2", "L3"], "L5": ["L5", "L6"],
+                                       "L6": ["L6", "LL"], "LL": ["L1", "LL"]}[top]] + ["draw", "quit"]
+
+
+def test_l4_climb_option_is_checked_and_kept_out_of_default_options() -> None:
+    assert LAMA.options().to_json() == {"target": 40, "rounds": None}
+    assert LAMA.options({"climb": "any"}).to_json() == {"target": 40, "rounds": None, "climb": "any"}
+    assert LAMA.options(LAMA.options({"climb": "any"}).to_json()).climb == "any"
+    with pytest.raises(OptionError, match="climb must be one of one, any"):
+        LAMA.options({"climb": "two"})
+
+
+def test_l4_climb_any_plays_whole_matches() -> None:
+    rng = random.Random(4)
+    for seed in range(20):
+        state = LAMA.new_match(4, seed, LAMA.options({"climb": "any"}))
+        while not state.over:
+            state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+
+
+def test_l5_the_drawing_seat_alone_learns_the_card_it_drew() -> None:
+    state = arrange(["L1 L3", "L1"], "L5", draw="L2 L4")
+    act(state, "draw")
+    assert state.private_events(0) == [(1, DrewCard(0, Card.parse("L2")))]
+    assert state.private_events(1) == [] and all(not isinstance(e, DrewCard) for e in state.events)
