@@ -357,10 +357,12 @@ class Ladder:
         """Seat, play, rate and store one match; return when the match itself began and ended."""
         cfg = self.config
         began = time.perf_counter()
+        # opaque: a deal's number plus a guessable ladder seed would give away the deal
+        token = secrets.token_hex(8)
         while True:
             seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                seats = await table.seat([self.specs[name] for name in seating])
+                seats = await table.seat([self.specs[name] for name in seating], match=token)
                 break
             except LaunchError as exc:
                 self._start_failed(exc)
@@ -370,8 +372,7 @@ class Ladder:
 
         match_began = began = time.perf_counter()
         record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
-                                  # opaque: a deal's number plus a guessable ladder seed would give away the deal
-                                  max_faults=cfg.max_faults, match_id=secrets.token_hex(8))
+                                  max_faults=cfg.max_faults, match_id=token)
         match_ended = time.perf_counter()
         seconds = match_ended - began
         self.timing.in_matches += seconds

@@ -256,6 +256,10 @@ class _LogPump:
                 self.file.write(f"\n[arena: log cut at {self.limit} bytes; later output dropped]\n".encode())
             self.file.flush()
 
+    def note(self, data: bytes) -> None:
+        """Write ``data`` of the arena's own into the log, within the same limit as the bot's output."""
+        self._keep(data)
+
     def _resume(self) -> None:
         if not self.closed:
             self.loop.add_reader(self.fd, self._readable)
@@ -376,6 +380,26 @@ class BotProcess:
     def new_match(self) -> None:
         """Tell the supervisor a match begins: the bot's CPU allowance starts again."""
         self._control(b"renew\n")
+
+    def note(self, line: str) -> None:
+        """Write a line of the arena's own into the bot's log (say, a marker at each match start)."""
+        if self._pump is not None:
+            self._pump.note(f"[arena] {line}\n".encode())
+
+    def output_tail(self, limit: int = 1200) -> str:
+        """Return the end of the bot's output so far (its log), for the message of a bot that failed."""
+        if self._pump is not None and not self.alive():
+            self._pump.close()  # the process has gone: keep what is left in the pipe
+            self._pump = None
+        if self.log_path is None:
+            return ""
+        try:
+            with open(self.log_path, "rb") as file:
+                file.seek(0, os.SEEK_END)
+                file.seek(max(0, file.tell() - limit))
+                return file.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
 
     def _control(self, message: bytes) -> None:
         stdin = self._proc.stdin if self._proc is not None else None
@@ -500,11 +524,14 @@ class Table:
         self.starts = 0
         self.restarts = 0
 
-    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None) -> list[RemoteSeat]:
+    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
+                   match: str = "") -> list[RemoteSeat]:
         """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected.
 
-        ``names`` are the seats' display names (default: the bots' names). Raises :class:`LaunchError`
-        naming every bot that did not start or connect; ``error.bots`` holds their names.
+        ``names`` are the seats' display names (default: the bots' names). ``match`` names the match about to
+        be played: each bot's log gets a marker line with it and the seat. Raises :class:`LaunchError`
+        naming every bot that did not start or connect (with the end of its output when it has a log);
+        ``error.bots`` holds their names.
         """
         names = list(names) if names is not None else [b.name for b in bots]
         keys: list[tuple[str, int]] = []
@@ -541,8 +568,9 @@ class Table:
                 await self._stop(k)
             raise LaunchError("; ".join(failed), bots=[k[0] for k in bad])
         await self._evict(set(keys))
-        for key, name in zip(keys, names, strict=True):
+        for seat, (key, name) in enumerate(zip(keys, names, strict=True)):
             self._running[key][0].name = name
+            self._running[key][1].note(f"match {match or '(unnamed)'} starts: seat {seat} as {name}")
         return [RemoteSeat(self._running[k][0]) for k in keys]
 
     async def retire(self, name: str) -> None:
@@ -569,7 +597,9 @@ class Table:
         end = loop.time() + timeout
         while not slot.connected.is_set():
             if not proc.alive():
-                return f"bot {key[0]!r} {proc.exit_detail()} before connecting"
+                tail = proc.output_tail()
+                said = f"; its output ends with: {tail}" if tail else ""
+                return f"bot {key[0]!r} {proc.exit_detail()} before connecting{said}"
             if loop.time() >= end:
                 if remote:
                     return (f"remote bot {key[0]!r} did not connect to {self.server.address} with its token "

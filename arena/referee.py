@@ -14,7 +14,7 @@ import enum
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from arena.games import get_game
 from arena.games.base import (
@@ -59,6 +59,81 @@ class Fault:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Fault:
         return cls(int(data["seat"]), int(data["step"]), FaultKind(data["kind"]), str(data["detail"]))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFaulted(Event):
+    """Public: ``seat``'s decision at this step was replaced by the default, for a fault of ``kind``.
+
+    Every seat is told, before the events the step's decisions caused; the fault's detail is not (it may name
+    a card of the faulty seat's hand). The match's record keeps the whole :class:`Fault`.
+    """
+
+    kind: ClassVar[str] = "seat_faulted"
+    seat: int
+    fault: FaultKind
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "seat": self.seat, "kind": self.fault.value}
+
+    def describe(self, names: Sequence[str]) -> str:
+        return f"{names[self.seat]} faulted ({self.fault.value}): the default is applied"
+
+
+class TableLog:
+    """The events of one match as the seats are told them, and what each seat has been told so far.
+
+    Public events (the game's, and the referee's :class:`SeatFaulted`) go to every seat; a seat's private
+    events (:meth:`MatchState.private_events`) go to that seat only, where they happened. :meth:`since_last`
+    returns what a seat has not been told yet and marks it told.
+    """
+
+    def __init__(self, state: MatchState) -> None:
+        self.state = state
+        self.public: list[Event] = list(state.events)
+        seats = state.seats
+        self._game_seen = len(state.events)
+        self._placed = [len(state.private_events(s)) for s in range(seats)]  # game private events placed
+        self._private: list[list[tuple[int, Event]]] = [[] for _ in range(seats)]  # (position in public, event)
+        self._sent = [0] * seats
+        self._private_sent = [0] * seats
+
+    def add(self, event: Event) -> None:
+        """Add a public event that is not the game's (a fault)."""
+        self.public.append(event)
+
+    def apply(self, decisions: Mapping[int, Decision]) -> list[Event]:
+        """Apply ``decisions`` to the match, log what followed, and return the game's public events."""
+        state = self.state
+        events = state.apply(decisions)
+        offset = len(self.public) - self._game_seen  # public positions = game positions + referee events
+        self.public.extend(events)
+        self._game_seen += len(events)
+        for seat, placed in enumerate(self._placed):
+            private = state.private_events(seat)
+            if len(private) > placed:
+                self._private[seat].extend((position + offset, event) for position, event in private[placed:])
+                self._placed[seat] = len(private)
+        return events
+
+    def since_last(self, seat: int) -> tuple[Event, ...]:
+        """Return the events ``seat`` has not been told yet, oldest first, and count them as told."""
+        public = self.public
+        start, end = self._sent[seat], len(public)
+        self._sent[seat] = end
+        private = self._private[seat]
+        told = self._private_sent[seat]
+        if told == len(private):
+            return tuple(public[start:end])
+        out: list[Event] = []
+        at = start
+        for position, event in private[told:]:
+            out.extend(public[at:position])
+            at = max(at, position)
+            out.append(event)
+        out.extend(public[at:end])
+        self._private_sent[seat] = len(private)
+        return tuple(out)
 
 
 class SeatFault(Exception):
@@ -170,6 +245,8 @@ class MatchRecord:
     benched: set[int] = field(default_factory=set)
     step_seconds: list[float] = field(default_factory=list)
     """Per step: the wall time from asking the seats to having every answer or fault."""
+    asked: list[dict[int, float]] = field(default_factory=list)
+    """Per step: the seats asked (not benched) and the seconds each took to answer or fault."""
     result: MatchResult | None = None
 
     def ranking_places(self) -> tuple[int, ...]:
@@ -224,7 +301,7 @@ async def play_match(
     state = game.new_match(len(seats), seed, opts)
     record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
                          latencies=[[] for _ in seats])
-    seen = [0] * len(seats)  # per seat: how many public events it has been sent
+    table = TableLog(state)
     banks = [clock.bank] * len(seats)
     fault_counts = [0] * len(seats)
 
@@ -251,8 +328,7 @@ async def play_match(
             if s in record.benched:
                 decisions[s] = prompt.default
                 continue
-            history = tuple(state.events[seen[s]:])
-            seen[s] = len(state.events)
+            history = table.since_last(s)
             limit = clock.deadline + banks[s]
             request = Request(match_id, step, prompt, state.view(s), history, limit)
             calls.append(_ask(seats[s], request))
@@ -260,9 +336,12 @@ async def play_match(
         asked_at = loop.time()
         answers = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
         record.step_seconds.append(loop.time() - asked_at)
+        took: dict[int, float] = {}
+        record.asked.append(took)
         for prompt, answer, elapsed in answers:
             s = prompt.seat
             record.latencies[s].append(elapsed)
+            took[s] = elapsed
             banks[s] = max(0.0, banks[s] - max(0.0, elapsed - clock.deadline))
             if not isinstance(answer, SeatFault):
                 try:
@@ -273,11 +352,12 @@ async def play_match(
                     answer = SeatFault(FaultKind.ILLEGAL, str(err))
             decisions[s] = prompt.default
             record.faults.append(Fault(s, step, answer.kind, answer.detail))
+            table.add(SeatFaulted(s, answer.kind))
             fault_counts[s] += 1
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
         record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
-        emit(state.apply(decisions))
+        emit(table.apply(decisions))
     record.result = state.result
     assert record.result is not None
     for s, seat in enumerate(seats):
@@ -285,7 +365,7 @@ async def play_match(
             # the match is decided; a bot that fails to hear it costs nothing
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
-                    seat.match_over(match_id, s, tuple(state.events[seen[s]:]), record.result),
+                    seat.match_over(match_id, s, table.since_last(s), record.result),
                     clock.deadline)
     return record
 

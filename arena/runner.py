@@ -61,13 +61,16 @@ async def run_match(
     :class:`arena.games.base.GameError` for a bad configuration.
     """
     async with serving(address) as server:
-        table = Table(server, log_dir=log_dir)
-        try:
-            seats = await table.seat(bots, seat_names(bots))
-            return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
-                                    match_id=new_match_id(game), on_event=on_event)
-        finally:
-            await table.close()
+        # without a log folder the bots still log to a private one, so a bot that fails to start can say why
+        with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:
+            table = Table(server, log_dir=log_dir or Path(scratch))
+            match_id = new_match_id(game)
+            try:
+                seats = await table.seat(bots, seat_names(bots), match=match_id)
+                return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
+                                        match_id=match_id, on_event=on_event)
+            finally:
+                await table.close()
 
 
 def new_match_id(game: Game) -> str:

@@ -133,6 +133,8 @@ def _info(start: pb.MatchStart) -> MatchInfo:
     options: dict[str, Any] = {"target": start.target, "rounds": start.rounds or None}
     if start.symbols:
         options["symbols"] = list(start.symbols)
+    if start.climb:
+        options["climb"] = start.climb
     return MatchInfo(start.match_id, wire.GAME_FROM_PB.get(start.game, ""), start.seat, tuple(start.names),
                      options, Clock(max(start.deadline_ms, 1) / 1000, start.time_bank_ms / 1000),
                      start.max_faults)
@@ -174,10 +176,7 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                         age_ms = time.time_ns() / 1e6 - offset_ms - request.sent_time_ms
                         if age_ms > request.timeout_ms - SAFETY_MARGIN_MS:
                             continue  # too late to count: the arena has applied the default already
-                    picks = _answer(bot, request, seat)
-                    if picks is not None:
-                        await call.write(pb.BotMessage(answer=pb.Answer(request_id=request.request_id,
-                                                                        picks=picks)))
+                    await call.write(pb.BotMessage(answer=_answer(bot, request, seat)))
                 elif which == "welcome":
                     if message.welcome.arena_time_ms:
                         offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
@@ -194,17 +193,28 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
             call.cancel()
 
 
-def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> list[int] | None:
-    """Return the bot's picks for ``request``, or ``None`` (with the traceback on stderr) when it failed."""
+CRASH_REASON_CHARS = 1000
+"""The longest reason a crash answer carries (the traceback goes to the bot's log whole)."""
+
+
+def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> pb.Answer:
+    """Return the bot's answer to ``request``: its picks, or when its code raised, a crash report.
+
+    The traceback goes to stderr (the bot's log); the arena records a crash fault with the exception's type
+    and message at once, rather than a timeout, and the bot goes on with its next request.
+    """
     try:
         prompt = wire.prompt_from_proto(request, seat)
         view = wire.view_from_proto(request)
         if request.events and type(bot).on_events is not Bot.on_events:  # decoded only for bots that listen
             bot.on_events([wire.event_from_proto(e) for e in request.events])
-        return _picks(prompt, decide(bot, prompt, view))
-    except Exception:
-        traceback.print_exc()  # the bot's log shows why; the arena records the fault
-        return None
+        return pb.Answer(request_id=request.request_id, picks=_picks(prompt, decide(bot, prompt, view)))
+    except Exception as exc:
+        print(f"arena: request {request.request_id} (match {request.match_id}, step {request.step}) failed:",
+              file=sys.stderr)
+        traceback.print_exc()
+        return pb.Answer(request_id=request.request_id,
+                         crash=f"{type(exc).__name__}: {exc}"[:CRASH_REASON_CHARS])
 
 
 def run(bot: Bot) -> None:

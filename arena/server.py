@@ -293,6 +293,8 @@ class RemoteSeat:
             if fault.kind is FaultKind.DISCONNECT:
                 raise await self._fault_for_absence() from None
             raise
+        if answer.crash:  # the bot's code failed and said so: a crash, at once, and the bot lives on
+            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash[:1000]}")
         try:
             return wire.decision_from_picks(request.prompt, answer.picks)
         except wire.WireError as exc:

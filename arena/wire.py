@@ -24,7 +24,7 @@ from arena.games.base import (
     RoundScored,
     View,
 )
-from arena.referee import MatchInfo, Request
+from arena.referee import FaultKind, MatchInfo, Request, SeatFaulted
 from arena.v1 import arena_pb2 as pb
 
 T = TypeVar("T")
@@ -64,6 +64,7 @@ def match_start(info: MatchInfo) -> pb.MatchStart:
         target=int(options.get("target") or 0),
         rounds=int(options.get("rounds") or 0),
         symbols=list(options.get("symbols") or ()),
+        climb=str(options.get("climb") or ""),
         deadline_ms=round(info.clock.deadline * 1000),
         time_bank_ms=round(info.clock.bank * 1000),
         max_faults=info.max_faults,
@@ -196,11 +197,16 @@ _EVENT_TO_PB: dict[type, Callable[[Any], pb.Event]] = {
     cabanga.Threw: lambda e: pb.Event(cabanga_threw=pb.CabangaThrew(seat=e.seat, cards=_texts(e.cards))),
     cabanga.Reshuffled: lambda e: pb.Event(cabanga_reshuffled=pb.CabangaReshuffled(count=e.count)),
     cabanga.Drew: lambda e: pb.Event(cabanga_drew=pb.CabangaDrew(seat=e.seat, count=e.count, owed=e.owed)),
+    cabanga.ThrowsClosed: lambda e: pb.Event(cabanga_throws_closed=pb.CabangaThrowsClosed(seat=e.seat)),
+    cabanga.PenaltyCards: lambda e: pb.Event(cabanga_penalty_cards=pb.CabangaPenaltyCards(
+        seat=e.seat, cards=_texts(e.cards))),
     lama.RoundStarted: lambda e: pb.Event(lama_round_started=pb.LamaRoundStarted(
         round=e.round, starter=e.starter, discard=e.discard.text, hand_size=e.hand_size)),
     lama.Played: lambda e: pb.Event(lama_played=pb.LamaPlayed(seat=e.seat, card=e.card.text)),
     lama.Drew: lambda e: pb.Event(lama_drew=pb.LamaDrew(seat=e.seat)),
     lama.Quit: lambda e: pb.Event(lama_quit=pb.LamaQuit(seat=e.seat)),
+    lama.DrewCard: lambda e: pb.Event(lama_drew_card=pb.LamaDrewCard(seat=e.seat, card=e.card.text)),
+    SeatFaulted: lambda e: pb.Event(seat_faulted=pb.SeatFaulted(seat=e.seat, kind=e.fault.value)),
     RoundScored: lambda e: pb.Event(round_scored=pb.RoundScored(
         round=e.round, points=e.points, totals=e.totals)),
     MatchOver: lambda e: pb.Event(match_over=pb.MatchOver(totals=e.totals, places=e.places)),
@@ -308,11 +314,15 @@ _EVENT_FROM_PB: dict[str, Callable[[Any], Event]] = {
     "cabanga_threw": lambda m: cabanga.Threw(m.seat, _ccards(m.cards)),
     "cabanga_reshuffled": lambda m: cabanga.Reshuffled(m.count),
     "cabanga_drew": lambda m: cabanga.Drew(m.seat, m.count, m.owed),
+    "cabanga_throws_closed": lambda m: cabanga.ThrowsClosed(m.seat),
+    "cabanga_penalty_cards": lambda m: cabanga.PenaltyCards(m.seat, _ccards(m.cards)),
     "lama_round_started": lambda m: lama.RoundStarted(m.round, m.starter, _LAMA_CARD[m.discard],
                                                       m.hand_size),
     "lama_played": lambda m: lama.Played(m.seat, _LAMA_CARD[m.card]),
     "lama_drew": lambda m: lama.Drew(m.seat),
     "lama_quit": lambda m: lama.Quit(m.seat),
+    "lama_drew_card": lambda m: lama.DrewCard(m.seat, _LAMA_CARD[m.card]),
+    "seat_faulted": lambda m: SeatFaulted(m.seat, FaultKind(m.kind)),
     "round_scored": lambda m: RoundScored(m.round, tuple(m.points), tuple(m.totals)),
     "match_over": lambda m: MatchOver(tuple(m.totals), tuple(m.places)),
 }

@@ -24,8 +24,10 @@ from arena import server as server_module
 from arena import wire
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, MatchState, random_decision
+from arena.games.cabanga import PenaltyCards
+from arena.games.lama import DrewCard
 from arena.launcher import BotSpec, log_file_name
-from arena.referee import Clock, MatchInfo, Request
+from arena.referee import Clock, MatchInfo, Request, TableLog
 from arena.runner import run_match
 from arena.v1 import arena_pb2 as pb
 
@@ -100,14 +102,15 @@ def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int
         data, start = roundtrip(wire.match_start(info))
         check_secrets(data, start, state, s, tokens)
         assert start.seat == s and list(start.names) == list(names)
-    seen = [0] * seats
+    table = TableLog(state)
     checked = 0
     while not state.over:
         prompts = state.pending()
         for step, prompt in enumerate(prompts):
             s = prompt.seat
-            history: tuple[Event, ...] = tuple(state.events[seen[s]:])
-            seen[s] = len(state.events)
+            history: tuple[Event, ...] = table.since_last(s)
+            private = [e for e in history if isinstance(e, PenaltyCards | DrewCard)]
+            assert all(e.seat == s for e in private), f"seat {s} is told another seat's draw"
             # the very bytes a connection sends: the request, then its id and send time
             data = wire.request_bytes(Request(match_id, step, prompt, state.view(s), history, 0.5)) + \
                 wire.request_stamp(rng.randrange(1, 2**40), rng.randrange(1, 2**41))
@@ -119,10 +122,10 @@ def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int
             assert wire.prompt_from_proto(request, s).choices == prompt.choices
             assert [wire.event_from_proto(e) for e in request.events] == list(history)
             checked += 1
-        state.apply({p.seat: random_decision(p, rng) for p in prompts})
+        table.apply({p.seat: random_decision(p, rng) for p in prompts})
     assert state.result is not None
     for s in range(seats):
-        data, end = roundtrip(wire.match_end(match_id, tuple(state.events[seen[s]:]), state.result))
+        data, end = roundtrip(wire.match_end(match_id, table.since_last(s), state.result))
         check_secrets(data, end, state, s, tokens)
     return checked
 

@@ -153,7 +153,8 @@ class FakeTable:
         self.starts = 0
         self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
 
-    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None) -> list[LocalSeat]:
+    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
+                   match: str = "") -> list[LocalSeat]:
         await asyncio.sleep(self.rng.random() / 1000)  # let the tables interleave
         bad = [b.name for b in bots if b.name in self.broken]
         if bad:

@@ -20,10 +20,11 @@ Draws (C13) happen when the turn ends. The set-aside cards become the new penalt
 must be drawn from an empty penalty pile.
 
 Events, all public: :class:`RoundStarted`, :class:`Played`, :class:`Threw`, :class:`ThrowsClosed` (after
-every play, thrown or not), :class:`Reshuffled`, :class:`Drew`, then :class:`arena.games.base.RoundScored` and :class:`arena.games.base.MatchOver`. The
-first round's :class:`RoundStarted` is in :attr:`CabangaState.events` from the start of the match, before
-any decision. A seat's view can be rebuilt from its hand and these events. The one private event,
-:class:`PenaltyCards` (which cards the drawing seat got), is in :meth:`CabangaState.private_events`.
+every play, thrown or not), :class:`Reshuffled`, :class:`Drew`, then :class:`arena.games.base.RoundScored`
+and :class:`arena.games.base.MatchOver`. The first round's :class:`RoundStarted` is in
+:attr:`CabangaState.events` from the start of the match, before any decision. A seat's view can be rebuilt
+from its hand and these events. The one private event, :class:`PenaltyCards` (which cards the drawing seat
+got), is in :meth:`CabangaState.private_events`.
 
 Zones (:meth:`CabangaState.zones`): ``hand 0`` .. ``hand N-1`` (card order), ``penalty pile`` (top first),
 ``set aside`` (in the order the cards were set aside) and the eight piles ``R left``, ``R right``,

@@ -55,12 +55,14 @@ class Hello(_message.Message):
     def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., agent: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("request_id", "picks")
+    __slots__ = ("request_id", "picks", "crash")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     PICKS_FIELD_NUMBER: _ClassVar[int]
+    CRASH_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     picks: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, request_id: _Optional[int] = ..., picks: _Optional[_Iterable[int]] = ...) -> None: ...
+    crash: str
+    def __init__(self, request_id: _Optional[int] = ..., picks: _Optional[_Iterable[int]] = ..., crash: _Optional[str] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
     __slots__ = ("welcome", "match_start", "request", "match_end", "goodbye")
@@ -87,7 +89,7 @@ class Welcome(_message.Message):
     def __init__(self, protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., arena_time_ms: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "game", "seat", "names", "target", "rounds", "symbols", "deadline_ms", "time_bank_ms", "max_faults")
+    __slots__ = ("match_id", "game", "seat", "names", "target", "rounds", "symbols", "deadline_ms", "time_bank_ms", "max_faults", "climb")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +100,7 @@ class MatchStart(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
+    CLIMB_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: Game
     seat: int
@@ -108,7 +111,8 @@ class MatchStart(_message.Message):
     deadline_ms: int
     time_bank_ms: int
     max_faults: int
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[_Union[Game, str]] = ..., seat: _Optional[int] = ..., names: _Optional[_Iterable[str]] = ..., target: _Optional[int] = ..., rounds: _Optional[int] = ..., symbols: _Optional[_Iterable[int]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ...) -> None: ...
+    climb: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[_Union[Game, str]] = ..., seat: _Optional[int] = ..., names: _Optional[_Iterable[str]] = ..., target: _Optional[int] = ..., rounds: _Optional[int] = ..., symbols: _Optional[_Iterable[int]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., climb: _Optional[str] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
     __slots__ = ("request_id", "match_id", "step", "kind", "pick", "choices", "default_picks", "timeout_ms", "sent_time_ms", "cabanga", "lama", "events")
@@ -211,30 +215,38 @@ class LamaView(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., round: _Optional[int] = ..., active: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., discard: _Optional[str] = ..., discard_size: _Optional[int] = ..., draw_size: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., in_round: _Optional[_Iterable[bool]] = ..., totals: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("cabanga_round_started", "cabanga_played", "cabanga_threw", "cabanga_reshuffled", "cabanga_drew", "lama_round_started", "lama_played", "lama_drew", "lama_quit", "round_scored", "match_over")
+    __slots__ = ("cabanga_round_started", "cabanga_played", "cabanga_threw", "cabanga_reshuffled", "cabanga_drew", "cabanga_throws_closed", "cabanga_penalty_cards", "lama_round_started", "lama_played", "lama_drew", "lama_quit", "lama_drew_card", "round_scored", "match_over", "seat_faulted")
     CABANGA_ROUND_STARTED_FIELD_NUMBER: _ClassVar[int]
     CABANGA_PLAYED_FIELD_NUMBER: _ClassVar[int]
     CABANGA_THREW_FIELD_NUMBER: _ClassVar[int]
     CABANGA_RESHUFFLED_FIELD_NUMBER: _ClassVar[int]
     CABANGA_DREW_FIELD_NUMBER: _ClassVar[int]
+    CABANGA_THROWS_CLOSED_FIELD_NUMBER: _ClassVar[int]
+    CABANGA_PENALTY_CARDS_FIELD_NUMBER: _ClassVar[int]
     LAMA_ROUND_STARTED_FIELD_NUMBER: _ClassVar[int]
     LAMA_PLAYED_FIELD_NUMBER: _ClassVar[int]
     LAMA_DREW_FIELD_NUMBER: _ClassVar[int]
     LAMA_QUIT_FIELD_NUMBER: _ClassVar[int]
+    LAMA_DREW_CARD_FIELD_NUMBER: _ClassVar[int]
     ROUND_SCORED_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FAULTED_FIELD_NUMBER: _ClassVar[int]
     cabanga_round_started: CabangaRoundStarted
     cabanga_played: CabangaPlayed
     cabanga_threw: CabangaThrew
     cabanga_reshuffled: CabangaReshuffled
     cabanga_drew: CabangaDrew
+    cabanga_throws_closed: CabangaThrowsClosed
+    cabanga_penalty_cards: CabangaPenaltyCards
     lama_round_started: LamaRoundStarted
     lama_played: LamaPlayed
     lama_drew: LamaDrew
     lama_quit: LamaQuit
+    lama_drew_card: LamaDrewCard
     round_scored: RoundScored
     match_over: MatchOver
-    def __init__(self, cabanga_round_started: _Optional[_Union[CabangaRoundStarted, _Mapping]] = ..., cabanga_played: _Optional[_Union[CabangaPlayed, _Mapping]] = ..., cabanga_threw: _Optional[_Union[CabangaThrew, _Mapping]] = ..., cabanga_reshuffled: _Optional[_Union[CabangaReshuffled, _Mapping]] = ..., cabanga_drew: _Optional[_Union[CabangaDrew, _Mapping]] = ..., lama_round_started: _Optional[_Union[LamaRoundStarted, _Mapping]] = ..., lama_played: _Optional[_Union[LamaPlayed, _Mapping]] = ..., lama_drew: _Optional[_Union[LamaDrew, _Mapping]] = ..., lama_quit: _Optional[_Union[LamaQuit, _Mapping]] = ..., round_scored: _Optional[_Union[RoundScored, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ...) -> None: ...
+    seat_faulted: SeatFaulted
+    def __init__(self, cabanga_round_started: _Optional[_Union[CabangaRoundStarted, _Mapping]] = ..., cabanga_played: _Optional[_Union[CabangaPlayed, _Mapping]] = ..., cabanga_threw: _Optional[_Union[CabangaThrew, _Mapping]] = ..., cabanga_reshuffled: _Optional[_Union[CabangaReshuffled, _Mapping]] = ..., cabanga_drew: _Optional[_Union[CabangaDrew, _Mapping]] = ..., cabanga_throws_closed: _Optional[_Union[CabangaThrowsClosed, _Mapping]] = ..., cabanga_penalty_cards: _Optional[_Union[CabangaPenaltyCards, _Mapping]] = ..., lama_round_started: _Optional[_Union[LamaRoundStarted, _Mapping]] = ..., lama_played: _Optional[_Union[LamaPlayed, _Mapping]] = ..., lama_drew: _Optional[_Union[LamaDrew, _Mapping]] = ..., lama_quit: _Optional[_Union[LamaQuit, _Mapping]] = ..., lama_drew_card: _Optional[_Union[LamaDrewCard, _Mapping]] = ..., round_scored: _Optional[_Union[RoundScored, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., seat_faulted: _Optional[_Union[SeatFaulted, _Mapping]] = ...) -> None: ...
 
 class CabangaRoundStarted(_message.Message):
     __slots__ = ("round", "starter", "tops", "hand_size")
@@ -286,6 +298,20 @@ class CabangaDrew(_message.Message):
     owed: int
     def __init__(self, seat: _Optional[int] = ..., count: _Optional[int] = ..., owed: _Optional[int] = ...) -> None: ...
 
+class CabangaThrowsClosed(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class CabangaPenaltyCards(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class LamaRoundStarted(_message.Message):
     __slots__ = ("round", "starter", "discard", "hand_size")
     ROUND_FIELD_NUMBER: _ClassVar[int]
@@ -317,6 +343,22 @@ class LamaQuit(_message.Message):
     SEAT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class LamaDrewCard(_message.Message):
+    __slots__ = ("seat", "card")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class SeatFaulted(_message.Message):
+    __slots__ = ("seat", "kind")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: str
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ...) -> None: ...
 
 class RoundScored(_message.Message):
     __slots__ = ("round", "points", "totals")
