@@ -18,11 +18,13 @@ from typing import Any
 
 import click
 
+from arena import replay as replay_format
+from arena.check import ask_again, check_bot
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list
-from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat, replay
+from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
 from arena.runner import latency_summary, run_match, seat_names
 from arena.server import ServerError
 from arena.store import BoardRow, Store, StoreError
@@ -193,15 +195,6 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
                        f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
 
 
-def write_replay(path: Path, record: MatchRecord) -> None:
-    """Write the replay of ``record`` to ``path`` as JSON (written whole, then renamed into place)."""
-    data = record.replay_json()
-    data["events"] = [e.to_json() for e in record.events]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 @main.command()
 @game_option
 @click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -251,7 +244,10 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     print_faults(record, as_json)
     print_latencies(record, as_json)
     if replay_path is not None:
-        write_replay(replay_path, record)
+        try:
+            replay_format.write(replay_path, replay_format.from_record(record))
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the replay {str(replay_path)!r}: {exc}") from None
         if not as_json:
             click.echo(f"replay written to {replay_path}")
 
@@ -270,16 +266,10 @@ def load_replay(source: str, db_path: Path | None) -> dict[str, Any]:
             raise click.ClickException(str(exc)) from None
         finally:
             store.close()
-    path = Path(source)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise click.ClickException(f"replay file {source!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise click.ClickException(f"cannot read replay {source!r}: {exc}") from None
-    if not isinstance(data, dict) or "game" not in data:
-        raise click.ClickException(f"{source!r} is not an arena replay")
-    return data
+        return replay_format.read(Path(source))
+    except replay_format.ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def open_store(path: Path, *, readonly: bool = False) -> Store:
@@ -294,16 +284,120 @@ def open_store(path: Path, *, readonly: bool = False) -> Store:
 @click.argument("source")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Read match SOURCE (a match id) from this ladder database instead of a replay file.")
+@click.option("--seat", type=click.IntRange(min=0), default=None,
+              help="Show the match as this seat met it: its view, what it was told, its choices, its pick, its "
+                   "latency and its faults at each of its decisions; nothing it did not see.")
+@click.option("--step", type=click.IntRange(min=0), default=None,
+              help="With --seat: only the seat's first decision at or after this step.")
+@click.option("--bot", "bot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --seat: ask this bot (a bot list; the first bot, or --name) the seat's requests again, "
+                   "in order, and show where its answers differ from the replay's.")
+@click.option("--name", "bot_name", default=None, help="The bot of the --bot list to ask.")
+@click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
+              help="With --bot: seconds allowed per decision.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def replay_command(source: str, db_path: Path | None, as_json: bool) -> None:
+def replay_command(source: str, db_path: Path | None, seat: int | None, step: int | None, bot_path: Path | None,
+                   bot_name: str | None, deadline: float, as_json: bool) -> None:
     """Show a replay again and check that re-running it gives the same events.
 
     SOURCE is a replay file written by `arena match --replay`, or with --db a match id of a ladder database.
-    Exits with status 1 when the re-run differs from the stored events.
+    Exits with status 1 when the re-run differs from the stored events. With --seat N it shows that seat's
+    decisions instead (its own hand, never another's, nor the seed); with --bot it also asks a bot again.
     """
     data = load_replay(source, db_path)
+    if seat is None:
+        if step is not None or bot_path is not None:
+            raise click.UsageError("--step and --bot need --seat")
+        show_whole_replay(source, data, as_json)
+        return
     try:
-        _, events = replay(data)
+        decisions = replay_format.seat_decisions(data, seat)
+    except replay_format.ReplayError as exc:
+        raise click.ClickException(f"replay {source!r}: {exc}") from None
+    if step is not None:
+        decisions = [d for d in decisions if d.step >= step][:1]
+        if not decisions:
+            raise click.ClickException(f"seat {seat} has no decision at or after step {step}")
+    names = [str(n) for n in data["names"]]
+    game = get_game(str(data["game"]))
+    if as_json:
+        click.echo(json.dumps({"event": "seat", "game": game.name, "seat": seat, "names": names,
+                               "options": data.get("options")}, separators=(",", ":")))
+    else:
+        click.echo(f"{game.title}, {len(names)} seats, as seen by seat {seat} ({names[seat]}); "
+                   f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''}")
+    for decision in decisions:
+        if as_json:
+            click.echo(json.dumps({"event": "decision", **decision.to_json()}, separators=(",", ":")))
+            continue
+        click.echo(f"\nstep {decision.step}: {decision.prompt.kind.value}, pick {decision.prompt.pick.value} of: "
+                   f"{decision.prompt.choice_texts() or '(nothing)'}")
+        for event in decision.events:
+            click.echo(f"  told: {event.describe(names)}")
+        view = ", ".join(f"{k} {_short(v)}" for k, v in decision.view.to_json().items())
+        click.echo(f"  view: {view}")
+        took = f" in {decision.latency_ms:.2f} ms" if decision.latency_ms is not None else " (not asked)"
+        click.echo(f"  answer: {decision.decision}{took}")
+        if decision.fault is not None:
+            click.echo(f"  fault: {decision.fault.kind.value} ({decision.fault.detail}); the default "
+                       f"{decision.decision} was applied")
+    if bot_path is not None:
+        ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + " ".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def ask_bot_again(bot_path: Path, bot_name: str | None, data: dict[str, Any], seat: int, deadline: float,
+                  step: int | None, as_json: bool) -> None:
+    """Ask a bot the seat's requests again and print where its answers differ; exit 1 if any do."""
+    spec = one_bot(bot_path, bot_name)
+    try:
+        answers = asyncio.run(ask_again(spec, data, seat, clock=Clock(deadline)))
+    except (LaunchError, ServerError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if step is not None:
+        answers = [a for a in answers if a[0] >= step][:1]
+    differ = [(s, was, now) for s, was, now in answers if was != now]
+    for s, was, now in differ:
+        if as_json:
+            click.echo(json.dumps({"event": "differs", "step": s, "replay": was, "now": now}, separators=(",", ":")))
+        else:
+            click.echo(f"step {s}: the replay has {was}, {spec.name} now answers {now}")
+    summary = f"{spec.name} answers {len(answers) - len(differ)} of {len(answers)} requests as in the replay"
+    if as_json:
+        click.echo(json.dumps({"event": "asked_again", "bot": spec.name, "requests": len(answers),
+                               "differ": len(differ)}, separators=(",", ":")))
+    else:
+        click.echo(summary)
+    if differ:
+        sys.exit(1)
+
+
+def one_bot(path: Path, name: str | None) -> BotSpec:
+    """Return the bot called ``name`` of the bot list at ``path`` (the only or first one without a name)."""
+    try:
+        bots = load_bot_list(path)
+    except BotListError as exc:
+        raise click.UsageError(str(exc)) from None
+    if name is None:
+        if len(bots) > 1:
+            raise click.UsageError(f"{str(path)!r} lists {len(bots)} bots; say which with --name "
+                                   f"({', '.join(b.name for b in bots)})")
+        return bots[0]
+    for bot in bots:
+        if bot.name == name:
+            return bot
+    raise click.UsageError(f"{str(path)!r} has no bot {name!r}; it lists {', '.join(b.name for b in bots)}")
+
+
+def show_whole_replay(source: str, data: dict[str, Any], as_json: bool) -> None:
+    """Print a whole replay (events and faults) and exit 1 unless re-running it gives the stored events."""
+    try:
+        events, difference = replay_format.verify(data)
     except GameError as exc:
         raise click.ClickException(f"replay {source!r} does not re-run: {exc}") from None
     game = get_game(data["game"])
@@ -319,19 +413,75 @@ def replay_command(source: str, db_path: Path | None, as_json: bool) -> None:
             click.echo(json.dumps({"event": "fault", **f.to_json()}, separators=(",", ":")))
         else:
             click.echo(f"fault: {names[f.seat]} at step {f.step}: {f.kind.value} ({f.detail})")
-    stored = data.get("events")
-    if stored is None:
+    if data.get("events") is None:
         click.echo("the replay stores no events; nothing to compare", err=True)
         return
-    fresh = [e.to_json() for e in events]
-    if fresh != stored:
-        first = next((i for i, (a, b) in enumerate(zip(fresh, stored, strict=False)) if a != b),
-                     min(len(fresh), len(stored)))
-        click.echo(f"replay differs from the stored events at event {first} "
-                   f"({len(fresh)} re-run, {len(stored)} stored)", err=True)
+    if difference is not None:
+        click.echo(f"replay {difference}", err=True)
         sys.exit(1)
     if not as_json:
-        click.echo(f"replay verified: re-running it gives the same {len(fresh)} events")
+        click.echo(f"replay verified: re-running it gives the same {len(events)} events")
+
+
+@main.command()
+@click.argument("bots_path", metavar="BOTS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", "bot_name", default=None, help="The bot of the list to check (needed if it lists several).")
+@click.option("--game", "game_names", type=GAME_CHOICE, multiple=True,
+              help="A game the bot plays, repeatable. Default: both.")
+@click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
+              help="Seconds allowed per decision (the ladder's default is 1).")
+@click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Faults in one match after which the bot is played by the defaults.")
+@click.option("--rounds", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Rounds of each seat-count match (the option variants are played as they are).")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the deals.")
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Keep the bot's output here. Default: a private folder, removed afterwards.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], deadline: float, max_faults: int,
+          rounds: int, seed: int, log_dir: Path | None, as_json: bool) -> None:
+    """Check a bot before the ladder does: every game, seat count, option variant and edge state.
+
+    BOTS is a bot list (TOML); the bot is started exactly as the ladder starts it (same launcher and
+    sandbox). It plays whole matches at every seat count against random players, the option variants
+    (rounds, target, symbols, climb), and hand-set edge states: a throw with several candidates, the last card
+    in hand, a L.A.M.A. seat that must quit, the last seat in that may not draw. The report gives, per
+    decision kind, the latency against the deadline, and every timeout, crash (with the end of the bot's
+    output), malformed or illegal answer with the request that caused it. Exit status 1 when anything failed.
+    """
+    spec = one_bot(bots_path, bot_name)
+    if spec.remote:
+        raise click.UsageError(f"bot {spec.name!r} is remote (it has a token): arena check starts the bots it checks")
+    games = [get_game(n.lower()) for n in dict.fromkeys(game_names)] or [get_game(n) for n in sorted(GAMES)]
+    progress = (lambda label: None) if as_json else (lambda label: click.echo(f"checking: {label}", err=True))
+    try:
+        report = asyncio.run(check_bot(spec, games, clock=Clock(deadline), max_faults=max_faults, seed=seed,
+                                       rounds=rounds, log_dir=log_dir, on_run=progress))
+    except ServerError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1))
+    else:
+        click.echo(f"latency per decision kind (deadline {deadline * 1000:g} ms):")
+        for row in report.latency_rows():
+            click.echo(f"  {row['kind']:<6} {row['decisions']:>5} decisions: median {row['median_ms']:.2f} ms, "
+                       f"p90 {row['p90_ms']:.2f}, p99 {row['p99_ms']:.2f}, max {row['max_ms']:.2f} "
+                       f"({row['max_of_deadline']:.0%} of the deadline)")
+        for problem in report.problems:
+            click.echo(f"problem: {problem.where}: {problem.kind}: {problem.detail}")
+            if problem.request is not None:
+                request = problem.request
+                click.echo(f"  request: {request['kind']} of {' '.join(request['choices'])}; view "
+                           + json.dumps(request["view"], separators=(",", ":")))
+            if problem.output:
+                click.echo("  the bot's output ends with:")
+                for line in problem.output.splitlines()[-15:]:
+                    click.echo(f"    {line}")
+        if report.hidden:
+            click.echo(f"... and {report.hidden} more problems of the same kinds")
+        click.echo(report.verdict())
+    if not report.passed:
+        sys.exit(1)
 
 
 DEFAULT_LADDER_MATCHES = 24

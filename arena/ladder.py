@@ -27,10 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import replay as replay_format
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, LaunchError, Table
 from arena.ratings import Rating, RatingError, choose_group, rate
-from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.referee import DEFAULT_CLOCK, Clock, play_match
 from arena.runner import serving
 from arena.store import LadderIdentity, Store
 
@@ -389,7 +390,7 @@ class Ladder:
         self.timing.rating += rated - began
 
         match_id = self.store.record_match(deal.deal, rotation, record, seating, new, seconds,
-                                           _replay(record))
+                                           replay_format.from_record(record))
         self.timing.storing += time.perf_counter() - rated
         self.ratings.update(new)
         for name in seating:
@@ -418,8 +419,3 @@ class Ladder:
             done=self.count, planned=self.config.matches, started=self._started, this_run=self._this_run,
             leader=leader, leader_rating=rating, last_match=match_id, deadline=self._deadline))
 
-
-def _replay(record: MatchRecord) -> dict[str, object]:
-    data = record.replay_json()
-    data["events"] = [e.to_json() for e in record.events]
-    return data

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from arena.games import get_game
 from arena.games.base import (
     Decision,
     Event,
@@ -261,21 +260,6 @@ class MatchRecord:
             places[s] = len(ok) + 1
         return tuple(places)
 
-    def replay_json(self) -> dict[str, Any]:
-        """Return the replay: game, options, seed, seat names, every decision (by step) and every fault."""
-        return {
-            "format": "arena-replay/1",
-            "game": self.game,
-            "options": self.options,
-            "seed": self.seed,
-            "names": self.names,
-            "steps": [{str(seat): text for seat, text in step.items()} for step in self.steps],
-            "faults": [f.to_json() for f in self.faults],
-            "benched": sorted(self.benched),
-            "result": None if self.result is None else {
-                "totals": list(self.result.totals), "places": list(self.result.places)},
-        }
-
 
 async def play_match(
     game: Game,
@@ -331,7 +315,7 @@ async def play_match(
             history = table.since_last(s)
             limit = clock.deadline + banks[s]
             request = Request(match_id, step, prompt, state.view(s), history, limit)
-            calls.append(_ask(seats[s], request))
+            calls.append(ask_seat(seats[s], request))
         # every prompted seat is asked at once; each call ends by its own seat's clock
         asked_at = loop.time()
         answers = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
@@ -370,7 +354,7 @@ async def play_match(
     return record
 
 
-async def _ask(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:
+async def ask_seat(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:
     """Ask one seat, never waiting past ``request.timeout``; return (prompt, answer or fault, seconds)."""
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -386,34 +370,3 @@ async def _ask(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFau
         return request.prompt, SeatFault(FaultKind.CRASH, f"{type(exc).__name__}: {exc}"), \
             loop.time() - started
     return request.prompt, decision, loop.time() - started
-
-
-def replay(data: Mapping[str, Any]) -> tuple[MatchState, list[Event]]:
-    """Re-run a replay (as written by :meth:`MatchRecord.replay_json`) and return the final state and events.
-
-    Raises :class:`GameError` when the replay does not fit the game (an unknown game, bad options, a
-    decision that is not legal at its step, or a match that does not end where the replay does).
-    """
-    try:
-        game = get_game(str(data["game"]))
-        options = game.options(data.get("options") or {})
-        names = list(data["names"])
-        state = game.new_match(len(names), int(data["seed"]), options)
-        steps = list(data["steps"])
-    except (KeyError, TypeError) as exc:
-        raise GameError(f"not an arena replay: missing or bad field {exc}") from None
-    events: list[Event] = list(state.events)
-    for index, step in enumerate(steps):
-        prompts = state.pending()
-        if not prompts:
-            raise GameError(f"replay step {index}: the match is already over")
-        decisions: dict[int, Decision] = {}
-        for prompt in prompts:
-            text = step.get(str(prompt.seat))
-            if text is None:
-                raise GameError(f"replay step {index}: no decision for prompted seat {prompt.seat}")
-            decisions[prompt.seat] = prompt.parse(text)
-        events.extend(state.apply(decisions))
-    if not state.over:
-        raise GameError(f"replay ends after {len(steps)} steps but the match is not over")
-    return state, events

@@ -15,13 +15,13 @@ import math
 import os
 import sqlite3
 import time
-import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import replay as replay_format
 from arena.ratings import Rating
 from arena.referee import MatchRecord
 
@@ -342,8 +342,7 @@ class Store:
         faults = [0] * len(bots)
         for f in record.faults:
             faults[f.seat] += 1
-        # compressed: a replay with its events is some 8 KB of JSON, 1.3 KB once compressed (0.2 ms)
-        blob = zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
+        blob = replay_format.compress(replay)
         with self.transaction() as db:
             ids = self._bot_ids()
             cursor = db.execute(
@@ -377,11 +376,9 @@ class Store:
             count = self.match_count()
             raise StoreError(f"no match {match_id} in {str(self.path)!r} (it holds {count} matches)")
         try:
-            raw = row[0]
-            data: dict[str, Any] = json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
-        except (zlib.error, ValueError) as exc:
-            raise StoreError(f"match {match_id} in {str(self.path)!r} has a damaged replay: {exc}") from None
-        return data
+            return replay_format.decompress(row[0])
+        except replay_format.ReplayError as exc:
+            raise StoreError(f"match {match_id} in {str(self.path)!r}: {exc}") from None
 
     def leaderboard(self) -> list[BoardRow]:
         """Return the leaderboard: bots by conservative rating (mu - 3 sigma), best first.

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from arena import replay as replay_format
 from arena.games import get_game
 from arena.games.base import MatchOver
 from arena.launcher import BotSpec, LaunchError
-from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, play_match, replay
+from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, play_match
 from arena.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +36,7 @@ def play(game: str, bots: list[BotSpec], seed: int, clock: Clock | None = None, 
 def assert_complete(record: MatchRecord) -> None:
     assert record.result is not None
     assert isinstance(record.events[-1], MatchOver)
-    _, events = replay(record.replay_json())
+    _, events = replay_format.rerun(replay_format.from_record(record))
     assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
 
 

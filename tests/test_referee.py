@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from arena import replay as replay_format
 from arena.games import get_game
 from arena.games.base import Decision, DecisionKind, GameError, Prompt, View, random_decision
 from arena.referee import (
@@ -18,7 +19,6 @@ from arena.referee import (
     SeatFault,
     play_match,
     random_seat,
-    replay,
 )
 
 CABANGA = get_game("cabanga")
@@ -60,26 +60,26 @@ def test_same_seed_and_seats_give_the_same_record() -> None:
 
 def test_replay_reruns_to_the_same_events() -> None:
     record = play("lama", [random_seat(f"r{i}", i) for i in range(3)], seed=4)
-    state, events = replay(record.replay_json())
+    state, events = replay_format.rerun(replay_format.from_record(record))
     assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
     assert state.result == record.result
 
 
 def test_replay_with_a_tampered_decision_is_refused() -> None:
     record = play("cabanga", [random_seat(f"r{i}", i) for i in range(3)], seed=4)
-    data = record.replay_json()
+    data = replay_format.from_record(record)
     first = data["steps"][0]
     seat = next(iter(first))
     first[seat] = "Y99:left"
     with pytest.raises(GameError, match="Y99:left"):
-        replay(data)
+        replay_format.rerun(data)
 
 
 def test_replay_cut_short_is_refused() -> None:
-    data = play("lama", [random_seat(f"r{i}", i) for i in range(2)], seed=4).replay_json()
+    data = replay_format.from_record(play("lama", [random_seat(f"r{i}", i) for i in range(2)], seed=4))
     data["steps"] = data["steps"][:-1]
     with pytest.raises(GameError, match="not over"):
-        replay(data)
+        replay_format.rerun(data)
 
 
 def test_a_crashing_seat_gets_defaults_and_is_benched_after_max_faults() -> None:

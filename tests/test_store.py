@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import replay as replay_format
 from arena.games import get_game
 from arena.games.base import MatchResult
 from arena.ratings import Rating
@@ -43,7 +44,7 @@ def test_shared_first_places_count_as_wins_for_both(tmp_path: Path) -> None:
     store.plan_deal(0, 11, BOTS)
     rec = record((3, 3, 10))
     assert rec.ranking_places() == (1, 1, 3)
-    store.record_match(0, 0, rec, list(BOTS), {}, 0.5, rec.replay_json())
+    store.record_match(0, 0, rec, list(BOTS), {}, 0.5, replay_format.from_record(rec))
     store.record_match(0, 1, record((2, 5, 9)), list(BOTS), {}, 0.5, {})
     board = {row.bot: row for row in store.leaderboard()}
     assert board["ann"].wins == 2 and board["bob"].wins == 1 and board["cat"].wins == 0
@@ -106,7 +107,7 @@ def test_deals_seeds_and_replays_survive_reopening(tmp_path: Path) -> None:
     store = new_store(path)
     game = get_game("cabanga")
     real = asyncio.run(play_match(game, [random_seat(n, i) for i, n in enumerate(BOTS)], 77, game.options()))
-    replay = real.replay_json()
+    replay = replay_format.from_record(real)
     store.plan_deal(0, 77, BOTS)
     store.plan_deal(1, 88, ("cat", "bob", "ann"))
     store.record_match(0, 2, real, list(BOTS), {}, 0.5, replay)

@@ -13,16 +13,17 @@ from pathlib import Path
 import pytest
 from adversarial_harness import Arena, hostile, rss_mib
 
+from arena import replay as replay_format
 from arena.games.base import MatchOver
 from arena.launcher import log_file_name
-from arena.referee import FaultKind, MatchRecord, replay
+from arena.referee import FaultKind, MatchRecord
 from arena.sandbox import CPU_EXIT_CODE, Isolation
 
 
 def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) -> None:
     """The match is whole and replays; the hostile seat (0) had a fault of one of ``kinds``; no other seat had."""
     assert record.result is not None and isinstance(record.events[-1], MatchOver)
-    _, events = replay(record.replay_json())
+    _, events = replay_format.rerun(replay_format.from_record(record))
     assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
     assert record.faults, "no fault was recorded"
     assert all(f.seat == 0 for f in record.faults), f"a well-behaved seat was charged: {record.faults}"

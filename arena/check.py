@@ -1,0 +1,351 @@
+"""``arena check``: a bot's compliance test before it meets the ladder.
+
+The bot is started exactly as the ladder starts it (a :class:`arena.launcher.Table`: the same launcher,
+sandbox, limits and protocol), then driven through every game asked for, at every seat count, with option
+variants, and through hand-set edge states that a random deal rarely reaches. Every decision is timed per
+kind against the deadline; every fault (timeout, crash, malformed or illegal answer) is kept with the
+request that caused it. A bot passes when nothing went wrong.
+
+:class:`BotDriver` is also what ``arena replay --bot`` uses to ask a bot the requests of a stored match again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import statistics
+import tempfile
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena import replay as replay_format
+from arena.games import get_game
+from arena.games.base import Game, IllegalDecisionError, MatchResult, MatchState, decision_text
+from arena.games.cabanga import CabangaState, PlayCard
+from arena.games.lama import DECK as LAMA_DECK
+from arena.games.lama import LamaOptions, LamaState
+from arena.launcher import BotSpec, LaunchError, Table, log_file_name
+from arena.referee import (
+    DEFAULT_CLOCK,
+    Clock,
+    FaultKind,
+    MatchInfo,
+    Request,
+    Seat,
+    SeatFault,
+    ask_seat,
+    play_match,
+    random_seat,
+)
+from arena.runner import serving
+
+TAIL_CHARS = 1500
+"""How much of a crashed bot's output a report shows."""
+SHOWN_PER_RUN = 3
+"""Problems shown per run and kind (all are counted)."""
+
+
+@dataclass
+class Problem:
+    """One thing that went wrong: where, what kind of fault, why, and the request that caused it."""
+
+    where: str
+    kind: str
+    detail: str
+    request: dict[str, Any] | None = None
+    output: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"where": self.where, "kind": self.kind, "detail": self.detail, "request": self.request,
+                "output": self.output}
+
+
+@dataclass
+class Report:
+    """What a check found: latencies per decision kind, problems, and what was played."""
+
+    bot: str
+    deadline: float
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    hidden: int = 0
+    """Problems counted but not kept (beyond :data:`SHOWN_PER_RUN` per run and kind)."""
+    runs: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems and self.hidden == 0
+
+    def latency_rows(self) -> list[dict[str, Any]]:
+        """Return per decision kind: count, median, p90, p99 and max in ms, and the share of the deadline."""
+        rows = []
+        for kind, seconds in sorted(self.latencies.items()):
+            ordered = sorted(seconds)
+            p90, p99 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.9, 0.99))
+            rows.append({"kind": kind, "decisions": len(ordered),
+                         "median_ms": round(statistics.median(ordered) * 1000, 3),
+                         "p90_ms": round(p90 * 1000, 3), "p99_ms": round(p99 * 1000, 3),
+                         "max_ms": round(ordered[-1] * 1000, 3),
+                         "max_of_deadline": round(ordered[-1] / self.deadline, 3)})
+        return rows
+
+    def verdict(self) -> str:
+        decisions = sum(len(v) for v in self.latencies.values())
+        if self.passed:
+            return (f"PASS: {self.bot} answered all {decisions} decisions of {len(self.runs)} runs legally and "
+                    f"within the {self.deadline:g} s deadline")
+        count = len(self.problems) + self.hidden
+        return f"FAIL: {self.bot}: {count} problem{'s' if count != 1 else ''} in {len(self.runs)} runs"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bot": self.bot, "passed": self.passed, "verdict": self.verdict(), "deadline_s": self.deadline,
+                "latency": self.latency_rows(), "problems": [p.to_json() for p in self.problems],
+                "problems_not_shown": self.hidden, "runs": self.runs}
+
+
+class BotDriver:
+    """One bot, started and kept as a ladder table keeps it, asked one match or one request at a time.
+
+    Use :meth:`open` (an async context manager). :meth:`seat` returns the bot's referee seat for the next
+    match, starting it again if it died. ``log_dir`` keeps its output (a private folder by default).
+    """
+
+    def __init__(self, table: Table, spec: BotSpec, log_dir: Path) -> None:
+        self.table = table
+        self.spec = spec
+        self.log_dir = log_dir
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(cls, spec: BotSpec, log_dir: Path | None = None) -> AsyncIterator[BotDriver]:
+        with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
+            folder = log_dir or Path(scratch)
+            async with serving() as server:
+                table = Table(server, log_dir=folder)
+                try:
+                    yield cls(table, spec, folder)
+                finally:
+                    await table.close()
+
+    async def seat(self, match: str) -> Seat:
+        """Return the bot's seat for match ``match`` (started, or started again). Raises :class:`LaunchError`."""
+        (seat,) = await self.table.seat([self.spec], match=match)
+        return seat
+
+    def output_tail(self) -> str:
+        """Return the end of the bot's output (its log)."""
+        path = self.log_dir / log_file_name(self.spec.name, 0)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return text[-TAIL_CHARS:].strip()
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeState:
+    """A hand-set position and the seat the bot plays in it."""
+
+    label: str
+    game: str
+    state: MatchState
+    seat: int
+
+
+def edge_states() -> list[EdgeState]:
+    """Return the hand-set states every check puts to a bot (built with the games' ``arranged``)."""
+    edges: list[EdgeState] = []
+    # Cabanga!: bob (seat 1) may throw three cards once alice plays R9 onto the right pile (R 1|9, C10)
+    throw3 = CabangaState.arranged([["R9", "B2"], ["R4", "R5", "R6", "B1"], ["P7", "Y9"]])
+    throw3.apply({0: (PlayCard.parse("R9:right"),)})
+    edges.append(EdgeState("cabanga: a throw with three candidates", "cabanga", throw3, 1))
+    # a throw that would empty the thrower's hand (C14), at six seats, the bot last
+    empties = CabangaState.arranged([["R9", "B2"], ["P7"], ["Y9"], ["B9"], ["P9"], ["R5"]])
+    empties.apply({0: (PlayCard.parse("R9:right"),)})
+    edges.append(EdgeState("cabanga: a throw of the last card in hand, 6 seats", "cabanga", empties, 5))
+    last = CabangaState.arranged([["R9", "B2"], ["B7"], ["P7", "Y9"]], active=1)
+    edges.append(EdgeState("cabanga: a play of the last card in hand", "cabanga", last, 1))
+    # L.A.M.A.: no card fits, and the draw pile is empty: quit is the only choice (L6)
+    rest = list(LAMA_DECK)
+    for card in ("L1", "L2", "L1", "L5", "L4"):
+        rest.remove(next(c for c in rest if c.text == card))
+    must_quit = LamaState.arranged(hands=["L1 L2", "L1 L5"], discard=[*rest, next(c for c in LAMA_DECK
+                                                                                 if c.text == "L4")], draw="")
+    edges.append(EdgeState("lama: a seat that must quit (nothing fits, nothing to draw)", "lama", must_quit, 0))
+    alone = LamaState.arranged(hands=["L6", "L3 L5", "LL"], discard="L3", active=1, quit=[0, 2])
+    edges.append(EdgeState("lama: the last seat in, who may not draw", "lama", alone, 1))
+    one = LamaState.arranged(hands=["L4", "L2 L2"], discard="L4")
+    edges.append(EdgeState("lama: the last card in hand", "lama", one, 0))
+    climb = LamaState.arranged(hands=["L2 L5 LL", "L1"], discard="L2",
+                               options=LamaOptions(climb="any"))
+    edges.append(EdgeState("lama: option climb=any", "lama", climb, 0))
+    return edges
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One whole match of the check: a game, a seat count, options, and the bot's seat."""
+
+    game: Game
+    seats: int
+    options: Mapping[str, Any]
+    seat: int
+
+    @property
+    def label(self) -> str:
+        opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{self.game.name}, {self.seats} seats{', ' + opts if opts else ''}, seat {self.seat}"
+
+
+def plan(games: Sequence[Game], rounds: int | None = 2) -> list[Run]:
+    """Return the matches of a check: every seat count (the bot at a different seat each), then the option
+    variants at the smallest usual table. ``rounds`` shortens the seat-count matches (``None``: whole ones)."""
+    runs: list[Run] = []
+    for game in games:
+        short = {"rounds": rounds} if rounds is not None else {}
+        for seats in range(game.min_seats, game.max_seats + 1):
+            runs.append(Run(game, seats, short, len(runs) % seats))
+        variants: list[dict[str, Any]] = [{"rounds": 1}]
+        if game.name == "cabanga":
+            variants += [{"target": 5}, {"rounds": 1, "symbols": ",".join(["3"] * 18)}]
+        else:
+            variants += [{"target": 8}, {"rounds": 1, "climb": "any"}]
+        for i, options in enumerate(variants):
+            runs.append(Run(game, 4, options, i % 4))
+    return runs
+
+
+def _request_json(prompt_kind: str, choices: Sequence[str], view: Mapping[str, Any]) -> dict[str, Any]:
+    return {"kind": prompt_kind, "choices": list(choices), "view": dict(view)}
+
+
+async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFAULT_CLOCK, max_faults: int = 3,
+                    seed: int = 1, rounds: int | None = 2, log_dir: Path | None = None,
+                    on_run: Callable[[str], None] | None = None) -> Report:
+    """Drive ``spec`` through whole matches and edge states of ``games`` and return what was found.
+
+    Raises nothing for the bot's misbehaviour (that is the report); raises :class:`arena.server.ServerError`
+    when the arena itself cannot start.
+    """
+    report = Report(spec.name, clock.deadline)
+    rng = random.Random(seed)
+    names = {g.name for g in games}
+    async with BotDriver.open(spec, log_dir) as driver:
+        for index, run in enumerate(plan(games, rounds)):
+            label = run.label
+            report.runs.append(label)
+            if on_run is not None:
+                on_run(label)
+            match_id = f"check-{index}"
+            try:
+                bot_seat = await driver.seat(match_id)
+            except LaunchError as exc:
+                report.problems.append(Problem(label, "crash", f"the bot did not start: {exc}"))
+                return report  # nothing more can be learnt
+            seats: list[Seat] = [random_seat(f"random{i}", rng.randrange(2**32)) for i in range(run.seats)]
+            seats[run.seat] = bot_seat
+            options = run.game.options(dict(run.options))
+            record = await play_match(run.game, seats, rng.randrange(2**32), options, clock=clock,
+                                      max_faults=max_faults, match_id=match_id)
+            data = replay_format.from_record(record)
+            shown: dict[str, int] = {}
+            crashed = False
+            for decision in replay_format.seat_decisions(data, run.seat):
+                kind = decision.prompt.kind.value
+                if decision.latency_ms is not None:
+                    report.latencies.setdefault(kind, []).append(decision.latency_ms / 1000)
+                fault = decision.fault
+                if fault is None:
+                    continue
+                shown[fault.kind.value] = shown.get(fault.kind.value, 0) + 1
+                if shown[fault.kind.value] > SHOWN_PER_RUN:
+                    report.hidden += 1
+                    continue
+                output = ""
+                if fault.kind in (FaultKind.CRASH, FaultKind.DISCONNECT) and not crashed:
+                    output = driver.output_tail()
+                    crashed = "the bot process has ended" in fault.detail or crashed
+                report.problems.append(Problem(
+                    f"{label}, step {decision.step}", fault.kind.value, fault.detail,
+                    _request_json(kind, [a.text for a in decision.prompt.choices], decision.view.to_json()),
+                    output))
+            if run.seat in record.benched:
+                report.problems.append(Problem(label, "benched", f"played by the defaults after {max_faults} "
+                                                                  "faults; later decisions were not asked"))
+        for index, edge in enumerate(e for e in edge_states() if e.game in names):
+            report.runs.append(edge.label)
+            if on_run is not None:
+                on_run(edge.label)
+            await _check_edge(driver, edge, f"check-edge-{index}", clock, max_faults, report)
+    return report
+
+
+async def _check_edge(driver: BotDriver, edge: EdgeState, match_id: str, clock: Clock, max_faults: int,
+                      report: Report) -> None:
+    state = edge.state
+    try:
+        seat = await driver.seat(match_id)
+    except LaunchError as exc:
+        report.problems.append(Problem(edge.label, "crash", f"the bot did not start: {exc}"))
+        return
+    names = tuple(driver.spec.name if s == edge.seat else f"other{s}" for s in range(state.seats))
+    raw = state.options.to_json() if isinstance(state, LamaState | CabangaState) else {}
+    info = MatchInfo(match_id, edge.game, edge.seat, names, raw, clock, max_faults)
+    with contextlib.suppress(Exception):
+        await seat.match_started(info)
+    (prompt,) = [p for p in state.pending() if p.seat == edge.seat]
+    view = state.view(edge.seat)
+    request = Request(match_id, 0, prompt, view, (), clock.deadline + clock.bank)
+    _, answer, elapsed = await ask_seat(seat, request)
+    report.latencies.setdefault(prompt.kind.value, []).append(elapsed)
+    problem: tuple[str, str] | None = None
+    if isinstance(answer, SeatFault):
+        problem = (answer.kind.value, answer.detail)
+    else:
+        try:
+            prompt.check(answer)
+        except IllegalDecisionError as exc:
+            problem = ("illegal", str(exc))
+    if problem is not None:
+        output = driver.output_tail() if problem[0] in ("crash", "disconnect") else ""
+        report.problems.append(Problem(edge.label, problem[0], problem[1], _request_json(
+            prompt.kind.value, [a.text for a in prompt.choices], view.to_json()), output))
+    result = MatchResult.from_totals(state.totals)
+    with contextlib.suppress(Exception):
+        await seat.match_over(match_id, edge.seat, (), result)
+
+
+async def ask_again(spec: BotSpec, data: Mapping[str, Any], seat: int, *, clock: Clock = DEFAULT_CLOCK
+                    ) -> list[tuple[int, str, str]]:
+    """Ask the bot ``spec`` the requests ``seat`` was sent in the replay ``data``, in order, as one match.
+
+    Returns (step, the decision in the replay, the bot's answer now) for every decision; a fault's answer is
+    written ``fault: KIND (DETAIL)``. Raises :class:`LaunchError` when the bot does not start, and
+    :class:`arena.replay.ReplayError` for a replay that does not re-run.
+    """
+    decisions = replay_format.seat_decisions(data, seat)
+    game = get_game(str(data["game"]))
+    names = tuple(str(n) for n in data["names"])
+    match_id = "replay-again"
+    out: list[tuple[int, str, str]] = []
+    async with BotDriver.open(spec) as driver:
+        bot_seat = await driver.seat(match_id)
+        options = game.options(data.get("options") or {}).to_json()
+        info = MatchInfo(match_id, game.name, seat, names, options, clock, 1_000_000)
+        await bot_seat.match_started(info)
+        for decision in decisions:
+            request = Request(match_id, decision.step, decision.prompt, decision.view, decision.events,
+                              clock.deadline + clock.bank)
+            _, answer, _ = await ask_seat(bot_seat, request)
+            if isinstance(answer, SeatFault):
+                now = f"fault: {answer.kind.value} ({answer.detail})"
+            else:
+                now = decision_text(answer)
+                try:
+                    decision.prompt.check(answer)
+                except IllegalDecisionError as exc:
+                    now = f"fault: illegal ({exc})"
+            out.append((decision.step, decision.decision, now))
+    return out

@@ -1,0 +1,217 @@
+"""The replay format, in one place: assembled from a match's record, written, read, compressed, re-run,
+verified, and seen from one seat.
+
+A replay is a JSON object::
+
+    {"format": "arena-replay/1", "game": "cabanga", "options": {...}, "seed": 7, "names": ["a", "b", "c"],
+     "steps": [{"0": "R7:left"}, {"1": "-", "2": "R9"}, ...],   # per step: each prompted seat's decision
+     "faults": [{"seat": 1, "step": 4, "kind": "timeout", "detail": "no answer within 1.000 s"}, ...],
+     "benched": [], "result": {"totals": [...], "places": [...]},
+     "latency_ms": [{"0": 0.81}, {"1": 0.62, "2": 0.7}, ...],  # per step: the seats asked and their time
+     "events": [...]}                                           # the public game events, to verify a re-run
+
+Only ``game``, ``options``, ``seed``, ``names`` and ``steps`` are needed to re-run it (RULES.md G1); the rest
+is what was seen and measured. ``latency_ms`` is absent from replays written before it existed. The replay
+holds the seed and every hand: it is for the operator and, through :func:`seat_decisions`, for one seat's
+author; never for a bot during a ladder.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.games import get_game
+from arena.games.base import Decision, Event, GameError, MatchState, Prompt, View, decision_text
+from arena.referee import Fault, FaultKind, MatchRecord, SeatFaulted, TableLog
+
+FORMAT = "arena-replay/1"
+
+
+class ReplayError(GameError):
+    """A replay that cannot be read, or does not fit its game (a bad field, a decision that is not legal)."""
+
+
+def from_record(record: MatchRecord) -> dict[str, Any]:
+    """Return the replay of a played match (see the module docstring), events included."""
+    return {
+        "format": FORMAT,
+        "game": record.game,
+        "options": record.options,
+        "seed": record.seed,
+        "names": record.names,
+        "steps": [{str(seat): text for seat, text in step.items()} for step in record.steps],
+        "faults": [f.to_json() for f in record.faults],
+        "benched": sorted(record.benched),
+        "result": None if record.result is None else {
+            "totals": list(record.result.totals), "places": list(record.result.places)},
+        "latency_ms": [{str(seat): round(seconds * 1000, 3) for seat, seconds in step.items()}
+                       for step in record.asked],
+        "events": [e.to_json() for e in record.events],
+    }
+
+
+def write(path: Path, data: Mapping[str, Any]) -> None:
+    """Write a replay to ``path`` as JSON, whole, then renamed into place. Raises :class:`OSError`."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read(path: Path) -> dict[str, Any]:
+    """Return the replay in the file at ``path``. Raises :class:`ReplayError` with a one-line reason."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReplayError(f"replay file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReplayError(f"cannot read replay {str(path)!r}: {exc}") from None
+    if not isinstance(data, dict) or "game" not in data:
+        raise ReplayError(f"{str(path)!r} is not an arena replay")
+    return data
+
+
+def compress(data: Mapping[str, Any]) -> bytes:
+    """Return a replay as compressed JSON, for a database (some 8 KB of JSON become 1.3 KB)."""
+    return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
+
+
+def decompress(blob: bytes | str) -> dict[str, Any]:
+    """Return the replay that :func:`compress` made (or plain JSON text). Raises :class:`ReplayError`."""
+    try:
+        data = json.loads(zlib.decompress(blob) if isinstance(blob, bytes) else blob)
+    except (zlib.error, ValueError) as exc:
+        raise ReplayError(f"a damaged replay: {exc}") from None
+    if not isinstance(data, dict):
+        raise ReplayError("a damaged replay: not a JSON object")
+    return data
+
+
+def _start(data: Mapping[str, Any]) -> tuple[MatchState, list[Any]]:
+    try:
+        game = get_game(str(data["game"]))
+        options = game.options(data.get("options") or {})
+        names = list(data["names"])
+        state = game.new_match(len(names), int(data["seed"]), options)
+        steps = list(data["steps"])
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, GameError):
+            raise ReplayError(str(exc)) from None
+        raise ReplayError(f"not an arena replay: missing or bad field {exc}") from None
+    return state, steps
+
+
+def _decisions(state: MatchState, index: int, step: Mapping[str, str]
+               ) -> tuple[tuple[Prompt, ...], dict[int, Decision]]:
+    prompts = state.pending()
+    if not prompts:
+        raise ReplayError(f"replay step {index}: the match is already over")
+    decisions: dict[int, Decision] = {}
+    for prompt in prompts:
+        text = step.get(str(prompt.seat))
+        if text is None:
+            raise ReplayError(f"replay step {index}: no decision for prompted seat {prompt.seat}")
+        try:
+            decisions[prompt.seat] = prompt.parse(text)
+        except GameError as exc:
+            raise ReplayError(f"replay step {index}: {exc}") from None
+    return prompts, decisions
+
+
+def rerun(data: Mapping[str, Any]) -> tuple[MatchState, list[Event]]:
+    """Re-run a replay and return the final state and the public game events.
+
+    Raises :class:`ReplayError` when the replay does not fit the game (an unknown game, bad options, a
+    decision that is not legal at its step, or a match that does not end where the replay does).
+    """
+    state, steps = _start(data)
+    events: list[Event] = list(state.events)
+    for index, step in enumerate(steps):
+        _, decisions = _decisions(state, index, step)
+        events.extend(state.apply(decisions))
+    if not state.over:
+        raise ReplayError(f"replay ends after {len(steps)} steps but the match is not over")
+    return state, events
+
+
+def verify(data: Mapping[str, Any]) -> tuple[list[Event], str | None]:
+    """Re-run a replay; return its events and why they differ from the stored ones (``None``: they agree, or
+    none are stored). Raises :class:`ReplayError` when it does not re-run at all."""
+    _, events = rerun(data)
+    stored = data.get("events")
+    if stored is None:
+        return events, None
+    fresh = [e.to_json() for e in events]
+    if fresh == stored:
+        return events, None
+    first = next((i for i, (a, b) in enumerate(zip(fresh, stored, strict=False)) if a != b),
+                 min(len(fresh), len(stored)))
+    return events, f"differs from the stored events at event {first} ({len(fresh)} re-run, {len(stored)} stored)"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDecision:
+    """One decision of one seat, as that seat met it: what it was told and saw, what it chose, how fast."""
+
+    step: int
+    prompt: Prompt
+    view: View
+    events: tuple[Event, ...]
+    """What the seat was told since its previous decision: public events, its private ones, faults."""
+    decision: str
+    """The decision applied, in text form (the default, when the seat faulted or was benched)."""
+    latency_ms: float | None
+    """How long the seat took; ``None`` when it was not asked (benched) or the replay does not say."""
+    fault: Fault | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "kind": self.prompt.kind.value,
+            "pick": self.prompt.pick.value,
+            "choices": [a.text for a in self.prompt.choices],
+            "default": decision_text(self.prompt.default),
+            "view": self.view.to_json(),
+            "events": [e.to_json() for e in self.events],
+            "decision": self.decision,
+            "latency_ms": self.latency_ms,
+            "fault": None if self.fault is None else {"kind": self.fault.kind.value, "detail": self.fault.detail},
+        }
+
+
+def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
+    """Re-run a replay and return every decision of ``seat``, each with only what that seat knew (G2).
+
+    Raises :class:`ReplayError` when the replay does not re-run, or the seat is not at its table.
+    """
+    state, steps = _start(data)
+    if not 0 <= seat < state.seats:
+        raise ReplayError(f"seat {seat} is not at this {state.seats}-seat table (seats 0..{state.seats - 1})")
+    faults: dict[int, list[Fault]] = {}
+    try:
+        for raw in data.get("faults") or []:
+            fault = Fault.from_json(raw)
+            faults.setdefault(fault.step, []).append(fault)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"not an arena replay: bad fault {exc}") from None
+    latencies = data.get("latency_ms")
+    table = TableLog(state)
+    out: list[SeatDecision] = []
+    for index, step in enumerate(steps):
+        prompts, decisions = _decisions(state, index, step)
+        for prompt in prompts:
+            if prompt.seat == seat:
+                mine = next((f for f in faults.get(index, ()) if f.seat == seat), None)
+                took = latencies[index].get(str(seat)) if isinstance(latencies, list) and index < len(latencies) \
+                    else None
+                out.append(SeatDecision(index, prompt, state.view(seat), table.since_last(seat),
+                                        step[str(seat)], took, mine))
+        for fault in faults.get(index, ()):
+            if fault.kind is not FaultKind.BENCHED:
+                table.add(SeatFaulted(fault.seat, fault.kind))
+        table.apply(decisions)
+    return out
