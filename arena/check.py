@@ -73,6 +73,19 @@ class Report:
     hidden: int = 0
     """Problems counted but not kept (beyond :data:`SHOWN_PER_RUN` per run and kind)."""
     runs: list[str] = field(default_factory=list)
+    faults: dict[str, int] = field(default_factory=dict)
+    """Faults counted by ``"KIND on DECISION"`` (``"timeout on throw"``), and where they happened by seats."""
+    seat_counts: dict[str, set[int]] = field(default_factory=dict)
+
+    def count(self, fault: str, decision: str, seats: int) -> None:
+        key = f"{fault} on {decision}"
+        self.faults[key] = self.faults.get(key, 0) + 1
+        self.seat_counts.setdefault(key, set()).add(seats)
+
+    def fault_lines(self) -> list[str]:
+        """Return one line per kind of fault and decision: how many, at which seat counts."""
+        return [f"{key}: {n} (at {', '.join(map(str, sorted(self.seat_counts[key])))} seats)"
+                for key, n in sorted(self.faults.items(), key=lambda kv: -kv[1])]
 
     @property
     def passed(self) -> bool:
@@ -102,7 +115,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {"bot": self.bot, "passed": self.passed, "verdict": self.verdict(), "deadline_s": self.deadline,
                 "latency": self.latency_rows(), "problems": [p.to_json() for p in self.problems],
-                "problems_not_shown": self.hidden, "runs": self.runs}
+                "problems_not_shown": self.hidden, "faults": self.fault_lines(), "runs": self.runs}
 
 
 class BotDriver:
@@ -259,6 +272,7 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
                 fault = decision.fault
                 if fault is None:
                     continue
+                report.count(fault.kind.value, kind, run.seats)
                 shown[fault.kind.value] = shown.get(fault.kind.value, 0) + 1
                 if shown[fault.kind.value] > SHOWN_PER_RUN:
                     report.hidden += 1
@@ -309,6 +323,7 @@ async def _check_edge(driver: BotDriver, edge: EdgeState, match_id: str, clock: 
         except IllegalDecisionError as exc:
             problem = ("illegal", str(exc))
     if problem is not None:
+        report.count(problem[0], prompt.kind.value, state.seats)
         output = driver.output_tail() if problem[0] in ("crash", "disconnect") else ""
         report.problems.append(Problem(edge.label, problem[0], problem[1], _request_json(
             prompt.kind.value, [a.text for a in prompt.choices], view.to_json()), output))

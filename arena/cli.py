@@ -479,6 +479,8 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
                     click.echo(f"    {line}")
         if report.hidden:
             click.echo(f"... and {report.hidden} more problems of the same kinds")
+        for line in report.fault_lines():
+            click.echo(f"faults: {line}")
         click.echo(report.verdict())
     if not report.passed:
         sys.exit(1)
@@ -688,3 +690,7 @@ def run() -> None:
     except GameError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    run()
