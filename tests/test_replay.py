@@ -1,0 +1,158 @@
+"""The replay format (arena/replay.py) and `arena replay --seat`: a stored ladder match as one seat met it,
+showing what that seat saw and nothing it did not (G2), and a bot asked the same requests again."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena import replay as replay_format
+from arena.cli import main
+from arena.games import get_game
+from arena.games.base import Event
+from arena.games.cabanga import PenaltyCards
+from arena.games.lama import DrewCard
+from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, SeatFaulted, TableLog, play_match, random_seat
+from arena.store import LadderIdentity, Store
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 10**12 + 777  # large: a leaked seed cannot pass for a count
+
+
+def crashing(name: str, every: int) -> LocalSeat:
+    count = [0]
+
+    def decide(prompt: Any, view: Any) -> Any:
+        count[0] += 1
+        if count[0] % every == 0:
+            raise RuntimeError(f"oops at {count[0]}")
+        return prompt.default
+
+    return LocalSeat(name, decide)
+
+
+def stored_match(tmp_path: Path, game_name: str, seats: int) -> tuple[Path, MatchRecord]:
+    """Play a match in-process and store it as a ladder does; return the database and the record."""
+    game = get_game(game_name)
+    players = [random_seat(f"bot{i}", i) for i in range(seats - 1)] + [crashing(f"bot{seats - 1}", 7)]
+    record = asyncio.run(play_match(game, players, SEED, game.options(), max_faults=1000))
+    path = tmp_path / "ladder.db"
+    store = Store(path)
+    store.claim(LadderIdentity(game.name, seats, 5, game.options().to_json()))
+    for name in record.names:
+        store.register_bot(name, "f" + name, ["{python}", name])
+    store.plan_deal(0, SEED, record.names)
+    store.record_match(0, 0, record, record.names, {}, 1.0, replay_format.from_record(record))
+    store.close()
+    return path, record
+
+
+def card_lists(value: Any) -> list[list[str]]:
+    if isinstance(value, dict):
+        return [lst for v in value.values() for lst in card_lists(v)]
+    if isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            return [value]
+        return [lst for v in value for lst in card_lists(v)]
+    return []
+
+
+@pytest.mark.parametrize(("game", "seats"), [("cabanga", 4), ("cabanga", 6), ("lama", 3)])
+def test_g2_replay_seat_shows_what_the_seat_saw_and_nothing_else(tmp_path: Path, game: str, seats: int) -> None:
+    path, record = stored_match(tmp_path, game, seats)
+    seat = 1
+    result = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", str(seat), "--json"])
+    assert result.exit_code == 0, result.output
+    assert str(SEED) not in result.output, "the seed is shown to the seat"
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert lines[0]["event"] == "seat" and "seed" not in lines[0]
+    decisions = lines[1:]
+    # the same match again, step by step, to compare every shown decision with the state of its moment
+    g = get_game(game)
+    state = g.new_match(seats, SEED, g.options())
+    table = TableLog(state)
+    faults = {(f.step, f.seat): f for f in record.faults}
+    shown = iter(decisions)
+    for step, chosen in enumerate(record.steps):
+        prompts = state.pending()
+        for prompt in prompts:
+            if prompt.seat != seat:
+                continue
+            told = table.since_last(seat)
+            line = next(shown)
+            assert line["step"] == step and line["view"] == state.view(seat).to_json()
+            assert line["events"] == [e.to_json() for e in told]
+            assert all(e.seat == seat for e in told if isinstance(e, PenaltyCards | DrewCard))
+            assert line["decision"] == chosen[seat]
+            zones = state.zones()
+            own = Counter(c.text for c in zones[f"hand {seat}"])
+            for name, cards in zones.items():
+                texts = [c.text for c in cards]
+                if len(texts) < 2:
+                    continue
+                for lst in card_lists(line):
+                    if name.startswith("hand ") and name != f"hand {seat}" and Counter(texts) != own:
+                        assert Counter(lst) != Counter(texts), f"seat {seat} is shown {name}"
+                    if name in ("penalty pile", "draw pile"):
+                        assert lst != texts and lst != texts[::-1], f"seat {seat} is shown the {name}"
+        for (s_step, s), fault in faults.items():
+            if s_step == step:
+                table.add(SeatFaulted(s, fault.kind))
+        table.apply({p.seat: p.parse(chosen[p.seat]) for p in prompts})
+    assert next(shown, None) is None
+    # the faulty seat's own view names its faults and their reasons; another seat is told only the kind
+    mine = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", str(seats - 1)])
+    assert mine.exit_code == 0 and "fault: crash (RuntimeError: oops at 7)" in mine.output
+    assert "oops" not in result.output and "faulted (crash)" in CliRunner().invoke(
+        main, ["replay", "1", "--db", str(path), "--seat", str(seat)]).output
+
+
+def test_replay_seat_step_jumps_to_one_decision(tmp_path: Path) -> None:
+    path, _record = stored_match(tmp_path, "lama", 3)
+    result = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", "0", "--step", "10", "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.output.splitlines()][1:]
+    assert len(lines) == 1 and lines[0]["step"] >= 10 and lines[0]["latency_ms"] is not None
+    bad = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", "7"])
+    assert bad.exit_code == 1 and "seat 7 is not at this 3-seat table" in bad.output
+
+
+def test_replay_bot_asks_the_same_requests_again_and_shows_where_answers_differ(tmp_path: Path) -> None:
+    # a match played by in-process random seats; lama-greedy, asked seat 0's requests again, answers otherwise
+    game = get_game("lama")
+    record = asyncio.run(play_match(game, [random_seat(f"r{i}", i) for i in range(3)], 3, game.options({"rounds": 1}),
+                                    clock=Clock(1.0)))
+    replay_path = tmp_path / "m.json"
+    replay_format.write(replay_path, replay_format.from_record(record))
+    bots = tmp_path / "bots.toml"
+    bots.write_text(f'[[bot]]\nname = "greedy"\ncommand = ["{{python}}", "-m", "bots.lama_greedy"]\ncwd = "{ROOT}"\n')
+    result = CliRunner().invoke(main, ["replay", str(replay_path), "--seat", "0", "--bot", str(bots)])
+    asked = sum(1 for step in record.steps if "0" in {str(s) for s in step})
+    last = result.output.rstrip().splitlines()[-1]
+    assert last.startswith("greedy answers ") and last.endswith(f"of {asked} requests as in the replay"), last
+    differ = [line for line in result.output.splitlines() if " now answers " in line]
+    assert result.exit_code == (1 if differ else 0)
+    assert differ, "a greedy bot agreed with a random seat on every decision"
+
+
+def test_replay_file_round_trip_and_verification(tmp_path: Path) -> None:
+    game = get_game("cabanga")
+    record = asyncio.run(play_match(game, [random_seat(f"r{i}", i) for i in range(3)], 9, game.options({"rounds": 1})))
+    data = replay_format.from_record(record)
+    assert replay_format.decompress(replay_format.compress(data)) == data
+    path = tmp_path / "r.json"
+    replay_format.write(path, data)
+    assert replay_format.read(path) == data
+    assert replay_format.verify(data)[1] is None
+    data["events"] = data["events"][:-1]
+    assert "differs from the stored events" in (replay_format.verify(data)[1] or "")
+    with pytest.raises(replay_format.ReplayError, match="does not exist"):
+        replay_format.read(tmp_path / "nope.json")
+    assert all(isinstance(e, Event) for e in replay_format.rerun(data)[1])
+    assert [f.kind for f in record.faults] == [] and FaultKind.CRASH.value == "crash"
