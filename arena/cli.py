@@ -150,12 +150,16 @@ def play(game_name: str, seats: int, seed: int | None, options: tuple[str, ...],
     print_faults(record, as_json)
 
 
-BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "bots"
+def bundled_bots() -> Path:
+    """Return the folder of the bundled example bots: the ``bots`` package, installed or in the source tree."""
+    import bots
+
+    return Path(bots.__file__).resolve().parent
 
 
 def default_bot_list(game: Game) -> Path:
-    """Return the bundled example bot list for ``game`` (bots/GAME.toml in the source tree)."""
-    path = BUNDLED_BOTS / f"{game.name}.toml"
+    """Return the bundled example bot list for ``game`` (``bots/GAME.toml``, shipped in the package)."""
+    path = bundled_bots() / f"{game.name}.toml"
     if not path.is_file():
         raise click.UsageError(f"no bundled bot list at {path}; give one with --bots")
     return path

@@ -1,0 +1,43 @@
+"""A plain `pip install .` (not editable) into a fresh virtual environment ships everything the default
+`arena ladder` needs: the bundled bots and their lists (issue 11).
+
+The environment sees this interpreter's packages (grpcio, protobuf, pip, setuptools) so that nothing is
+downloaded; the test checks that arena and the bots it runs come from the new environment, not from this source tree.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "*.db*", "node_modules", "__pycache__", "*.egg-info", "build", ".*_cache"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+                   check=True, timeout=120)
+    python = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                              "--disable-pip-version-check", str(source)],
+                             capture_output=True, text=True, timeout=300, env=env)
+    assert install.returncode == 0, install.stdout + install.stderr
+    shutil.rmtree(source)  # nothing may come from the source tree any more
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    where = subprocess.run([str(python), "-c", "import arena, bots; print(arena.__file__); print(bots.__file__)"],
+                           cwd=work, capture_output=True, text=True, timeout=60, env=env)
+    assert where.returncode == 0, where.stderr
+    assert all(line.startswith(str(venv)) for line in where.stdout.split()), where.stdout
+    ladder = subprocess.run([str(venv / "bin" / "arena"), "ladder", "--matches", "4", "--tables", "1"], cwd=work,
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert ladder.returncode == 0, ladder.stdout + ladder.stderr
+    assert "cabanga-greedy" in ladder.stdout and "4 matches played" in ladder.stderr
+    assert (work / "arena.db").is_file()
