@@ -26,6 +26,7 @@ from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list
 from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
 from arena.runner import latency_summary, run_match, seat_names
+from arena.scaffold import LANGUAGES, ScaffoldError, write_bot
 from arena.server import ServerError
 from arena.store import BoardRow, Store, StoreError
 
@@ -431,7 +432,7 @@ def show_whole_replay(source: str, data: dict[str, Any], as_json: bool) -> None:
 @click.argument("bots_path", metavar="BOTS", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", "bot_name", default=None, help="The bot of the list to check (needed if it lists several).")
 @click.option("--game", "game_names", type=GAME_CHOICE, multiple=True,
-              help="A game the bot plays, repeatable. Default: both.")
+              help="A game the bot plays, repeatable. Default: the bot list entry's games, else both.")
 @click.option("--deadline", type=click.FloatRange(min=0.001), default=1.0, show_default=True,
               help="Seconds allowed per decision (the ladder's default is 1).")
 @click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
@@ -456,7 +457,11 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
     spec = one_bot(bots_path, bot_name)
     if spec.remote:
         raise click.UsageError(f"bot {spec.name!r} is remote (it has a token): arena check starts the bots it checks")
-    games = [get_game(n.lower()) for n in dict.fromkeys(game_names)] or [get_game(n) for n in sorted(GAMES)]
+    declared = game_names or spec.games or tuple(sorted(GAMES))
+    try:
+        games = [get_game(n.lower()) for n in dict.fromkeys(declared)]
+    except GameError as exc:
+        raise click.UsageError(f"bot {spec.name!r}: {exc}") from None
     progress = (lambda label: None) if as_json else (lambda label: click.echo(f"checking: {label}", err=True))
     try:
         report = asyncio.run(check_bot(spec, games, clock=Clock(deadline), max_faults=max_faults, seed=seed,
@@ -488,6 +493,34 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
         click.echo(report.verdict())
     if not report.passed:
         sys.exit(1)
+
+
+@main.command()
+@click.argument("name")
+@game_option
+@click.option("--lang", type=click.Choice(LANGUAGES), default="python", show_default=True,
+              help="The bot's language.")
+@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Where to create the bot's folder NAME.")
+def new(name: str, game_name: str, lang: str, parent: Path) -> None:
+    """Write a minimal bot NAME (a folder) and its bot list entry, ready for `arena check`.
+
+    Python bots use the arena's SDK; JavaScript and C++ bots are the bundled examples with the protocol's
+    arena.proto beside them (JavaScript: npm install first; C++: build with CMake first, as bots.toml says).
+    """
+    import arena.v1
+
+    folder = parent / name
+    try:
+        files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_bots(),
+                          proto=Path(arena.v1.__file__).resolve().parent / "arena.proto")
+    except (ScaffoldError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in files:
+        click.echo(f"wrote {path}")
+    first = {"python": "", "js": f"cd {folder} && npm install && cd - && ",
+             "cpp": f"cmake -S {folder} -B {folder / 'build'} && cmake --build {folder / 'build'} && "}[lang]
+    click.echo(f"next: {first}arena check {folder / 'bots.toml'}")
 
 
 DEFAULT_LADDER_MATCHES = 24

@@ -75,6 +75,8 @@ class BotSpec:
     limits: Limits = field(default=DEFAULT_LIMITS, compare=False)
     token: str | None = field(default=None, compare=False, repr=False)
     """For a remote bot (no command): the token the operator gave it; it connects by itself."""
+    games: tuple[str, ...] = field(default=(), compare=False)
+    """The games the bot says it plays (bot list key ``games``); empty: not said. ``arena check`` reads it."""
 
     @property
     def remote(self) -> bool:
@@ -126,9 +128,10 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         where = f"{source}: bot {i}"
         if not isinstance(entry, dict):
             raise BotListError(f"{where}: expected a table")
-        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token"})
+        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games"})
         if unknown:
-            raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits, token)")
+            raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits, token, "
+                               "games)")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
@@ -154,7 +157,10 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         if not cwd.is_dir():
             raise BotListError(f"{where}: working directory {str(cwd)!r} does not exist")
         limits = _limits(shared, entry.get("limits", {}), f"{where}: limits")
-        bots.append(BotSpec(name, tuple(command), cwd, limits))
+        games = entry.get("games", [])
+        if not isinstance(games, list) or not all(isinstance(g, str) and g for g in games):
+            raise BotListError(f"{where}: games must be a list of game names, got {games!r}")
+        bots.append(BotSpec(name, tuple(command), cwd, limits, games=tuple(games)))
     return bots
 
 

@@ -185,12 +185,22 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                     bot.on_match_start(_info(message.match_start))
                 elif which == "match_end":
                     end = message.match_end
-                    bot.on_match_end(MatchResult(tuple(end.totals), tuple(end.places)),
-                                     [wire.event_from_proto(e) for e in end.events])
+                    bot.on_match_end(MatchResult(tuple(end.totals), tuple(end.places)), _events(end.events))
                 elif which == "goodbye":
                     return 0
         finally:
             call.cancel()
+
+
+def _events(messages: Iterable[pb.Event]) -> list[Event]:
+    """Return the events a bot can read; an event of a newer arena than this SDK knows is left out."""
+    events = []
+    for message in messages:
+        try:
+            events.append(wire.event_from_proto(message))
+        except wire.WireError:
+            log.debug("skipped an event this SDK does not know: %s", message)
+    return events
 
 
 CRASH_REASON_CHARS = 1000
@@ -207,7 +217,7 @@ def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> pb.Answer:
         prompt = wire.prompt_from_proto(request, seat)
         view = wire.view_from_proto(request)
         if request.events and type(bot).on_events is not Bot.on_events:  # decoded only for bots that listen
-            bot.on_events([wire.event_from_proto(e) for e in request.events])
+            bot.on_events(_events(request.events))
         return pb.Answer(request_id=request.request_id, picks=_picks(prompt, decide(bot, prompt, view)))
     except Exception as exc:
         print(f"arena: request {request.request_id} (match {request.match_id}, step {request.step}) failed:",

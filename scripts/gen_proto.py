@@ -1,4 +1,5 @@
-"""Regenerate arena/v1 from proto/arena/v1/*.proto: the one way generated code enters the repo.
+"""Regenerate arena/v1 from proto/arena/v1/*.proto (and copy the .proto there): the one way generated code
+enters the repo.
 
 Run: python scripts/gen_proto.py [--out DIR]
 
@@ -36,6 +37,8 @@ def generate(out: pathlib.Path) -> list[pathlib.Path]:
     if protoc.main(args) != 0:
         raise RuntimeError(f"protoc failed: {' '.join(args)}")
     (out / PACKAGE / "__init__.py").write_text(INIT_TEXT, encoding="utf-8")
+    for proto in protos:  # the package carries its source: `arena new` gives it to bots in other languages
+        (out / proto).write_bytes((PROTO_ROOT / proto).read_bytes())
     return sorted((out / PACKAGE).iterdir())
 
 

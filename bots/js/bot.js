@@ -10,7 +10,10 @@ const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-const PROTO = path.join(__dirname, "..", "..", "proto", "arena", "v1", "arena.proto");
+// arena.proto beside this file (a bot made by `arena new`), else the arena's own (bots/js in its source tree)
+const fs = require("fs");
+const HERE = path.join(__dirname, "arena.proto");
+const PROTO = fs.existsSync(HERE) ? HERE : path.join(__dirname, "..", "..", "proto", "arena", "v1", "arena.proto");
 const definition = protoLoader.loadSync(PROTO, { keepCase: true, enums: String, longs: String, defaults: true });
 const arena = grpc.loadPackageDefinition(definition).arena.v1;
 

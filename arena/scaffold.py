@@ -1,0 +1,116 @@
+"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript or C++, that pass ``arena check``.
+
+The JavaScript and C++ bots are copies of the bundled examples (``bots/js``, ``bots/cpp``) with the protocol's
+``arena.proto`` beside them, so the new folder stands on its own; the Python bot uses :mod:`arena.sdk`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+LANGUAGES = ("python", "js", "cpp")
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+
+
+class ScaffoldError(ValueError):
+    """A bot that cannot be written: a bad name, or a folder that exists already."""
+
+
+_PYTHON_DECISIONS = {
+    "cabanga": '''    def play(self, view: CabangaView, choices: Sequence[PlayCard]) -> PlayCard:
+        """One of the legal plays (a card onto the left or right pile of its row): here the first."""
+        return choices[0]
+
+    def throw(self, view: CabangaView, candidates: Sequence[Card]) -> Sequence[Card]:
+        """Any of the cards that may be thrown (strictly between the two tops of the row just played)."""
+        return candidates
+''',
+    "lama": '''    def turn(self, view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
+        """A card to play, DRAW or QUIT: here the first choice (the lowest legal card, else draw, else quit)."""
+        return choices[0]
+''',
+}
+_PYTHON_IMPORTS = {
+    "cabanga": "from arena.games.cabanga import CabangaView, Card, PlayCard",
+    "lama": "from arena.games.lama import Card, LamaView, TurnAction",
+}
+
+_PYTHON = '''"""{name}: an arena bot for {title} (made by `arena new`; see docs/bot-guide.md of the arena).
+
+Check it:  arena check bots.toml
+Play it:   arena match --bots bots.toml --game {game} --seats 4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+{imports}
+from arena.sdk import Bot, run
+
+
+class {cls}(Bot):
+    agent = "{name} 0.1 (Python)"
+
+{decisions}
+
+if __name__ == "__main__":
+    run({cls}())
+'''
+
+_COMMANDS = {
+    "python": '["{python}", "bot.py"]',
+    "js": '["node", "bot.js"]',
+    "cpp": '["./build/arena-bot"]',
+}
+_BEFORE = {
+    "python": "",
+    "js": "# First: npm install (in this folder; it needs @grpc/grpc-js and @grpc/proto-loader).\n",
+    "cpp": "# First: cmake -S . -B build && cmake --build build (needs libgrpc++-dev protobuf-compiler-grpc, cmake,\n"
+           "# g++).\n",
+}
+
+
+def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, proto: Path) -> list[Path]:
+    """Write a new bot called ``name`` for ``game`` in ``lang`` into ``folder`` (created); return its files.
+
+    ``bundled`` is the folder of the bundled example bots, ``proto`` the protocol's ``arena.proto``. Raises
+    :class:`ScaffoldError` for a bad name or language, or a folder that exists and is not empty.
+    """
+    if not NAME.match(name):
+        raise ScaffoldError(f"a bot name is a letter then letters, digits, '-' or '_' (64 at most), not {name!r}")
+    if lang not in LANGUAGES:
+        raise ScaffoldError(f"unknown language {lang!r}; the languages are {', '.join(LANGUAGES)}")
+    if folder.exists() and any(folder.iterdir()):
+        raise ScaffoldError(f"{str(folder)!r} exists and is not empty")
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[str, str | bytes] = {}
+    if lang == "python":
+        cls = "".join(part.capitalize() for part in re.split(r"[-_]", name)) or "MyBot"
+        files["bot.py"] = _PYTHON.format(name=name, title="Cabanga!" if game == "cabanga" else "L.A.M.A.",
+                                         game=game, imports=_PYTHON_IMPORTS[game], cls=cls,
+                                         decisions=_PYTHON_DECISIONS[game])
+    elif lang == "js":
+        files["bot.js"] = (bundled / "js" / "bot.js").read_bytes()
+        package = (bundled / "js" / "package.json").read_text(encoding="utf-8")
+        files["package.json"] = package.replace('"arena-js-bot"', f'"{name.lower()}"', 1)
+        files["arena.proto"] = proto.read_bytes()
+    else:
+        files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
+        files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
+        files["proto/arena/v1/arena.proto"] = proto.read_bytes()
+        files[".gitignore"] = "build/\n"
+    files["bots.toml"] = (
+        f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}"
+        f'[[bot]]\nname = "{name}"\ncommand = {_COMMANDS[lang]}\ncwd = "."\ngames = ["{game}"]\n')
+    written = []
+    for relative, content in files.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,72 @@
+"""arena new: a minimal bot and its bot list entry that pass arena check as written (issue 11)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def installed_arena_is_this_tree() -> bool:
+    """A launched Python bot imports the arena installed for its interpreter (its environment is clean)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", "import arena; print(arena.__file__)"], cwd="/", env=env,
+                          capture_output=True, text=True)
+    return done.returncode == 0 and Path(done.stdout.strip()).resolve().is_relative_to(ROOT)
+
+
+@pytest.mark.parametrize("game", ["cabanga", "lama"])
+def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: str) -> None:
+    made = CliRunner().invoke(main, ["new", "my-bot", "--game", game, "--dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "my-bot"
+    assert sorted(p.name for p in folder.iterdir()) == ["bot.py", "bots.toml"]
+    assert f'games = ["{game}"]' in (folder / "bots.toml").read_text()
+    if not installed_arena_is_this_tree():
+        pytest.skip("the interpreter's installed arena is not this source tree (pip install -e . here), and a "
+                    "launched bot imports that one")
+    checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
+    assert checked.exit_code == 0, checked.output
+    assert "PASS: my-bot" in checked.output and f"{game}, 3 seats" in checked.output
+
+
+def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path) -> None:
+    made = CliRunner().invoke(main, ["new", "jsbot", "--game", "lama", "--lang", "js", "--dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "jsbot"
+    assert (folder / "arena.proto").read_bytes() == (ROOT / "proto" / "arena" / "v1" / "arena.proto").read_bytes()
+    modules = ROOT / "bots" / "js" / "node_modules"
+    if shutil.which("node") is None or not modules.is_dir():
+        pytest.skip("node, or bots/js/node_modules (npm ci, done by tests/test_js_bot.py), is missing")
+    (folder / "node_modules").symlink_to(modules)  # what `npm install` would fetch
+    checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
+    assert checked.exit_code == 0, checked.output
+    assert "PASS: jsbot" in checked.output
+
+
+def test_a_new_cpp_bot_has_what_its_build_needs(tmp_path: Path) -> None:
+    made = CliRunner().invoke(main, ["new", "cppbot", "--game", "cabanga", "--lang", "cpp", "--dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "cppbot"
+    assert (folder / "bot.cc").read_bytes() == (ROOT / "bots" / "cpp" / "bot.cc").read_bytes()
+    assert (folder / "proto" / "arena" / "v1" / "arena.proto").is_file()
+    assert 'command = ["./build/arena-bot"]' in (folder / "bots.toml").read_text()
+    assert "cmake --build" in made.output
+
+
+def test_new_refuses_a_bad_name_and_a_folder_in_use(tmp_path: Path) -> None:
+    bad = CliRunner().invoke(main, ["new", "../evil", "--dir", str(tmp_path)])
+    assert bad.exit_code == 1 and "a bot name is a letter" in bad.output
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "x").write_text("mine")
+    used = CliRunner().invoke(main, ["new", "taken", "--dir", str(tmp_path)])
+    assert used.exit_code == 1 and "exists and is not empty" in used.output
