@@ -10,7 +10,7 @@ A replay is a JSON object::
      "latency_ms": [{"0": 0.81}, {"1": 0.62, "2": 0.7}, ...],  # per step: the seats asked and their time
      "events": [...]}                                           # the public game events, to verify a re-run
 
-Only ``game``, ``options``, ``seed``, ``names`` and ``steps`` are needed to re-run it (RULES.md G1); the rest
+Only ``game``, ``options``, ``seed``, ``names`` and ``steps`` are needed to re-run it (docs/rules.md G1); the rest
 is what was seen and measured. ``latency_ms`` is absent from replays written before it existed. The replay
 holds the seed and every hand: it is for the operator and, through :func:`seat_decisions`, for one seat's
 author; never for a bot during a ladder.

@@ -1,11 +1,11 @@
 """The game interface shared by every game, and the small value types it speaks in.
 
 A match is a pure state machine. It is created from (options, number of seats, seed); all its randomness
-comes from a ``random.Random`` made from the seed (RULES.md G1). At every step it says which seats must
+comes from a ``random.Random`` made from the seed (docs/rules.md G1). At every step it says which seats must
 decide now (:meth:`MatchState.pending`): one seat, or several at once for a simultaneous decision, each with
 a :class:`Prompt` holding the legal choices. :meth:`MatchState.apply` takes one decision per prompted seat,
 checks them all before changing anything, and returns the public events that followed. A seat's
-:meth:`MatchState.view` holds only what that seat may see (RULES.md G2).
+:meth:`MatchState.view` holds only what that seat may see (docs/rules.md G2).
 
 This module, like the whole ``arena.games`` package, does no I/O and imports nothing of the rest of arena.
 """
@@ -224,7 +224,7 @@ class RoundScored(Event):
 
 
 class View(ABC):
-    """What one seat may see at this moment (RULES.md G2): its own hand and public information only."""
+    """What one seat may see at this moment (docs/rules.md G2): its own hand and public information only."""
 
     __slots__ = ()
     seat: int
@@ -281,7 +281,7 @@ class MatchState(ABC):
         """Return what only ``seat`` has learnt (its own penalty cards, the card it drew), oldest first.
 
         Each entry is ``(position, event)``: the event happened after the first ``position`` public events
-        (:attr:`events`). Never part of the public log, never shown to another seat (RULES.md G2).
+        (:attr:`events`). Never part of the public log, never shown to another seat (docs/rules.md G2).
         """
         return self._private[seat]
 

@@ -1,4 +1,4 @@
-"""Cabanga! for 3 to 6 seats: the rules C1-C17 of ``RULES.md`` behind :mod:`arena.games.base`'s interface.
+"""Cabanga! for 3 to 6 seats: the rules C1-C17 of ``docs/rules.md`` behind :mod:`arena.games.base`'s interface.
 
 Text forms (the same in logs, replays, the CLI and error messages):
 

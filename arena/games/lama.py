@@ -1,4 +1,4 @@
-"""L.A.M.A.: the rules (RULES.md L1-L12, G1, G2) behind the game interface of :mod:`arena.games.base`.
+"""L.A.M.A.: the rules (docs/rules.md L1-L12, G1, G2) behind the game interface of :mod:`arena.games.base`.
 
 Cards are :class:`Card` values written ``L1``..``L6`` and ``LL`` (the llama); there are seven card objects,
 built once, so cards compare by identity. A card is also an action: "play this card". The two other actions

@@ -1,4 +1,4 @@
-"""Cabanga! rules, one or more tests per rule id of RULES.md (C1-C17, G1, G2), on hand-set positions.
+"""Cabanga! rules, one or more tests per rule id of docs/rules.md (C1-C17, G1, G2), on hand-set positions.
 
 Most tests arrange a position with :meth:`CabangaState.arranged`, make one or two decisions through the
 public interface and compare the events, zones and views with what the rule says.

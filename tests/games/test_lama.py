@@ -1,4 +1,4 @@
-"""L.A.M.A. rule tests (RULES.md L1-L12, G1, G2), table-driven on hand-set states from LamaState.arranged."""
+"""L.A.M.A. rule tests (docs/rules.md L1-L12, G1, G2), table-driven on hand-set states from LamaState.arranged."""
 
 from __future__ import annotations
 
