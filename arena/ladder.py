@@ -19,9 +19,11 @@ start; the database is written once per planned deal set and once per finished m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -314,9 +316,14 @@ class Ladder:
         try:
             if self.done:
                 return self.timing
-            async with serving() as server:
-                tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats, hide=self.config.hide)
-                          for _ in range(self.config.tables)]
+            # without a log folder the bots still log to a private one, so a bot that fails to start can say why
+            async with serving() as server, contextlib.AsyncExitStack() as stack:
+                logs = self.config.log_dir
+                scratch = None if logs is not None else Path(stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix="arena-logs-")))
+                tables = [Table(server, log_dir=logs if scratch is None else scratch / f"table-{i}",
+                                keep=self.config.seats, hide=self.config.hide)
+                          for i in range(self.config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]
                 try:
