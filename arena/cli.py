@@ -57,7 +57,7 @@ def event_printer(names: Sequence[str], as_json: bool) -> Callable[[Event], None
     """Return a function printing one event: a JSON object a line, or one readable line."""
     if as_json:
         return lambda event: click.echo(json.dumps(event.to_json(), separators=(",", ":")))
-    return lambda event: click.echo(event.describe(names))
+    return lambda event: None if event.quiet else click.echo(event.describe(names))
 
 
 def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None:

@@ -149,6 +149,8 @@ class Event(ABC):
 
     __slots__ = ()
     kind: ClassVar[str]
+    quiet: ClassVar[bool] = False
+    """True for an event that marks a moment and says nothing a reader would miss (a listing may leave it out)."""
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:

@@ -425,6 +425,7 @@ class ThrowsClosed(Event):
     """
 
     kind: ClassVar[str] = "throws_closed"
+    quiet: ClassVar[bool] = True  # after every play: a listing of the match shows the throws themselves
     seat: int
 
     def to_json(self) -> dict[str, Any]:
