@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from arena.check import check_bot, edge_states
 from arena.cli import main
 from arena.games import get_game
-from arena.launcher import BotSpec
+from arena.launcher import BotSpec, load_bot_list
 from arena.referee import Clock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,18 +29,22 @@ def faulty(*mode: str) -> BotSpec:
     return BotSpec("faulty", ("{python}", "-m", "tests.bots.sdk_faulty", *mode), ROOT)
 
 
-@pytest.mark.parametrize(("game", "module"), [("cabanga", "cabanga_greedy"), ("lama", "lama_greedy")])
-def test_check_passes_a_bundled_bot(tmp_path: Path, game: str, module: str) -> None:
-    path = bot_list(tmp_path, ["{python}", "-m", f"bots.{module}"])
-    result = CliRunner().invoke(main, ["check", str(path), "--game", game, "--json"])
+BUNDLED = [(game, bot.name) for game in ("cabanga", "lama")
+           for bot in load_bot_list(ROOT / "bots" / f"{game}.toml")]
+
+
+@pytest.mark.parametrize(("game", "name"), BUNDLED, ids=[name for _, name in BUNDLED])
+def test_check_passes_every_bundled_bot_in_the_games_its_entry_declares(game: str, name: str) -> None:
+    result = CliRunner().invoke(main, ["check", str(ROOT / "bots" / f"{game}.toml"), "--name", name, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["passed"] and report["verdict"].startswith("PASS")
+    assert report["passed"] and report["verdict"].startswith(f"PASS: {name}")
     kinds = {row["kind"] for row in report["latency"]}
     assert kinds == ({"play", "throw"} if game == "cabanga" else {"turn"})
     seats = range(get_game(game).min_seats, get_game(game).max_seats + 1)
     assert all(any(f"{game}, {n} seats" in run for run in report["runs"]) for n in seats)
     assert sum(1 for run in report["runs"] if run.startswith(f"{game}:")) >= 3  # the edge states
+    assert not any(run.startswith("lama" if game == "cabanga" else "cabanga") for run in report["runs"])
 
 
 def test_check_passes_the_javascript_bot(tmp_path: Path) -> None:
