@@ -35,6 +35,9 @@ PUBLIC_META_WORDS = ("isolation", "sandbox")
 """Meta keys naming one of these words are shown with the ladder's settings (e.g. the isolation level a
 ladder ran under). Other keys are not: the ``ladder`` key holds the ladder seed."""
 
+INLINE_SECONDS = 0.05
+"""A whole-database figure that took less than this is recomputed while the page waits, so it is never stale."""
+
 T = TypeVar("T")
 
 
@@ -75,9 +78,11 @@ def interval(row: BoardRow) -> tuple[float, float]:
 class Live(Generic[T]):
     """A figure over the whole database, kept until new matches land, then recomputed in the background.
 
-    The first :meth:`get` computes it (callers wait); later ones return the value at once, and start a
-    recomputation when the database holds newer matches, no sooner than ten times the last computation's
-    cost after it (so a busy ladder does not keep a core busy with it). ``compute`` gets a read-only store.
+    The first :meth:`get` computes it (callers wait), and so does one that finds newer matches when the
+    last computation was quick (under :data:`INLINE_SECONDS`). Otherwise :meth:`get` returns the value at
+    once and starts a recomputation in the background, no sooner than ten times the last computation's cost
+    after the last one (so a busy ladder's million matches do not keep a core busy). ``compute`` gets a
+    read-only store.
     """
 
     def __init__(self, reader: Reader, compute: Callable[[Store], T], *, min_interval: float = 1.0) -> None:
@@ -88,12 +93,13 @@ class Live(Generic[T]):
         self._value: tuple[T, int] | None = None
         self._running = False
         self._not_before = 0.0
+        self._cost = 0.0
 
     def get(self) -> tuple[T, int]:
         """Return the value and the match count (the newest match id) it was computed at."""
         version = self._reader.version()
         with self._lock:
-            if self._value is None:
+            if self._value is None or (self._value[1] != version and self._cost < INLINE_SECONDS):
                 self._refresh(version)
                 assert self._value is not None
                 return self._value
@@ -105,15 +111,18 @@ class Live(Generic[T]):
     def _refresh(self, version: int) -> None:
         began = time.monotonic()
         value = self._compute(self._reader.store())
-        cost = time.monotonic() - began
+        cost = self._cost = time.monotonic() - began
         self._value = (value, version)
         self._not_before = time.monotonic() + max(self._min_interval, 10 * cost)
 
     def _background(self, version: int) -> None:
         try:
+            began = time.monotonic()
             value = self._compute(self._reader.store())
             with self._lock:
+                self._cost = time.monotonic() - began
                 self._value = (value, version)
+                self._not_before = time.monotonic() + max(self._min_interval, 10 * self._cost)
         finally:
             with self._lock:
                 self._running = False
