@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import select
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -53,7 +52,8 @@ class Server:
         line = self.process.stdout.readline() if ready else ""
         if not line.startswith("serving http://"):
             self.stop()
-            raise AssertionError(f"arena serve did not start: {line!r} {self.process.stderr and self.process.stderr.read()}")
+            err = self.process.stderr.read() if self.process.stderr else ""
+            raise AssertionError(f"arena serve did not start: {line!r} {err}")
         self.url = line.split()[1].rstrip("/")
 
     def get(self, path: str) -> tuple[int, str]:

@@ -24,7 +24,8 @@ def table(state: MatchState, seat: int | None) -> dict[str, Any]:
     """
     public = state.view(0 if seat is None else seat).to_json()
     tops: list[str] = public["tops"]
-    rows: list[dict[str, Any]] = [{"colour": colour.value, "left": tops[2 * i], "right": tops[2 * i + 1]} for i, colour in enumerate(ROWS)]
+    rows: list[dict[str, Any]] = [{"colour": colour.value, "left": tops[2 * i], "right": tops[2 * i + 1]}
+                                  for i, colour in enumerate(ROWS)]
     hand_sizes: list[int] = public["hand_sizes"]
     data: dict[str, Any] = {
         "round": public["round"],
