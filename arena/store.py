@@ -91,6 +91,7 @@ CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot_id);
 -- for `arena serve`: a bot's matches newest first, its wins and its faulted matches, a bot's rating history,
 -- the faults of a match (additive: an older database gets them the next time a ladder opens it)
 CREATE INDEX IF NOT EXISTS seats_by_bot_match ON seats (bot_id, match_id);
+CREATE INDEX IF NOT EXISTS seats_board ON seats (bot_id, place, total, faults);  -- covers the leaderboard's sums
 CREATE INDEX IF NOT EXISTS seats_won ON seats (bot_id, match_id) WHERE place = 1;
 CREATE INDEX IF NOT EXISTS seats_faulted ON seats (bot_id, match_id) WHERE faults > 0;
 CREATE INDEX IF NOT EXISTS ratings_by_bot ON ratings (bot_id, match_id);

@@ -146,17 +146,22 @@ def build_app(site: Site) -> Starlette:
     def api_summary(_: Request) -> dict[str, Any]:
         return site.need_reader().summary()
 
+    # whole-database figures: {"pending": true} while the first computation runs (the page asks again)
+
     def api_board(_: Request) -> dict[str, Any]:
         reader = site.need_reader()
-        rows, version = reader.board.get()
-        return {"rows": rows, "at": version, "summary": reader.summary()}
+        board = reader.board.get()
+        if board is None:
+            return {"pending": True, "summary": reader.summary()}
+        return {"rows": board[0], "at": board[1], "summary": reader.summary()}
 
     def api_ratings(_: Request) -> dict[str, Any]:
-        return site.need_reader().ratings_history()
+        history = site.need_reader().ratings.get()
+        return {"pending": True} if history is None else {**history[0], "at": history[1]}
 
     def api_h2h(_: Request) -> dict[str, Any]:
-        table, version = site.need_reader().head_to_head.get()
-        return {**table, "at": version}
+        table = site.need_reader().head_to_head.get()
+        return {"pending": True} if table is None else {**table[0], "at": table[1]}
 
     def api_pair(request: Request) -> dict[str, Any]:
         return site.need_reader().pair(str(request.path_params["a"]), str(request.path_params["b"]),
@@ -302,9 +307,7 @@ def serve(site: Site, host: str, port: int, on_ready: Callable[[str], None]) -> 
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         if site.reader is not None:
-            # the figures over the whole database, once, before the first page asks
-            site.reader.board.get()
-            site.reader.head_to_head.get()
+            site.reader.start()  # the figures over the whole database, before the first page asks
         on_ready(f"http://{shown}:{bound}/")
         config = uvicorn.Config(build_app(site), log_level="warning", access_log=False, lifespan="off")
         uvicorn.Server(config).run(sockets=[sock])

@@ -14,6 +14,7 @@ indexes (store.py's schema), newest first, with a ``before`` cursor.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +25,8 @@ from typing import Any, Generic, TypeVar
 
 from arena.games import get_game
 from arena.store import LATENCY_BUCKET_BASE, BoardRow, Store, StoreError
+
+log = logging.getLogger("arena.web")
 
 PAGE = 50
 """Rows per page of every list."""
@@ -76,13 +79,14 @@ def interval(row: BoardRow) -> tuple[float, float]:
 
 
 class Live(Generic[T]):
-    """A figure over the whole database, kept until new matches land, then recomputed in the background.
+    """A figure over the whole database, kept until new matches land, then recomputed.
 
-    The first :meth:`get` computes it (callers wait), and so does one that finds newer matches when the
-    last computation was quick (under :data:`INLINE_SECONDS`). Otherwise :meth:`get` returns the value at
-    once and starts a recomputation in the background, no sooner than ten times the last computation's cost
-    after the last one (so a busy ladder's million matches do not keep a core busy). ``compute`` gets a
-    read-only store.
+    The first :meth:`get` starts computing it in the background and waits for it at most ``wait`` seconds
+    (then answers ``None``: not ready yet). A stale value whose last computation was quick (under
+    :data:`INLINE_SECONDS`) is recomputed while the caller waits, so a small ladder's pages are never stale.
+    A slow one is returned at once while a recomputation runs in the background, no sooner than ten times
+    the last one's cost after it (so a million-match ladder does not keep a core busy). ``compute`` gets a
+    read-only store; SQLite leaves Python's lock while it works, so pages are served meanwhile.
     """
 
     def __init__(self, reader: Reader, compute: Callable[[Store], T], *, min_interval: float = 1.0) -> None:
@@ -90,39 +94,51 @@ class Live(Generic[T]):
         self._compute = compute
         self._min_interval = min_interval
         self._lock = threading.Lock()
+        self._ready = threading.Event()
         self._value: tuple[T, int] | None = None
         self._running = False
         self._not_before = 0.0
         self._cost = 0.0
 
-    def get(self) -> tuple[T, int]:
-        """Return the value and the match count (the newest match id) it was computed at."""
+    def start(self) -> None:
+        """Start the first computation in the background (if none ran yet)."""
+        with self._lock:
+            if self._value is None and not self._running:
+                self._running = True
+                self._reader.background.submit(self._background, self._reader.version())
+
+    def get(self, wait: float = 0.15) -> tuple[T, int] | None:
+        """Return the value and the newest match id it counts, or ``None`` while its first computation runs."""
         version = self._reader.version()
         with self._lock:
-            if self._value is None or (self._value[1] != version and self._cost < INLINE_SECONDS):
-                self._refresh(version)
-                assert self._value is not None
-                return self._value
-            if self._value[1] != version and not self._running and time.monotonic() >= self._not_before:
-                self._running = True
-                self._reader.background.submit(self._background, version)
-            return self._value
+            value = self._value
+            if value is not None and value[1] != version and not self._running:
+                if self._cost < INLINE_SECONDS:
+                    self._value = value = (self._timed(), version)
+                elif time.monotonic() >= self._not_before:
+                    self._running = True
+                    self._reader.background.submit(self._background, version)
+            if value is not None:
+                return value
+        self.start()
+        self._ready.wait(wait)
+        return self._value
 
-    def _refresh(self, version: int) -> None:
+    def _timed(self) -> T:
         began = time.monotonic()
         value = self._compute(self._reader.store())
-        cost = self._cost = time.monotonic() - began
-        self._value = (value, version)
-        self._not_before = time.monotonic() + max(self._min_interval, 10 * cost)
+        self._cost = time.monotonic() - began
+        self._not_before = time.monotonic() + max(self._min_interval, 10 * self._cost)
+        return value
 
     def _background(self, version: int) -> None:
         try:
-            began = time.monotonic()
-            value = self._compute(self._reader.store())
+            value = self._timed()
             with self._lock:
-                self._cost = time.monotonic() - began
                 self._value = (value, version)
-                self._not_before = time.monotonic() + max(self._min_interval, 10 * self._cost)
+            self._ready.set()
+        except Exception:
+            log.exception("computing a figure of %s", self._reader.path)
         finally:
             with self._lock:
                 self._running = False
@@ -151,21 +167,37 @@ class HeadToHead:
     """
 
     seats: int
-    last: int = 0
+    last_row: int = 0
+    """The last seats row read (rows are stored in match order, so reading on from here is incremental)."""
     pairs: dict[tuple[int, int], _Pair] = field(default_factory=dict)
     _open: dict[int, dict[int, list[tuple[int, int, int]]]] = field(default_factory=dict)
     """Per unfinished deal set, per match id: (bot id, total, place) by seat."""
 
     def update(self, store: Store) -> dict[str, Any]:
         """Read the new matches and return the table: bot names and one row per pair that shared a deal set."""
-        rows = store.db.execute(
-            "SELECT s.match_id, m.deal, s.bot_id, s.total, s.place FROM seats s JOIN matches m ON m.id = s.match_id "
-            "WHERE s.match_id > ? ORDER BY s.match_id", (self.last,))
-        for match_id, deal, bot_id, total, place in rows:
-            self._open.setdefault(deal, {}).setdefault(match_id, []).append((bot_id, total, place))
-            self.last = max(self.last, match_id)
-        for deal in [d for d, matches in self._open.items() if len(matches) >= self.seats]:
-            self._fold(self._open.pop(deal))
+        db = store.db
+        # seats first: a match whose seats are seen is in the (later) read of matches too
+        rows = db.execute("SELECT rowid, match_id, bot_id, total, place FROM seats WHERE rowid > ? ORDER BY rowid",
+                          (self.last_row,)).fetchall()
+        if rows:
+            first = min(int(r[1]) for r in rows)
+            # the whole table through the covering (deal, rotation) index, or the new ids through the table
+            query = "SELECT id, deal FROM matches" if self.last_row == 0 else \
+                "SELECT id, deal FROM matches WHERE id >= ?"
+            deal_of = dict(db.execute(query, () if self.last_row == 0 else (first,)))
+            opened = self._open
+            for _, match_id, bot_id, total, place in rows:
+                deal = deal_of[match_id]
+                by_match = opened.get(deal)
+                if by_match is None:
+                    by_match = opened[deal] = {}
+                seats = by_match.get(match_id)
+                if seats is None:
+                    seats = by_match[match_id] = []
+                seats.append((bot_id, total, place))
+            self.last_row = int(rows[-1][0])
+            for deal in [d for d, matches in opened.items() if len(matches) >= self.seats]:
+                self._fold(opened.pop(deal))
         names = _bot_names(store)
         out = []
         for (a, b), p in sorted(self.pairs.items(), key=lambda item: (names.get(item[0][0], ""),
@@ -230,6 +262,12 @@ class Reader:
         self._h2h = HeadToHead(self.seats)
         self._h2h_lock = threading.Lock()
         self.head_to_head: Live[dict[str, Any]] = Live(self, self._update_h2h)
+        self.ratings: Live[dict[str, Any]] = Live(self, self._ratings_history)
+
+    def start(self) -> None:
+        """Start computing the whole-database figures in the background, before the first page asks."""
+        for figure in (self.board, self.head_to_head, self.ratings):
+            figure.start()
 
     def _update_h2h(self, store: Store) -> dict[str, Any]:
         with self._h2h_lock:
@@ -269,15 +307,15 @@ class Reader:
 
     # ------------------------------------------------------------------------------------ ratings history
 
-    def ratings_history(self) -> dict[str, Any]:
+    def _ratings_history(self, store: Store) -> dict[str, Any]:
         """Return every bot's rating after each of its matches (sampled at :data:`HISTORY_POINTS` matches).
 
         ``x`` are match numbers (ids); per bot ``mu`` and ``sigma`` at each x (``None`` before its first
         match), carried forward between its matches.
         """
-        db = self.store().db
-        names = _bot_names(self.store())
-        last = self.version()
+        db = store.db
+        names = _bot_names(store)
+        last = int(db.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()[0])
         if last <= HISTORY_POINTS:
             xs = list(range(1, last + 1))
             per_bot: dict[int, dict[int, tuple[float, float]]] = {b: {} for b in names}
@@ -405,7 +443,8 @@ class Reader:
         """
         bot_id = self.bot_id(name)
         db = self.store().db
-        rows, version = self.board.get()
+        board = self.board.get()
+        rows, version = board if board is not None else ([], 0)
         row = next((r for r in rows if r["bot"] == name), None)
         faulted = int(db.execute("SELECT count(*) FROM seats WHERE bot_id = ? AND faults > 0",
                                  (bot_id,)).fetchone()[0])
@@ -434,10 +473,11 @@ class Reader:
         """
         a_id, b_id = self.bot_id(a), self.bot_id(b)
         cursor = before if before is not None else 2**62
+        # EXISTS, not a join: joined, SQLite looked b's seats up by a range instead of the match id
         rows = self.store().db.execute(
             "SELECT m.id, m.deal, m.rotation, m.finished_at, m.seconds, m.steps FROM seats sa "
-            "JOIN seats sb ON sb.match_id = sa.match_id AND sb.bot_id = ? JOIN matches m ON m.id = sa.match_id "
-            "WHERE sa.bot_id = ? AND sa.match_id < ? ORDER BY sa.match_id DESC LIMIT ?",
-            (b_id, a_id, cursor, PAGE)).fetchall()
+            "JOIN matches m ON m.id = sa.match_id WHERE sa.bot_id = ? AND sa.match_id < ? AND EXISTS "
+            "(SELECT 1 FROM seats sb WHERE sb.match_id = sa.match_id AND sb.bot_id = ?) "
+            "ORDER BY sa.match_id DESC LIMIT ?", (a_id, cursor, b_id, PAGE)).fetchall()
         described = self._describe_matches(rows)
         return {"a": a, "b": b, "matches": described, "next": described[-1]["id"] if len(described) == PAGE else None}

@@ -39,6 +39,18 @@ async function getJSON(url, options) {
   return data;
 }
 
+async function getFigure(url, label) {
+  // a whole-database figure: the first computation of a big ladder takes a while; ask again until it is in
+  for (;;) {
+    const data = await getJSON(url);
+    const note = document.getElementById("pending");
+    if (!data.pending) { if (note) note.remove(); return data; }
+    (note || main.appendChild(el("p", {id: "pending", class: "muted"}))).textContent =
+      `computing ${label} over the whole ladder; shown as soon as it is ready...`;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 function showError(error) {
   main.replaceChildren(el("h1", {text: document.title.replace(/ - arena$/, "")}),
                        el("p", {class: "error", id: "error", text: String(error.message || error)}));
@@ -157,7 +169,7 @@ async function pageBoard() {
       el("p", {class: "muted", text: `As of match ${data.at}. Ranked by mu - 3 sigma; wins count shared wins; ` +
         "points are the mean final total; click a column to sort."}));
   };
-  const load = async () => { data = await getJSON("/api/board"); state.redraw(); };
+  const load = async () => { data = await getFigure("/api/board", "the leaderboard"); state.redraw(); };
   await load();
   live(load);
 }
@@ -198,7 +210,7 @@ async function pageRatings() {
     el("p", {class: "muted", text: "Each bot's mu after every match it played, against the ladder's match " +
       "count; the band is mu -/+ 3 sigma. Click a name to hide it."}));
   const draw = async () => {
-    const data = await getJSON("/api/ratings");
+    const data = await getFigure("/api/ratings", "the ratings history");
     const bands = data.bots.map((b, i) => ({mu: b.mu, sigma: b.sigma, colour: PALETTE[i % PALETTE.length]}));
     const options = {
       width: Math.min(1200, window.innerWidth - 80), height: 480,
@@ -221,7 +233,7 @@ async function pageRatings() {
 // --- head to head --------------------------------------------------------------------------------------
 async function pageH2h() {
   const draw = async () => {
-    const data = await getJSON("/api/h2h");
+    const data = await getFigure("/api/h2h", "head to head");
     const pairs = new Map(data.pairs.map((p) => [p.a + "\u0000" + p.b, p]));
     const cell = (a, b) => {
       if (a === b) return el("td", {class: "muted", text: "-"});
