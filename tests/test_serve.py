@@ -361,10 +361,30 @@ def test_browser_head_to_head_bot_and_matches_pages(page: Any, server: Server, l
     shot(page, "not-found")
 
 
-def test_browser_opens_an_uploaded_lama_replay(page: Any, server: Server, tmp_path: Path) -> None:
-    replay = tmp_path / "lama.json"
+@pytest.fixture(scope="module")
+def lama_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    replay = tmp_path_factory.mktemp("lama") / "lama.json"
     result = arena("match", "--game", "lama", "--seats", "3", "--seed", "5", "--replay", replay)
     assert result.returncode == 0, result.stderr
+    return replay
+
+
+def test_serve_replay_shows_a_replay_file_without_a_database(lama_replay: Path) -> None:
+    server = Server("--replay", lama_replay)
+    try:
+        status, text = server.get("/")
+        assert status == 200 and 'data-source="file"' in text  # redirected to the replay's page
+        data = server.json("/api/replay/file")
+        assert data["game"] == "lama" and "seed" not in set(walk_keys(data))
+        assert data["frames"][-1]["table"]["totals"] == replay_totals(lama_replay)
+        status, text = server.get("/matches")
+        assert status == 404 and "not a ladder database" in text
+    finally:
+        server.stop()
+
+
+def test_browser_opens_an_uploaded_lama_replay(page: Any, server: Server, lama_replay: Path) -> None:
+    replay = lama_replay
     open_page(page, server.url + "/replay")
     page.set_input_files("#file", str(replay))
     page.wait_for_selector("body[data-game='lama']")
