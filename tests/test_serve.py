@@ -14,9 +14,12 @@ import select
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ import pytest
 from arena.games import get_game
 from arena.games.lama_web import chips
 from arena.games.lama_web import table as lama_table
+from arena.web.data import INLINE_SECONDS, Live
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -229,6 +233,55 @@ def test_lama_table_hides_other_hands_and_shows_totals_as_chips() -> None:
     assert seen["hands"][:2] == [None, None] and seen["hands"][2] == above["hands"][2]
     assert all(len(h) == 6 for h in above["hands"])
     assert chips(0) == [0, 0] and chips(23) == [2, 3]
+
+
+class FakeReader:
+    """What :class:`arena.web.data.Live` needs of a reader: the newest match id, a worker, a store."""
+
+    def __init__(self) -> None:
+        self.path = Path("fake.db")
+        self.newest = 1
+        self.background = ThreadPoolExecutor(max_workers=1)
+
+    def version(self) -> int:
+        return self.newest
+
+    def store(self) -> None:
+        return None
+
+
+def test_a_slow_figure_is_pending_first_then_kept_while_matches_land() -> None:
+    reader = FakeReader()
+    release = threading.Event()
+    computed: list[int] = []
+
+    def compute(_: object) -> int:
+        release.wait(30)
+        time.sleep(INLINE_SECONDS + 0.01)  # a slow figure: never recomputed while a page waits
+        computed.append(reader.newest)
+        return reader.newest * 10
+
+    figure = Live(reader, compute)  # type: ignore[arg-type]
+    try:
+        assert figure.get(wait=0.01) is None  # pending: the first computation is running
+        release.set()
+        assert figure.get(wait=30) == (10, 1)
+        reader.newest = 2
+        assert figure.get(wait=0) == (10, 1)  # stale but at once; a background recomputation follows later
+        assert computed == [1]
+    finally:
+        reader.background.shutdown(wait=True, cancel_futures=True)
+
+
+def test_a_quick_figure_is_never_stale() -> None:
+    reader = FakeReader()
+    figure = Live(reader, lambda _: reader.newest * 10)  # type: ignore[arg-type]
+    try:
+        assert figure.get(wait=30) == (10, 1)
+        reader.newest = 5
+        assert figure.get(wait=0) == (50, 5)
+    finally:
+        reader.background.shutdown(wait=True, cancel_futures=True)
 
 
 # ------------------------------------------------------------------------------------- in a real browser
