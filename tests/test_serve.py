@@ -206,6 +206,34 @@ def test_a_seat_sees_only_its_own_hand(server: Server) -> None:
     assert len(seen["frames"]) <= len(above["frames"])
 
 
+def test_head_to_head_counts_the_complete_deal_sets_both_bots_played(server: Server, ladder_db: Path) -> None:
+    by_deal: dict[int, dict[int, dict[str, tuple[int, int]]]] = {}
+    for deal, match_id, name, total, place in db_rows(
+            ladder_db, "SELECT m.deal, s.match_id, b.name, s.total, s.place FROM seats s "
+                       "JOIN matches m ON m.id = s.match_id JOIN bots b ON b.id = s.bot_id"):
+        by_deal.setdefault(deal, {}).setdefault(match_id, {})[name] = (total, place)
+    expected: dict[tuple[str, str], list[int]] = {}
+    for matches in by_deal.values():
+        if len(matches) < 4:
+            continue  # an unfinished deal set does not count yet
+        names = sorted(set.intersection(*(set(m) for m in matches.values())))
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                ta, tb = (sum(m[x][0] for m in matches.values()) for x in (a, b))
+                e = expected.setdefault((a, b), [0] * 6)
+                e[0] += 1
+                e[1 + (ta == tb) + 2 * (ta > tb)] += 1
+                e[4] += sum(m[a][1] < m[b][1] for m in matches.values())
+                e[5] += sum(m[a][1] > m[b][1] for m in matches.values())
+    shown = {}
+    for p in server.json("/api/h2h")["pairs"]:
+        row = [p["deals"], p["a_better"], p["even"], p["b_better"], p["a_ahead"], p["b_ahead"]]
+        if p["a"] > p["b"]:
+            row = [row[0], row[3], row[2], row[1], row[5], row[4]]
+        shown[tuple(sorted((p["a"], p["b"])))] = row
+    assert shown == expected and len(expected) == 6
+
+
 def test_the_server_only_reads(server: Server, ladder_db: Path) -> None:
     before = hashlib.sha256(ladder_db.read_bytes()).hexdigest()
     for path in ["/", "/api/board", "/api/h2h", "/api/match/1"]:

@@ -14,7 +14,10 @@ indexes (store.py's schema), newest first, with a ``before`` cursor.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import operator
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -169,6 +172,7 @@ class HeadToHead:
     seats: int
     last_row: int = 0
     """The last seats row read (rows are stored in match order, so reading on from here is incremental)."""
+    last_match: int = 0
     pairs: dict[tuple[int, int], _Pair] = field(default_factory=dict)
     _open: dict[int, dict[int, list[tuple[int, int, int]]]] = field(default_factory=dict)
     """Per unfinished deal set, per match id: (bot id, total, place) by seat."""
@@ -176,27 +180,25 @@ class HeadToHead:
     def update(self, store: Store) -> dict[str, Any]:
         """Read the new matches and return the table: bot names and one row per pair that shared a deal set."""
         db = store.db
-        # seats first: a match whose seats are seen is in the (later) read of matches too
+        # first read: every match's deal through the covering (deal, rotation) index, not the large table
+        deal_of: dict[int, int] = dict(db.execute("SELECT id, deal FROM matches") if self.last_row == 0 else
+                                       db.execute("SELECT id, deal FROM matches WHERE id > ?", (self.last_match,)))
         rows = db.execute("SELECT rowid, match_id, bot_id, total, place FROM seats WHERE rowid > ? ORDER BY rowid",
-                          (self.last_row,)).fetchall()
-        if rows:
-            first = min(int(r[1]) for r in rows)
-            # the whole table through the covering (deal, rotation) index, or the new ids through the table
-            query = "SELECT id, deal FROM matches" if self.last_row == 0 else \
-                "SELECT id, deal FROM matches WHERE id >= ?"
-            deal_of = dict(db.execute(query, () if self.last_row == 0 else (first,)))
-            opened = self._open
-            for _, match_id, bot_id, total, place in rows:
-                deal = deal_of[match_id]
-                by_match = opened.get(deal)
-                if by_match is None:
-                    by_match = opened[deal] = {}
-                seats = by_match.get(match_id)
-                if seats is None:
-                    seats = by_match[match_id] = []
-                seats.append((bot_id, total, place))
-            self.last_row = int(rows[-1][0])
-            for deal in [d for d, matches in opened.items() if len(matches) >= self.seats]:
+                          (self.last_row,))
+        opened = self._open
+        # a match's seats are stored in one transaction with it, after every earlier match's
+        for match_id, group in itertools.groupby(rows, key=operator.itemgetter(1)):
+            deal = deal_of.get(match_id)
+            if deal is None:
+                break  # stored after the read of matches above: the next update reads it
+            seats = list(group)
+            by_match = opened.get(deal)
+            if by_match is None:
+                by_match = opened[deal] = {}
+            by_match[match_id] = [(bot_id, total, place) for _, _, bot_id, total, place in seats]
+            self.last_row = int(seats[-1][0])
+            self.last_match = max(self.last_match, int(match_id))
+            if len(by_match) >= self.seats:
                 self._fold(opened.pop(deal))
         names = _bot_names(store)
         out = []
@@ -443,11 +445,15 @@ class Reader:
         """
         bot_id = self.bot_id(name)
         db = self.store().db
-        board = self.board.get()
+        board = self.board.get(wait=0)  # the page shows the rest while the board is being computed
         rows, version = board if board is not None else ([], 0)
         row = next((r for r in rows if r["bot"] == name), None)
-        faulted = int(db.execute("SELECT count(*) FROM seats WHERE bot_id = ? AND faults > 0",
-                                 (bot_id,)).fetchone()[0])
+        try:  # the partial index counts only faulted seats; unhinted, SQLite scanned every seat of the bot
+            faulted = int(db.execute("SELECT count(*) FROM seats INDEXED BY seats_faulted WHERE bot_id = ? AND "
+                                     "faults > 0", (bot_id,)).fetchone()[0])
+        except sqlite3.OperationalError:  # a database from before that index
+            faulted = int(db.execute("SELECT count(*) FROM seats WHERE bot_id = ? AND faults > 0",
+                                     (bot_id,)).fetchone()[0])
         fault_rows = db.execute(
             "SELECT f.match_id, m.deal, f.step, f.kind, f.detail FROM seats s "
             "JOIN faults f ON f.match_id = s.match_id AND f.seat = s.seat JOIN matches m ON m.id = s.match_id "
