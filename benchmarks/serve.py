@@ -1,6 +1,6 @@
 """Time to first byte of every page of `arena serve` on a ladder database of a million synthetic matches.
 
-    python benchmarks/serve.py                       # fills /tmp/arena-serve-bench.db once (kept), then measures
+    python benchmarks/serve.py                       # fills arena-serve-bench.db in the temporary folder once (kept)
     python benchmarks/serve.py --matches 100000 --db other.db --fresh
 
 The database is filled fast (executemany in big transactions, indexes built at the end) with synthetic
@@ -25,6 +25,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -155,7 +156,7 @@ def get(host: str, port: int, path: str) -> bytes:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=1_000_000)
-    parser.add_argument("--db", type=Path, default=Path("/tmp/arena-serve-bench.db"))
+    parser.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "arena-serve-bench.db")
     parser.add_argument("--fresh", action="store_true", help="Fill the database again even if it exists.")
     args = parser.parse_args()
     if args.fresh or not args.db.exists():
