@@ -28,7 +28,7 @@ import pytest
 from arena.games import get_game
 from arena.games.lama_web import chips
 from arena.games.lama_web import table as lama_table
-from arena.web.data import INLINE_SECONDS, Live
+from arena.web.data import INLINE_SECONDS, Live, Reader
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -243,6 +243,31 @@ def test_the_server_only_reads(server: Server, ladder_db: Path) -> None:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 405
     assert hashlib.sha256(ladder_db.read_bytes()).hexdigest() == before
+
+
+def test_the_settings_show_the_isolation_level_when_stored_and_never_the_seed(
+        ladder_db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.db"
+    source = sqlite3.connect(f"file:{ladder_db}?mode=ro", uri=True)
+    target = sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    before = Reader(copy)
+    try:
+        assert before.summary()["meta"] == {}
+    finally:
+        before.close()
+    target.execute("INSERT INTO meta VALUES ('isolation', 'namespaces')")
+    target.commit()
+    target.close()
+    reader = Reader(copy)
+    try:
+        summary = reader.summary()
+        assert summary["meta"] == {"isolation": "namespaces"}
+        assert summary["settings"]["deadline"] == 1.0 and summary["seats"] == 4
+        assert "seed" not in set(walk_keys(summary))
+    finally:
+        reader.close()
 
 
 def test_serve_refuses_a_missing_database_and_a_bad_replay_in_one_line(tmp_path: Path) -> None:
