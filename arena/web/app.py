@@ -64,7 +64,7 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
     nav = "".join(f'<a href="{href}">{html.escape(text)}</a>' for href, text in links)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)} - arena</title>
+<title>{html.escape(title)} - arena</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/style.css"><link rel="stylesheet" href="/static/vendor/uPlot.min.css">
 </head><body data-page="{page}"{attrs}>
 <header><span class="brand">arena</span><nav>{nav}</nav><span id="live" class="live"></span></header>
