@@ -14,6 +14,7 @@ import select
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -49,15 +50,17 @@ class Server:
     """A running `arena serve` process and its address."""
 
     def __init__(self, *args: str | Path) -> None:
+        # its log goes to a file: a pipe nobody reads could fill up and stall the server
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed by stop())
         self.process = subprocess.Popen([*ARENA, "serve", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True)
+                                        stderr=self.log, text=True)
         assert self.process.stdout is not None
         ready, _, _ = select.select([self.process.stdout], [], [], 60)
         line = self.process.stdout.readline() if ready else ""
         if not line.startswith("serving http://"):
             self.stop()
-            err = self.process.stderr.read() if self.process.stderr else ""
-            raise AssertionError(f"arena serve did not start: {line!r} {err}")
+            self.log.seek(0)
+            raise AssertionError(f"arena serve did not start: {line!r} {self.log.read()}")
         self.url = line.split()[1].rstrip("/")
 
     def get(self, path: str) -> tuple[int, str]:
@@ -80,6 +83,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.log.close()
 
 
 @pytest.fixture(scope="module")
