@@ -720,6 +720,50 @@ def leaderboard(db_path: Path, fmt: str | None) -> None:
         store.close()
 
 
+@main.command()
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The ladder database to show, read-only (a ladder may be writing it). Default: arena.db, "
+                   "unless --replay is given.")
+@click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also show this replay file (written by `arena match --replay`).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=0, show_default="a free port",
+              help="Port to listen on.")
+def serve(db_path: Path | None, replay_path: Path | None, host: str, port: int) -> None:
+    """Show a ladder and its matches in the browser, live, with a replay viewer.
+
+    Pages: the leaderboard, ratings over time, head to head, each bot (its matches, faults and decision
+    latency), and every match replayed step by step, from above or from one seat. New matches appear while
+    a ladder runs, without a reload. The database is only read; no seed and no replay of an unfinished deal
+    set is shown. Prints the address, then serves until Ctrl-C.
+    """
+    from arena.web.app import Site
+    from arena.web.app import serve as serve_site
+    from arena.web.data import Reader
+    from arena.web.replays import viewer_data
+
+    if db_path is None and replay_path is None:
+        db_path = Path("arena.db")
+    reader = None
+    replay_data = None
+    if replay_path is not None:
+        replay_data = load_replay(str(replay_path), None)
+        try:
+            viewer_data(replay_data, None)
+        except GameError as exc:
+            raise click.ClickException(f"replay {str(replay_path)!r} does not re-run: {exc}") from None
+    if db_path is not None:
+        try:
+            reader = Reader(db_path)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+    site = Site(reader, replay_data, replay_path.name if replay_path is not None else "")
+    try:
+        serve_site(site, host, port, lambda url: click.echo(f"serving {url} (Ctrl-C stops)"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
+
+
 def run() -> None:
     """Entry point that never shows a traceback for a bad input."""
     try:

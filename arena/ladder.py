@@ -106,6 +106,11 @@ class LadderConfig:
     hide: tuple[Path, ...] = ()
     """Files the bots must not read (the database: it holds the ladder seed and every replay)."""
 
+    def settings(self) -> dict[str, object]:
+        """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
+        return {"deadline": self.clock.deadline, "time_bank": self.clock.bank, "max_faults": self.max_faults,
+                "tables": self.tables, "matches": self.matches, "hours": self.hours}
+
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
         remote = [b.name for b in self.bots if b.remote]
@@ -191,6 +196,7 @@ class Ladder:
         self.on_note = on_note or (lambda text: log.warning("%s", text))
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
         store.claim(self.identity)
+        store.record_settings(config.settings())
         self.specs = {b.name: b for b in config.bots}
         for bot in config.bots:
             if store.register_bot(bot.name, bot.fingerprint(), bot.command):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,19 +122,46 @@ def _decisions(state: MatchState, index: int, step: Mapping[str, str]
     return prompts, decisions
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a re-run: the decisions applied (by seat, text form), their kind, the public events."""
+
+    index: int
+    kind: str
+    decisions: dict[int, str]
+    events: list[Event]
+
+
+def start(data: Mapping[str, Any]) -> tuple[MatchState, Iterator[Step]]:
+    """Start re-running a replay: return the state at its start and an iterator that applies one step at a time.
+
+    The state advances as the iterator does. Raises :class:`ReplayError` when the replay does not fit the game
+    (here for its header; from the iterator for a step that is not legal, or a match that does not end where
+    the replay does).
+    """
+    state, steps = _start(data)
+
+    def run() -> Iterator[Step]:
+        for index, step in enumerate(steps):
+            prompts, decisions = _decisions(state, index, step)
+            texts = {seat: str(step[str(seat)]) for seat in decisions}
+            yield Step(index, prompts[0].kind.value, texts, state.apply(decisions))
+        if not state.over:
+            raise ReplayError(f"replay ends after {len(steps)} steps but the match is not over")
+
+    return state, run()
+
+
 def rerun(data: Mapping[str, Any]) -> tuple[MatchState, list[Event]]:
     """Re-run a replay and return the final state and the public game events.
 
     Raises :class:`ReplayError` when the replay does not fit the game (an unknown game, bad options, a
     decision that is not legal at its step, or a match that does not end where the replay does).
     """
-    state, steps = _start(data)
+    state, steps = start(data)
     events: list[Event] = list(state.events)
-    for index, step in enumerate(steps):
-        _, decisions = _decisions(state, index, step)
-        events.extend(state.apply(decisions))
-    if not state.over:
-        raise ReplayError(f"replay ends after {len(steps)} steps but the match is not over")
+    for step in steps:
+        events.extend(step.events)
     return state, events
 
 

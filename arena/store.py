@@ -88,6 +88,14 @@ CREATE TABLE IF NOT EXISTS latency (
     PRIMARY KEY (bot_id, bucket)
 );
 CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot_id);
+-- for `arena serve`: a bot's matches newest first, its wins and its faulted matches, a bot's rating history,
+-- the faults of a match (additive: an older database gets them the next time a ladder opens it)
+CREATE INDEX IF NOT EXISTS seats_by_bot_match ON seats (bot_id, match_id);
+CREATE INDEX IF NOT EXISTS seats_board ON seats (bot_id, place, total, faults);  -- covers the leaderboard's sums
+CREATE INDEX IF NOT EXISTS seats_won ON seats (bot_id, match_id) WHERE place = 1;
+CREATE INDEX IF NOT EXISTS seats_faulted ON seats (bot_id, match_id) WHERE faults > 0;
+CREATE INDEX IF NOT EXISTS ratings_by_bot ON ratings (bot_id, match_id);
+CREATE INDEX IF NOT EXISTS faults_by_match ON faults (match_id, seat);
 """
 
 
@@ -273,6 +281,19 @@ class Store:
         if _canonical(stored) != _canonical(identity):
             raise StoreError(f"{str(self.path)!r} holds another ladder ({stored.describe()}), not "
                              f"{identity.describe()}; use --db for a new file")
+
+    def record_settings(self, settings: dict[str, Any]) -> None:
+        """Keep the settings of the latest run (clock, fault limit, tables, budget): shown by ``arena serve``.
+
+        Never the seed: ``settings`` are public.
+        """
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('settings', ?)", (json.dumps(settings),))
+
+    def settings(self) -> dict[str, Any] | None:
+        """Return the settings of the latest run, ``None`` when no run stored them."""
+        raw = self._meta("settings")
+        return None if raw is None else dict(json.loads(raw))
 
     def register_bot(self, name: str, fingerprint: str, command: Sequence[str]) -> bool:
         """Add a bot, or update its fingerprint; return whether its command or files changed since."""

@@ -1,0 +1,317 @@
+"""The web server of ``arena serve``: HTML pages that draw JSON from ``/api/...``, served by Starlette.
+
+Every page is a small HTML shell; its script (``static/app.js``) fetches the page's JSON and draws it, and
+asks ``/api/version`` every few seconds whether new matches landed, to fetch again without a reload. The
+server never writes: the database is opened read-only (:class:`arena.web.data.Reader`), an uploaded replay
+is re-run in memory and forgotten. Unknown pages, bots and matches get a 404 page saying what was not found;
+an error inside gets a 500 page, never a traceback.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.games.base import GameError
+from arena.web.data import NotFound, Reader, Withheld
+from arena.web.games import game_web
+from arena.web.replays import viewer_data
+
+log = logging.getLogger("arena.web")
+
+STATIC = resources.files("arena.web") / "static"
+MAX_UPLOAD = 16 * 1024 * 1024
+"""The largest replay file the upload takes (a long match's replay is some 100 KB)."""
+
+
+class Site:
+    """What the server shows: a ladder database (``reader``), a replay file (``replay``), or both."""
+
+    def __init__(self, reader: Reader | None, replay: dict[str, Any] | None = None,
+                 replay_name: str = "") -> None:
+        self.reader = reader
+        self.replay = replay
+        self.replay_name = replay_name
+
+    def need_reader(self) -> Reader:
+        if self.reader is None:
+            raise NotFound("this server shows a replay file, not a ladder database (start it with --db)")
+        return self.reader
+
+
+def _shell(title: str, page: str, site: Site, **data: str) -> str:
+    """Return a page's HTML: the navigation, an empty main for ``app.js`` to fill, and its data attributes."""
+    attrs = "".join(f' data-{k}="{html.escape(v)}"' for k, v in data.items())
+    links = []
+    if site.reader is not None:
+        links += [("/", "Leaderboard"), ("/ratings", "Ratings"), ("/h2h", "Head to head"), ("/matches", "Matches")]
+    if site.replay is not None:
+        links.append(("/replay/file", "Replay file"))
+    links.append(("/replay", "Open a replay"))
+    nav = "".join(f'<a href="{href}">{html.escape(text)}</a>' for href, text in links)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)} - arena</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/style.css"><link rel="stylesheet" href="/static/vendor/uPlot.min.css">
+</head><body data-page="{page}"{attrs}>
+<header><span class="brand">arena</span><nav>{nav}</nav><span id="live" class="live"></span></header>
+<main id="main"><h1>{html.escape(title)}</h1><p class="loading">loading...</p></main>
+<script src="/static/vendor/uPlot.iife.min.js"></script><script src="/static/app.js"></script>
+</body></html>"""
+
+
+def _error_page(status: int, message: str) -> HTMLResponse:
+    title = {404: "Not found", 403: "Not shown yet", 400: "Bad request"}.get(status, "Error")
+    body = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} - arena</title>
+<link rel="stylesheet" href="/static/style.css"></head><body data-page="error">
+<header><span class="brand">arena</span><nav><a href="/">Home</a></nav></header>
+<main><h1>{title}</h1><p class="error" id="error">{html.escape(message)}</p></main></body></html>"""
+    return HTMLResponse(body, status_code=status)
+
+
+def _int_param(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw in (None, "", "all"):
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise HTTPException(400, f"{name} must be a whole number, not {raw!r}") from None
+
+
+def build_app(site: Site) -> Starlette:
+    """Return the web application showing ``site``."""
+
+    def api(fn: Callable[[Request], Any]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            return JSONResponse(await run_in_threadpool(fn, request))
+        return endpoint
+
+    def page(title: str | Callable[[Request], str], name: str,
+             check: Callable[[Request], dict[str, str]] | None = None) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            data = await run_in_threadpool(check, request) if check is not None else {}
+            text = title(request) if callable(title) else title
+            return HTMLResponse(_shell(text, name, site, **data))
+        return endpoint
+
+    # ------------------------------------------------------------------------------------- page checks
+
+    def check_ladder(_: Request) -> dict[str, str]:
+        site.need_reader()
+        return {}
+
+    def check_bot(request: Request) -> dict[str, str]:
+        name = str(request.path_params["name"])
+        site.need_reader().bot_id(name)
+        return {"bot": name}
+
+    def check_match(request: Request) -> dict[str, str]:
+        match_id = int(request.path_params["match_id"])
+        site.need_reader().match(match_id)
+        return {"match": str(match_id)}
+
+    def check_file(_: Request) -> dict[str, str]:
+        if site.replay is None:
+            raise NotFound("this server was started without --replay FILE; open a replay file on /replay")
+        return {"source": "file", "name": site.replay_name}
+
+    async def home(request: Request) -> Response:
+        if site.reader is None:
+            return RedirectResponse("/replay/file" if site.replay is not None else "/replay")
+        return await page("Leaderboard", "board", check_ladder)(request)
+
+    # ---------------------------------------------------------------------------------------------- api
+
+    def seat_param(request: Request) -> int | None:
+        return _int_param(request, "seat")
+
+    def api_version(_: Request) -> dict[str, Any]:
+        return {"version": site.need_reader().version()}
+
+    def api_summary(_: Request) -> dict[str, Any]:
+        return site.need_reader().summary()
+
+    # whole-database figures: {"pending": true} while the first computation runs (the page asks again)
+
+    def api_board(_: Request) -> dict[str, Any]:
+        reader = site.need_reader()
+        board = reader.board.get()
+        if board is None:
+            return {"pending": True, "summary": reader.summary()}
+        return {"rows": board[0], "at": board[1], "summary": reader.summary()}
+
+    def api_ratings(_: Request) -> dict[str, Any]:
+        history = site.need_reader().ratings.get()
+        return {"pending": True} if history is None else {**history[0], "at": history[1]}
+
+    def api_h2h(_: Request) -> dict[str, Any]:
+        table = site.need_reader().head_to_head.get()
+        return {"pending": True} if table is None else {**table[0], "at": table[1]}
+
+    def api_pair(request: Request) -> dict[str, Any]:
+        return site.need_reader().pair(str(request.path_params["a"]), str(request.path_params["b"]),
+                                       _int_param(request, "before"))
+
+    def api_matches(request: Request) -> dict[str, Any]:
+        return site.need_reader().matches(_int_param(request, "before"))
+
+    def api_bot(request: Request) -> dict[str, Any]:
+        return site.need_reader().bot(str(request.path_params["name"]))
+
+    def api_bot_matches(request: Request) -> dict[str, Any]:
+        return site.need_reader().matches(_int_param(request, "before"), str(request.path_params["name"]),
+                                          request.query_params.get("filter", "all"))
+
+    def api_match(request: Request) -> dict[str, Any]:
+        reader = site.need_reader()
+        match_id = int(request.path_params["match_id"])
+        record = reader.match(match_id)
+        data = viewer_data(reader.replay(match_id), seat_param(request))
+        return {**data, "match": record}
+
+    def api_file(request: Request) -> dict[str, Any]:
+        if site.replay is None:
+            raise NotFound("this server was started without --replay FILE")
+        return {**viewer_data(site.replay, seat_param(request)), "match": None, "name": site.replay_name}
+
+    async def api_upload(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_UPLOAD:
+            raise HTTPException(400, f"a replay file is at most {MAX_UPLOAD // 1024 // 1024} MiB")
+        try:
+            data = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise HTTPException(400, f"not a replay file: {exc}") from None
+        if not isinstance(data, dict) or "game" not in data:
+            raise HTTPException(400, "not an arena replay (no game)")
+        seat = seat_param(request)
+        result = await run_in_threadpool(viewer_data, data, seat)
+        return JSONResponse({**result, "match": None})
+
+    async def game_script(request: Request) -> Response:
+        name = str(request.path_params["game"])
+        try:
+            script = game_web(name).script()
+        except GameError as exc:
+            raise NotFound(str(exc)) from None
+        return Response(script, media_type="text/javascript")
+
+    # ---------------------------------------------------------------------------------------- errors
+
+    def wants_json(request: Request) -> bool:
+        return request.url.path.startswith("/api/")
+
+    def error(request: Request, status: int, message: str) -> Response:
+        if wants_json(request):
+            return JSONResponse({"error": message}, status_code=status)
+        return _error_page(status, message)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return error(request, 404, str(exc))
+
+    async def withheld(request: Request, exc: Exception) -> Response:
+        return error(request, 403, str(exc))
+
+    async def bad_replay(request: Request, exc: Exception) -> Response:
+        return error(request, 400, f"the replay does not re-run: {exc}")
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 404:
+            message = f"no page {request.url.path!r} here"
+        elif exc.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path!r}; this server only reads"
+        else:
+            message = str(exc.detail)
+        return error(request, exc.status_code, message)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("error serving %s", request.url.path)
+        return error(request, 500, f"internal error while serving {request.url.path!r}; the server log says more")
+
+    routes = [
+        Route("/", home),
+        Route("/ratings", page("Ratings over time", "ratings", check_ladder)),
+        Route("/h2h", page("Head to head", "h2h", check_ladder)),
+        Route("/h2h/{a}/{b}", page(lambda r: f"{r.path_params['a']} and {r.path_params['b']}", "pair",
+                                   lambda r: {**check_bot_pair(r)})),
+        Route("/matches", page("Matches", "matches", check_ladder)),
+        Route("/bot/{name}", page(lambda r: f"Bot {r.path_params['name']}", "bot", check_bot)),
+        Route("/match/{match_id:int}", page(lambda r: f"Match {r.path_params['match_id']}", "match", check_match)),
+        Route("/replay", page("Open a replay", "upload")),
+        Route("/replay/file", page("Replay file", "match", check_file)),
+        Route("/api/version", api(api_version)),
+        Route("/api/summary", api(api_summary)),
+        Route("/api/board", api(api_board)),
+        Route("/api/ratings", api(api_ratings)),
+        Route("/api/h2h", api(api_h2h)),
+        Route("/api/h2h/{a}/{b}", api(api_pair)),
+        Route("/api/matches", api(api_matches)),
+        Route("/api/bot/{name}", api(api_bot)),
+        Route("/api/bot/{name}/matches", api(api_bot_matches)),
+        Route("/api/match/{match_id:int}", api(api_match)),
+        Route("/api/replay/file", api(api_file)),
+        Route("/api/replay", api_upload, methods=["POST"]),
+        Route("/games/{game}.js", game_script),
+        Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+
+    def check_bot_pair(request: Request) -> dict[str, str]:
+        reader = site.need_reader()
+        a, b = str(request.path_params["a"]), str(request.path_params["b"])
+        reader.bot_id(a)
+        reader.bot_id(b)
+        return {"a": a, "b": b}
+
+    return Starlette(routes=routes, exception_handlers={
+        NotFound: not_found, Withheld: withheld, GameError: bad_replay, HTTPException: http_error,
+        Exception: server_error, 500: server_error})
+
+
+def static_path() -> Path:
+    """Return the folder of the bundled scripts and styles (for tests and packaging checks)."""
+    return Path(str(STATIC))
+
+
+def serve(site: Site, host: str, port: int, on_ready: Callable[[str], None]) -> None:
+    """Serve ``site`` on ``host``:``port`` (0: a free port) until interrupted; ``on_ready(url)`` once listening.
+
+    Raises :class:`OSError` when the address cannot be bound.
+    """
+    import socket
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.set_inheritable(False)
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        if site.reader is not None:
+            site.reader.start()  # the figures over the whole database, before the first page asks
+        on_ready(f"http://{shown}:{bound}/")
+        config = uvicorn.Config(build_app(site), log_level="warning", access_log=False, lifespan="off")
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+        if site.reader is not None:
+            site.reader.close()

@@ -1,0 +1,245 @@
+"""Time to first byte of every page of `arena serve` on a ladder database of a million synthetic matches.
+
+    python benchmarks/serve.py                       # fills arena-serve-bench.db in the temporary folder once (kept)
+    python benchmarks/serve.py --matches 100000 --db other.db --fresh
+
+The database is filled fast (executemany in big transactions, indexes built at the end) with synthetic
+matches of 8 bots in deal sets of 4 rotations: random places, totals, faults and a random walk of ratings;
+every match stores the same real replay (a Cabanga! match between random players), so the file has the size
+of a real ladder's. Then `arena serve` starts on it (printed: when it listens, and when each whole-database
+figure, computed in the background, is ready), and every page and its JSON are asked for REPEAT times each:
+the median and the worst time to first byte are printed (target: under 200 ms each). Last, matches are added
+as a running ladder would, and the board's answer time and how long it takes to show them are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import random
+import re
+import select
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena import replay  # noqa: E402
+from arena.games import get_game  # noqa: E402
+from arena.referee import play_match, random_seat  # noqa: E402
+from arena.store import SCHEMA, SCHEMA_VERSION  # noqa: E402
+
+BOTS = [f"bot-{i}" for i in range(8)]
+SEATS = 4
+REPEAT = 7
+TARGET_MS = 200.0
+
+
+def real_replay() -> tuple[int, bytes]:
+    """Return the seed and compressed replay of one real Cabanga! match between random players."""
+    game = get_game("cabanga")
+    seed = 20261201
+    record = asyncio.run(play_match(game, [random_seat(f"p{i}", i) for i in range(SEATS)], seed))
+    return seed, replay.compress(replay.from_record(record))
+
+
+def fill(path: Path, matches: int) -> None:
+    """Write a ladder database of ``matches`` synthetic matches at ``path``."""
+    began = time.monotonic()
+    seed, blob = real_replay()
+    tables: list[str] = []
+    indexes: list[str] = []
+    for statement in SCHEMA.split(";"):
+        (indexes if "CREATE INDEX" in statement else tables).append(statement)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = OFF")
+    db.executescript(";".join(tables))
+    db.execute("BEGIN")
+    db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    db.execute("INSERT INTO meta VALUES ('ladder', ?)", (json.dumps(
+        {"game": "cabanga", "seats": SEATS, "seed": 123456789, "options": get_game("cabanga").options().to_json()}),))
+    db.execute("INSERT INTO meta VALUES ('settings', ?)", (json.dumps(
+        {"deadline": 1.0, "time_bank": 0.0, "max_faults": 3, "tables": 2, "matches": matches, "hours": None}),))
+    db.executemany("INSERT INTO bots (id, name, fingerprint, command, mu, sigma, added_at) VALUES (?, ?, '', '[]', "
+                   "25.0, 8.333, 0)", [(i + 1, name) for i, name in enumerate(BOTS)])
+    db.execute("COMMIT")
+    rng = random.Random(1)
+    skill = [rng.gauss(0, 1) for _ in BOTS]
+    mu = [25.0] * len(BOTS)
+    sigma = [8.333] * len(BOTS)
+    batch = 20_000
+    now = time.time() - matches
+    match_id = 0
+    deal = 0
+    while match_id < matches:
+        deals: list[tuple[Any, ...]] = []
+        rows: list[tuple[Any, ...]] = []
+        seats: list[tuple[Any, ...]] = []
+        ratings: list[tuple[Any, ...]] = []
+        faults: list[tuple[Any, ...]] = []
+        while match_id < matches and len(rows) < batch:
+            group = rng.sample(range(len(BOTS)), SEATS)
+            deals.append((deal, 1000 + deal, json.dumps([BOTS[b] for b in group])))
+            for rotation in range(SEATS):
+                if match_id >= matches:
+                    break
+                match_id += 1
+                seating = [group[(s - rotation) % SEATS] for s in range(SEATS)]
+                rows.append((match_id, deal, rotation, seed, now + match_id, 0.1, 60, blob))
+                scores = [skill[b] + rng.gauss(0, 1.5) for b in seating]
+                order = sorted(range(SEATS), key=lambda s: -scores[s])
+                for place, s in enumerate(order, 1):
+                    bot = seating[s]
+                    fault = 1 if rng.random() < 0.002 else 0
+                    seats.append((match_id, s, bot + 1, 4 * place + rng.randrange(4), place, 0, fault, 60))
+                    if fault:
+                        faults.append((match_id, s, rng.randrange(60), "timeout", "no answer within 1.000 s"))
+                    mu[bot] += (2.5 - place) * 0.1 * sigma[bot] / 8.333
+                    sigma[bot] = max(0.8, sigma[bot] * 0.995)
+                    ratings.append((match_id, bot + 1, mu[bot], sigma[bot]))
+            deal += 1
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO deals VALUES (?, ?, ?)", deals)
+        db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", seats)
+        db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)", ratings)
+        db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?)", faults)
+        db.execute("COMMIT")
+    db.execute("BEGIN")
+    db.executemany("UPDATE bots SET mu = ?, sigma = ? WHERE id = ?",
+                   [(mu[b], sigma[b], b + 1) for b in range(len(BOTS))])
+    db.executemany("INSERT INTO latency VALUES (?, ?, ?)",
+                   [(b + 1, bucket, rng.randrange(1, 50_000)) for b in range(len(BOTS)) for bucket in range(120, 200)])
+    db.execute("COMMIT")
+    db.executescript(";".join(indexes))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    print(f"filled {path} with {matches} matches in {time.monotonic() - began:.0f} s "
+          f"({path.stat().st_size / 2**20:.0f} MiB)")
+
+
+def ttfb(host: str, port: int, path: str) -> tuple[float, int]:
+    """Return the seconds until the first byte of the answer to GET ``path``, and its status."""
+    connection = http.client.HTTPConnection(host, port, timeout=60)
+    try:
+        began = time.perf_counter()
+        connection.request("GET", path)
+        response = connection.getresponse()  # returns once the status line and headers are in
+        elapsed = time.perf_counter() - began
+        response.read()
+        return elapsed, response.status
+    finally:
+        connection.close()
+
+
+def get(host: str, port: int, path: str) -> bytes:
+    connection = http.client.HTTPConnection(host, port, timeout=60)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().read()
+    finally:
+        connection.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "arena-serve-bench.db")
+    parser.add_argument("--fresh", action="store_true", help="Fill the database again even if it exists.")
+    args = parser.parse_args()
+    if args.fresh or not args.db.exists():
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{args.db}{suffix}").unlink(missing_ok=True)
+        fill(args.db, args.matches)
+    count = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True).execute("SELECT max(id) FROM matches").fetchone()[0]
+    print(f"database {args.db}: {count} matches")
+
+    began = time.monotonic()
+    server = subprocess.Popen([sys.executable, "-c", "from arena.cli import run; run()", "serve", "--db", str(args.db)],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        ready, _, _ = select.select([server.stdout], [], [], 600)
+        line = server.stdout.readline() if ready else ""
+        found = re.search(r"http://([\d.]+):(\d+)/", line)
+        if found is None:
+            raise SystemExit(f"arena serve did not start: {line!r}")
+        host, port = found.group(1), int(found.group(2))
+        print(f"arena serve listening after {time.monotonic() - began:.1f} s")
+        for path in ("/api/board", "/api/h2h", "/api/ratings"):
+            while json.loads(get(host, port, path)).get("pending"):
+                time.sleep(0.5)
+            print(f"{path} ready (first computed in the background) {time.monotonic() - began:.1f} s after start")
+        middle = count // 2
+        paths = ["/", "/api/board", "/ratings", "/api/ratings", "/h2h", "/api/h2h", f"/h2h/{BOTS[0]}/{BOTS[1]}",
+                 f"/api/h2h/{BOTS[0]}/{BOTS[1]}", f"/api/h2h/{BOTS[0]}/{BOTS[1]}?before={middle}", "/matches",
+                 "/api/matches", f"/api/matches?before={middle}", f"/bot/{BOTS[3]}", f"/api/bot/{BOTS[3]}",
+                 f"/api/bot/{BOTS[3]}/matches", f"/api/bot/{BOTS[3]}/matches?filter=won",
+                 f"/api/bot/{BOTS[3]}/matches?filter=faulted", f"/api/bot/{BOTS[3]}/matches?before={middle}",
+                 f"/match/{middle}", f"/api/match/{middle}", f"/api/match/{middle}?seat=1", "/api/version",
+                 "/static/app.js", "/static/vendor/uPlot.iife.min.js", "/games/cabanga.js", "/match/99999999"]
+        print(f"{'page':52} {'median ms':>10} {'worst ms':>9}  status")
+        worst_all = 0.0
+        for path in paths:
+            times = []
+            status = 0
+            for _ in range(REPEAT):
+                seconds, status = ttfb(host, port, path)
+                times.append(seconds * 1000)
+            worst_all = max(worst_all, max(times))
+            flag = "" if max(times) < TARGET_MS else "  over target"
+            print(f"{path:52} {statistics.median(times):10.1f} {max(times):9.1f}  {status}{flag}")
+        print(f"worst time to first byte over every page: {worst_all:.1f} ms (target {TARGET_MS:.0f} ms)")
+        live(args.db, host, port, count)
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def live(path: Path, host: str, port: int, count: int) -> None:
+    """Add a deal set as a ladder would; print the board's answer time and when it shows the new matches."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        rows: Any = db.execute("SELECT deal, rotation, seed, finished_at, seconds, steps, replay FROM matches "
+                               "WHERE id = 1").fetchone()
+        seats = db.execute("SELECT seat, bot_id, total, place, benched, faults, decisions FROM seats "
+                           "WHERE match_id = 1").fetchall()
+        deal = int(db.execute("SELECT max(deal) FROM deals").fetchone()[0]) + 1
+        db.execute("BEGIN")
+        db.execute("INSERT INTO deals VALUES (?, 1, '[]')", (deal,))
+        for rotation in range(SEATS):
+            cursor = db.execute("INSERT INTO matches (deal, rotation, seed, finished_at, seconds, steps, replay) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)", (deal, rotation, *rows[2:]))
+            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           [(cursor.lastrowid, *seat) for seat in seats])
+        db.execute("COMMIT")
+    finally:
+        db.close()
+    began = time.perf_counter()
+    first, _ = ttfb(host, port, "/api/board")
+    while True:
+        at = json.loads(get(host, port, "/api/board"))["at"]
+        if at >= count + SEATS or time.perf_counter() - began > 120:
+            break
+        time.sleep(0.2)
+    print(f"after {SEATS} new matches: /api/board answered in {first * 1000:.1f} ms; it showed them "
+          f"{time.perf_counter() - began:.1f} s later (recomputed in the background)")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DELETE FROM seats WHERE match_id > ?", (count,))
+    db.execute("DELETE FROM matches WHERE id > ?", (count,))
+    db.execute("DELETE FROM deals WHERE deal = ?", (deal,))
+    db.close()
+
+
+if __name__ == "__main__":
+    main()
