@@ -32,6 +32,7 @@ from arena.launcher import BotSpec, LaunchError, Table
 from arena.ratings import Rating, RatingError, choose_group, rate
 from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
 from arena.runner import serving
+from arena.sandbox import Sandbox
 from arena.store import LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
@@ -100,8 +101,8 @@ class LadderConfig:
     clock: Clock = DEFAULT_CLOCK
     max_faults: int = 3
     log_dir: Path | None = None
-    hide: tuple[Path, ...] = ()
-    """Files the bots must not read (the database: it holds the ladder seed and every replay)."""
+    sandbox: Sandbox | None = None
+    """The isolation of the bots (default: the strongest this machine gives)."""
 
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
@@ -313,8 +314,11 @@ class Ladder:
         try:
             if self.done:
                 return self.timing
+            if self.config.sandbox is not None:
+                self.store.note_sandbox(self.config.sandbox.level)
             async with serving() as server:
-                tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats, hide=self.config.hide)
+                tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats,
+                                sandbox=self.config.sandbox)
                           for _ in range(self.config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]

@@ -1,7 +1,8 @@
 """Matches between bot processes: an arena server, tables of launched bots, and the referee.
 
-The server listens on a Unix socket in a private temporary folder (no port races, never on the network, and
-reachable from a bot's own network namespace); give ``address`` (``HOST:PORT``) to let remote bots in as well.
+Every launched bot reaches the arena through a server and Unix socket of its own (:class:`arena.launcher.
+BotSession`); the shared server of :func:`serving` listens on a Unix socket in a private temporary folder, and
+on ``address`` (``HOST:PORT``) if given, for remote bots.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from arena.games.base import Event, Game, Options
 from arena.launcher import BotSpec, Table
 from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.sandbox import Sandbox
 from arena.server import ArenaServer
 
 
@@ -54,6 +56,7 @@ async def run_match(
     address: str | None = None,
     log_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
 
@@ -61,7 +64,7 @@ async def run_match(
     :class:`arena.games.base.GameError` for a bad configuration.
     """
     async with serving(address) as server:
-        table = Table(server, log_dir=log_dir)
+        table = Table(server, log_dir=log_dir, sandbox=sandbox)
         try:
             seats = await table.seat(bots, seat_names(bots))
             return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,

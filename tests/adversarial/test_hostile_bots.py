@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from adversarial_harness import Arena, hostile, rss_mib
+from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 
 from arena.games.base import MatchOver
 from arena.launcher import log_file_name
@@ -150,17 +150,21 @@ def test_a_bot_flooding_its_output_fills_its_log_to_the_limit_and_no_further(are
     arena.healthy()
 
 
-def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena, tmp_path: Path,
+def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    tokens = tmp_path / "tokens"
+    # leaked where the hostile bot's jail can read it: the folder of its own program
+    tokens = HOSTILE.parent / f".leaked-tokens-{os.getpid()}"
     name = "hostile-steal"
 
     def leak_tokens() -> None:
-        others = [slot.token for (bot, _), (slot, _) in arena.table._running.items() if bot != name]
+        others = [s.slot.token for (bot, _), s in arena.table._running.items() if bot != name]
         tokens.write_text("\n".join(others) + "\n")
 
-    with caplog.at_level("WARNING", logger="arena.server"):
-        record = arena.play(hostile(name, "steal", str(tokens)), before=leak_tokens)
+    try:
+        with caplog.at_level("WARNING", logger="arena.server"):
+            record = arena.play(hostile(name, "steal", str(tokens)), before=leak_tokens)
+    finally:
+        tokens.unlink(missing_ok=True)
     assert record.result is not None and record.faults == []
     arena.retire(name)
     lines = [line for line in (arena.log_dir / log_file_name(name, 0)).read_text().splitlines()
@@ -168,8 +172,9 @@ def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena, tmp_p
     assert len(lines) >= 5, lines  # the other seats' tokens, its own, none, a made-up one
     assert all(line.endswith("refused: UNAUTHENTICATED") for line in lines), lines
     refusals = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused")]
-    assert sum("already in use" in m for m in refusals) >= 3, refusals
-    assert any("no token" in m for m in refusals) and any("unknown token" in m for m in refusals), refusals
+    # its own socket knows no other seat's token: stolen tokens are unknown there, its own is in use
+    assert sum("unknown token" in m for m in refusals) >= 3, refusals
+    assert any("no token" in m for m in refusals) and any("already in use" in m for m in refusals), refusals
     arena.healthy()
 
 
