@@ -320,9 +320,10 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     """Return what a bot's jail shows read-only beyond the system's runtime: its program's folder, the
     interpreter it runs under, and for a Python bot the ``arena`` package (the SDK).
 
-    The bot's "own folder" is the folder of each file its command names (``bots/x.py`` gives ``bots``), or
-    the top package of ``-m pkg.module`` in its working directory; never the working directory as a whole
-    (for the bundled bots that is the project's root, with the database and logs).
+    The bot's "own folder" is the folder of its program, or of the first file its command names after the
+    program's options (``python bots/x.py`` gives ``bots``, ``node js/bot.js`` gives ``js``), or the top package of
+    ``-m pkg.module`` in its working directory; never the working directory as a whole (for the bundled bots
+    that is the project's root, with the database and logs), never what later arguments name.
     """
     argv = spec.argv()
     folders: list[str] = []
@@ -338,20 +339,21 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     if python:
         folders += interpreter_folders()
         folders += _sdk_folders()
-    for before, part in itertools.pairwise(argv):
+    for before, part in itertools.pairwise(argv):  # the script or module: the first argument of its kind
         if before == "-m":
             top = spec.cwd / part.split(".")[0]
             for candidate in (top, top.with_suffix(".py")):
                 if candidate.exists():
                     folders.append(str(candidate.resolve()))
-            continue
-        if part.startswith("-"):
+            break
+        if part.startswith("-") or before in ("-c", "-W", "-X", "-e", "--eval", "-r", "--require"):
             continue
         path = spec.cwd / part
         if path.is_file():
             folders.append(str(path.resolve().parent))
         elif path.is_dir() and path.resolve() != Path("/"):
             folders.append(str(path.resolve()))
+        break
     return [Bind(f) for f in sorted(set(folders))]
 
 

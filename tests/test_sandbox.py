@@ -397,6 +397,22 @@ def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
     while _marked(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _marked(mark) == [], "processes of the bots outlived the arena"
+    if MACHINE.cgroups is not None:  # and their cgroups went with them: any left belong to live supervisors
+        deadline = time.monotonic() + 5
+        while _orphan_groups() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _orphan_groups() == []
+
+
+def _orphan_groups() -> list[str]:
+    assert MACHINE.cgroups is not None
+    found = []
+    for _, folder in MACHINE.cgroups.parents:
+        for entry in os.listdir(folder):
+            pid = entry.removeprefix(CGROUP_PREFIX)
+            if entry.startswith(CGROUP_PREFIX) and pid.isdigit() and b"sandbox.py" not in _cmdline(pid):
+                found.append(os.path.join(folder, entry))
+    return found
 
 
 def _escaped(mark: str) -> list[int]:

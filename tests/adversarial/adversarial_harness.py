@@ -70,7 +70,8 @@ class Arena:
         assert session.process is not None
         return session.slot, session.process
 
-    def play(self, bot: BotSpec, *, before: Callable[[], None] | None = None, **options: Any) -> MatchRecord:
+    def play(self, bot: BotSpec, *, before: Callable[[], None] | None = None, deadline: float = DEADLINE,
+             **options: Any) -> MatchRecord:
         """Play one round of Cabanga! with ``bot`` in seat 0 and two good bots; return the record.
 
         ``before`` runs once the seats are connected, before the match starts.
@@ -86,7 +87,7 @@ class Arena:
             sampler = asyncio.create_task(self._sample_rss())
             try:
                 return await play_match(game, seats, self.seed, game.options({"rounds": 1, **options}),
-                                        clock=Clock(DEADLINE), max_faults=MAX_FAULTS, match_id=f"m{self.seed}")
+                                        clock=Clock(deadline), max_faults=MAX_FAULTS, match_id=f"m{self.seed}")
             finally:
                 sampler.cancel()
 
