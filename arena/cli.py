@@ -69,6 +69,8 @@ def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None
     seats = ", ".join(f"{i}: {n}" for i, n in enumerate(record_like["names"]))
     click.echo(f"{title}, {len(record_like['names'])} seats, seed {record_like['seed']} ({opts})")
     click.echo(f"seats: {seats}")
+    if "sandbox" in record_like:
+        click.echo(record_like["sandbox"])
 
 
 def print_faults(record: MatchRecord, as_json: bool) -> None:
@@ -160,14 +162,11 @@ sandbox_option = click.option(
 
 
 def pick_sandbox(mode: str) -> Sandbox:
-    """Return the sandbox for ``--sandbox mode``, saying once on stderr what bots get; exit 1 for strict where
-    it cannot be had."""
+    """Return the sandbox for ``--sandbox mode``; exit 1 for strict where it cannot be had."""
     try:
-        sandbox = machine_sandbox(mode)
+        return machine_sandbox(mode)
     except SandboxError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(sandbox.describe(), err=True)
-    return sandbox
 
 
 def default_bot_list(game: Game) -> Path:
@@ -262,8 +261,8 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = seat_names(seated)
-    print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json()},
-                 game.title, as_json)
+    print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json(),
+                  "sandbox": sandbox.describe()}, game.title, as_json)
     try:
         record = asyncio.run(run_match(
             game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
@@ -499,6 +498,7 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
+        click.echo(sandbox.describe(), err=True)
         if runner.done:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)

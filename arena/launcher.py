@@ -318,7 +318,7 @@ _sdk_cache: list[str] | None = None
 
 def jail_binds(spec: BotSpec) -> list[Bind]:
     """Return what a bot's jail shows read-only beyond the system's runtime: its program's folder, the
-    interpreter it runs under, and for a Python bot the ``arena`` package (the SDK).
+    interpreter it runs under, for a Python bot the ``arena`` package (the SDK), and the ``proto`` folder.
 
     The bot's "own folder" is the folder of its program, or of the first file its command names after the
     program's options (``python bots/x.py`` gives ``bots``, ``node js/bot.js`` gives ``js``), or the top package of
@@ -339,6 +339,9 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     if python:
         folders += interpreter_folders()
         folders += _sdk_folders()
+    # the protocol's definition (proto/ beside the arena package, where it is): public, and what a bot in
+    # another language may load at run time
+    folders += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
     for before, part in itertools.pairwise(argv):  # the script or module: the first argument of its kind
         if before == "-m":
             top = spec.cwd / part.split(".")[0]
@@ -385,8 +388,8 @@ class BotProcess:
         return self._ended
 
     def alive(self) -> bool:
-        """Return whether the process has been started and has not exited."""
-        return self._ended is not None and not self._ended.done()
+        """Return whether the process has been started and has not exited (asking the system, not the loop)."""
+        return self._proc is not None and self._proc.poll() is None
 
     @property
     def returncode(self) -> int | None:

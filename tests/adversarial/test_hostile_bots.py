@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 
+from arena import server as server_module
 from arena.games.base import MatchOver
 from arena.launcher import log_file_name
 from arena.referee import FaultKind, MatchRecord, replay
@@ -93,6 +94,11 @@ def test_unbounded_allocation_meets_the_memory_limit(arena: Arena) -> None:
     record = arena.play(hostile("hostile-alloc", "alloc", memory_mb=600))
     check_fault(record, FaultKind.CRASH, FaultKind.DISCONNECT, FaultKind.TIMEOUT)
     _, proc = arena.process("hostile-alloc")
+
+    async def ended() -> str:  # out of memory it ends, or is ending, as the match ends
+        return await asyncio.wait_for(asyncio.shield(proc.ended), 10)
+
+    arena.run(ended)
     assert not proc.alive(), "the allocating bot is still running"
     arena.retire("hostile-alloc")
     arena.healthy()
@@ -172,9 +178,10 @@ def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena,
     assert len(lines) >= 5, lines  # the other seats' tokens, its own, none, a made-up one
     assert all(line.endswith("refused: UNAUTHENTICATED") for line in lines), lines
     refusals = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused")]
-    # its own socket knows no other seat's token: stolen tokens are unknown there, its own is in use
+    # its own socket knows no other seat's token: stolen tokens are unknown there (its own is in use); the log
+    # keeps the first few refusals of a server a minute, and counts the rest
     assert sum("unknown token" in m for m in refusals) >= 3, refusals
-    assert any("no token" in m for m in refusals) and any("already in use" in m for m in refusals), refusals
+    assert len(refusals) <= server_module.REFUSAL_LOG_BURST
     arena.healthy()
 
 
