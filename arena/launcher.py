@@ -667,6 +667,17 @@ class BotSession:
                     shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def raise_open_files() -> None:
+    """Raise this process's limit of open files to its hard limit: every bot costs the arena a few descriptors
+    (its socket, connections, pipes), and each bot's own connections are bounded (PRIVATE_CONNECTIONS)."""
+    import resource
+
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 class Table:
     """The bot processes of one table, each with its own socket, kept warm between matches.
 
@@ -685,6 +696,7 @@ class Table:
         self.connect_timeout = connect_timeout
         self.keep = keep
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
+        raise_open_files()
         self._running: dict[Key, BotSession] = {}
         self._folder: Path | None = None
         self._made = 0
