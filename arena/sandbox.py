@@ -278,7 +278,8 @@ def cgroup_parents(root: str = "/sys/fs/cgroup") -> tuple[Cgroups | None, str]:
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
             return None, f"cgroup folder {folder} is missing or not writable (cgroups need root)"
         parents.append((controller, folder))
-    probe = [os.path.join(folder, f"{CGROUP_PREFIX}probe-{os.getpid()}") for _, folder in parents]
+    probe = sorted({os.path.join(os.path.realpath(folder), f"{CGROUP_PREFIX}probe-{os.getpid()}")
+                    for _, folder in parents})
     try:
         for path in probe:
             os.mkdir(path)
@@ -313,11 +314,13 @@ def clean_stale_cgroups(cgroups: Cgroups) -> int:
 
 
 def _is_supervisor(pid: int) -> bool:
+    """Return whether ``pid`` is a supervisor with cgroups (of this or of any other installation)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return SUPERVISOR.encode() in f.read()
+            cmdline = f.read()
     except OSError:
         return False
+    return b"sandbox.py\0" in cmdline and b"\0--cgroup\0" in cmdline
 
 
 def _kill_group_procs(folder: str) -> None:
@@ -488,11 +491,14 @@ class _BotGroup:
     def make(cls, parents: Sequence[tuple[str, str]], memory: int, pids: int) -> _BotGroup:
         group = cls()
         name = f"{CGROUP_PREFIX}{os.getpid()}"
+        made: dict[str, str] = {}  # controllers mounted together (cpu,cpuacct) share one folder
         try:
             for controller, parent in parents:
-                folder = os.path.join(parent, name)
-                os.mkdir(folder, 0o700)
-                group.folders[controller] = folder
+                real = os.path.realpath(parent)
+                if real not in made:
+                    os.mkdir(os.path.join(parent, name), 0o700)
+                    made[real] = os.path.join(parent, name)
+                group.folders[controller] = made[real]
             group.write("pids", "pids.max", str(pids))
             group.write("memory", "memory.limit_in_bytes", str(memory))
             with contextlib.suppress(OSError):  # only where swap is accounted
@@ -509,7 +515,7 @@ class _BotGroup:
 
     def join(self) -> None:
         """Move the calling process into every folder of the group (in the bot's process, before exec)."""
-        for folder in self.folders.values():
+        for folder in set(self.folders.values()):
             with open(os.path.join(folder, "cgroup.procs"), "w", encoding="ascii") as f:
                 f.write(str(os.getpid()))
 
@@ -542,7 +548,7 @@ class _BotGroup:
             time.sleep(0.005)
 
     def remove(self) -> None:
-        for folder in self.folders.values():
+        for folder in set(self.folders.values()):
             for _ in range(100):
                 try:
                     os.rmdir(folder)

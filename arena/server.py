@@ -512,8 +512,8 @@ class ArenaServer:
     async def start(self, address: str, *, also: Sequence[str] = ()) -> str:
         """Start serving on ``address`` and on every address of ``also``; return ``address`` as bound.
 
-        Each is ``unix:PATH`` or ``HOST:PORT`` (port 0 picks one). ``address`` is the one given to launched
-        bots (a Unix socket reaches them inside their network namespace); ``also`` lets remote bots in, and
+        Each is ``unix:PATH`` or ``HOST:PORT`` (port 0 picks one). ``address`` is the main one (a launched
+        bot's own server listens on one Unix socket, which its jail holds); ``also`` lets remote bots in, and
         :attr:`addresses` lists everything bound. Raises :class:`ServerError` when an address cannot be bound.
         """
         for where in (address, *also):
