@@ -14,9 +14,11 @@ A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` t
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
 environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
 ``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.transport`), ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it
-runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), and is stopped
-by asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
-through a pipe to its log, which is cut at a size limit.
+runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), in its jail
+where the machine gives one (:func:`jail_binds` is what the jail shows of the machine), and is stopped by
+asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
+through a pipe to its log, which is cut at a size limit. Each launched bot reaches the arena through a server
+and Unix socket of its own; a :class:`BotSession` owns the seat: the process, that server and the slot.
 """
 
 from __future__ import annotations
