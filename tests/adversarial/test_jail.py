@@ -135,12 +135,13 @@ def test_helper_processes_holding_connections_cannot_exhaust_the_arenas_descript
 def test_a_hello_flood_from_one_bot_never_keeps_a_restarting_bot_out(arena: Arena) -> None:
     name = "hostile-hellos"
     flooder = hostile(name, "hello-flood")
+    own = (FaultKind.DISCONNECT, FaultKind.TIMEOUT)  # what flooding may cost the flooder itself
     record = arena.play(flooder, deadline=DEFAULT_DEADLINE)
-    only_the_attacker(record)
+    only_the_attacker(record, *own)
     for _ in range(2):  # a well-behaved bot restarts while the flood goes on: it connects, and plays clean
         arena.retire(GOOD[1].name)
         record = arena.play(flooder, deadline=DEFAULT_DEADLINE)
-        assert record.result is not None and record.faults == [], record.faults
+        only_the_attacker(record, *own)
     session = arena.table._running[(name, 0)]
     assert session.server.refusals.total > 0  # its own waiting room was full, and refused its streams
     arena.retire(name)
