@@ -23,9 +23,8 @@ from arena.server import ArenaServer
 
 @contextlib.asynccontextmanager
 async def serving(address: str | None = None) -> AsyncIterator[ArenaServer]:
-    """Run an arena server for the body of the ``async with``: on a private Unix socket, for the bots it
-    launches (they reach it from their own network namespace), and also on ``address`` (``HOST:PORT``) if given,
-    for remote bots.
+    """Run the shared arena server for the body of the ``async with``: on a private Unix socket, and also on
+    ``address`` (``HOST:PORT``) if given, for remote bots. Each bot a table launches has a server of its own.
     """
     server = ArenaServer()
     with tempfile.TemporaryDirectory(prefix="arena-") as folder:
