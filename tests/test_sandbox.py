@@ -426,3 +426,21 @@ def _escaped(mark: str) -> list[int]:
 
 def _marked(mark: str) -> list[int]:
     return [int(p) for p in os.listdir("/proc") if p.isdigit() and mark.encode() in _cmdline(p) and alive(int(p))]
+
+
+def test_strict_refuses_a_machine_without_the_jail_and_auto_says_what_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from arena import sandbox as sandbox_module
+    from arena.cli import main
+    from arena.sandbox import SandboxError, choose_sandbox
+
+    bare = Sandbox(Isolation.LIMITS, reason="bubblewrap is missing: apt-get install bubblewrap")
+    monkeypatch.setattr(sandbox_module, "_detected", bare)
+    with pytest.raises(SandboxError, match="needs the bubblewrap jail and cgroups"):
+        choose_sandbox("strict")
+    assert choose_sandbox("auto") is bare and choose_sandbox("limits") is bare
+    result = CliRunner().invoke(main, ["sandbox", "--sandbox", "strict"])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "apt-get install bubblewrap" in result.stderr
+    result = CliRunner().invoke(main, ["sandbox"])
+    assert result.exit_code == 0 and result.output.startswith("bot sandbox: limits: ")
