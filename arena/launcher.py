@@ -669,6 +669,29 @@ class BotSession:
                     shutil.rmtree(self.folder, ignore_errors=True)
 
 
+FOLDER_PREFIX = "arena-bots-"
+"""A table's private folder of sockets, in the temporary folder: the prefix, the arena's pid, a random part."""
+
+
+def _remove_stale_folders() -> None:
+    """Remove the socket folders of arenas that are gone (killed before they could clear up)."""
+    with contextlib.suppress(OSError):
+        for entry in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
+            pid = entry.name.removeprefix(FOLDER_PREFIX).split("-")[0]
+            if pid.isdigit() and entry.is_dir() and not _alive(int(pid)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
 def raise_open_files() -> None:
     """Raise this process's limit of open files to its hard limit: every bot costs the arena a few descriptors
     (its socket, connections, pipes), and each bot's own connections are bounded (PRIVATE_CONNECTIONS)."""
@@ -708,7 +731,8 @@ class Table:
     def _session_folder(self) -> Path:
         """Return a new folder for one launched bot's socket, inside the table's private folder."""
         if self._folder is None:
-            self._folder = Path(tempfile.mkdtemp(prefix="arena-bots-"))
+            _remove_stale_folders()
+            self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
         self._made += 1
         return self._folder / str(self._made)
 

@@ -63,6 +63,8 @@ PRIVATE_CONNECTIONS = 8
 """Connections a launched bot's own server keeps at once (a bot needs one)."""
 HANDSHAKE_TIMEOUT_MS = 5000
 """Milliseconds a new connection has to complete its HTTP/2 handshake."""
+IDLE_CONNECTION_MS = 10_000
+"""Milliseconds a connection without a stream is kept (a bot's connection always holds its stream)."""
 REFUSAL_LOG_BURST = 5
 REFUSAL_LOG_WINDOW = 60.0
 INLINE_WRITE_MIN_TIMEOUT = 0.05
@@ -82,6 +84,7 @@ CHANNEL_OPTIONS = [
     # a port in use is an error, never silently shared with another server
     ("grpc.so_reuseport", 0),
     ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
+    ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
 ]
 
 
