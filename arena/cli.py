@@ -23,9 +23,10 @@ from arena.check import ask_again, check_bot
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
-from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list
+from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list, machine_sandbox
 from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
 from arena.runner import latency_summary, run_match, seat_names
+from arena.sandbox import Mode, Sandbox, SandboxError
 from arena.scaffold import LANGUAGES, ScaffoldError, write_bot
 from arena.server import ServerError
 from arena.store import BoardRow, Store, StoreError
@@ -71,6 +72,8 @@ def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None
     seats = ", ".join(f"{i}: {n}" for i, n in enumerate(record_like["names"]))
     click.echo(f"{title}, {len(record_like['names'])} seats, seed {record_like['seed']} ({opts})")
     click.echo(f"seats: {seats}")
+    if "sandbox" in record_like:
+        click.echo(record_like["sandbox"])
 
 
 def print_faults(record: MatchRecord, as_json: bool) -> None:
@@ -158,6 +161,21 @@ def bundled_bots() -> Path:
     return Path(bots.__file__).resolve().parent
 
 
+sandbox_option = click.option(
+    "--sandbox", "sandbox_mode", type=click.Choice([m.value for m in Mode]), default=Mode.AUTO.value,
+    show_default=True, help="Bot isolation: auto (the strongest this machine gives, said at start), strict "
+                            "(refuse to run without the bubblewrap jail and cgroups), limits (resource limits "
+                            "only, no jail).")
+
+
+def pick_sandbox(mode: str) -> Sandbox:
+    """Return the sandbox for ``--sandbox mode``; exit 1 for strict where it cannot be had."""
+    try:
+        return machine_sandbox(mode)
+    except SandboxError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def default_bot_list(game: Game) -> Path:
     """Return the bundled example bot list for ``game`` (``bots/GAME.toml``, shipped in the package)."""
     path = bundled_bots() / f"{game.name}.toml"
@@ -216,10 +234,12 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
               help="Folder for each bot's output (stdout and stderr). Default: discarded.")
 @click.option("--listen", default=None, metavar="HOST:PORT",
               help="Listen on TCP too (for remote bots). Default: a private Unix socket only.")
+@sandbox_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
 def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int | None,
           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
-          replay_path: Path | None, log_dir: Path | None, listen: str | None, as_json: bool) -> None:
+          replay_path: Path | None, log_dir: Path | None, listen: str | None, sandbox_mode: str,
+          as_json: bool) -> None:
     """Play one match between bot processes over gRPC and print it, with faults and latencies.
 
     Each seat's bot is started from the bot list with ARENA_ADDRESS and ARENA_TOKEN in its environment,
@@ -235,15 +255,16 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     if remote:
         click.echo(f"waiting for the remote bots {', '.join(remote)} to connect to {listen} with their tokens",
                    err=True)
+    sandbox = pick_sandbox(sandbox_mode)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = seat_names(seated)
-    print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json()},
-                 game.title, as_json)
+    print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json(),
+                  "sandbox": sandbox.describe()}, game.title, as_json)
     try:
         record = asyncio.run(run_match(
             game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
-            address=listen, log_dir=log_dir, on_event=event_printer(names, as_json)))
+            address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox))
     except (LaunchError, ServerError) as exc:
         raise click.ClickException(str(exc)) from None
     print_faults(record, as_json)
@@ -541,18 +562,20 @@ def format_board(rows: Sequence[BoardRow]) -> str:
     return "\n".join(lines)
 
 
-def print_board(rows: Sequence[BoardRow], fmt: str) -> None:
-    """Print the leaderboard as text, JSON (an object a line) or CSV."""
+def print_board(rows: Sequence[BoardRow], fmt: str, *, sandbox: str | None = None) -> None:
+    """Print the leaderboard as text, JSON (an object a line) or CSV; ``sandbox`` (the isolation level the
+    ladder ran under) is a field of every JSON and CSV row when given."""
+    extra = {"sandbox": sandbox} if sandbox is not None else {}
     if fmt == "json":
         for row in rows:
-            click.echo(json.dumps(row.to_json()))
+            click.echo(json.dumps(row.to_json() | extra))
     elif fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         fields = list(rows[0].to_json()) if rows else list(BoardRow.__dataclass_fields__)
-        writer.writerow(fields)
+        writer.writerow([*fields, *extra])
         for row in rows:
-            writer.writerow(row.to_json().values())
+            writer.writerow((row.to_json() | extra).values())
         click.echo(out.getvalue(), nl=False)
     else:
         click.echo(format_board(rows))
@@ -622,9 +645,10 @@ def _duration(seconds: float) -> str:
 @clock_options
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output. Default: discarded.")
+@sandbox_option
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
            tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
-           max_faults: int, log_dir: Path | None) -> None:
+           max_faults: int, log_dir: Path | None, sandbox_mode: str) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
@@ -635,9 +659,10 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     game, opts, bots = game_and_bots(game_name, options, bots_path)
     if matches is None and hours is None and bots_path is None:
         matches = DEFAULT_LADDER_MATCHES
-    hide = tuple(Path(f"{db_path}{suffix}").resolve() for suffix in ("", "-wal", "-shm", "-journal"))
+    sandbox = pick_sandbox(sandbox_mode)
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables,
-                          clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir, hide=hide)
+                          clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir,
+                          sandbox=sandbox)
     try:
         config.check()
     except LadderError as exc:
@@ -662,6 +687,7 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
+        click.echo(sandbox.describe(), err=True)
         if runner.done:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)
@@ -713,9 +739,10 @@ def leaderboard(db_path: Path, fmt: str | None) -> None:
         identity = store.identity()
         if identity is None:
             raise click.ClickException(f"{str(db_path)!r} holds no ladder yet")
+        sandbox = "+".join(store.sandbox_levels()) or "unknown"
         if fmt is None:
-            click.echo(f"{identity.describe()}; {store.match_count()} matches")
-        print_board(store.leaderboard(), fmt or "text")
+            click.echo(f"{identity.describe()}; {store.match_count()} matches; bots sandboxed: {sandbox}")
+        print_board(store.leaderboard(), fmt or "text", sandbox=sandbox)
     finally:
         store.close()
 
@@ -762,6 +789,14 @@ def serve(db_path: Path | None, replay_path: Path | None, host: str, port: int) 
         serve_site(site, host, port, lambda url: click.echo(f"serving {url} (Ctrl-C stops)"))
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
+
+
+@main.command(name="sandbox")
+@sandbox_option
+def sandbox_command(sandbox_mode: str) -> None:
+    """Print the isolation bots get on this machine: strict (bubblewrap jail and cgroups), jail,
+    limits+cgroups, limits or none, and why it is not more. Exits with 1 when --sandbox cannot be had."""
+    click.echo(pick_sandbox(sandbox_mode).describe())
 
 
 def run() -> None:

@@ -35,6 +35,7 @@ from arena.launcher import BotSpec, LaunchError, Table
 from arena.ratings import Rating, RatingError, choose_group, rate
 from arena.referee import DEFAULT_CLOCK, Clock, play_match
 from arena.runner import serving
+from arena.sandbox import Sandbox
 from arena.store import LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
@@ -103,8 +104,8 @@ class LadderConfig:
     clock: Clock = DEFAULT_CLOCK
     max_faults: int = 3
     log_dir: Path | None = None
-    hide: tuple[Path, ...] = ()
-    """Files the bots must not read (the database: it holds the ladder seed and every replay)."""
+    sandbox: Sandbox | None = None
+    """The isolation of the bots (default: the strongest this machine gives)."""
 
     def settings(self) -> dict[str, object]:
         """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
@@ -322,13 +323,15 @@ class Ladder:
         try:
             if self.done:
                 return self.timing
+            if self.config.sandbox is not None:
+                self.store.note_sandbox(self.config.sandbox.level)
             # without a log folder the bots still log to a private one, so a bot that fails to start can say why
             async with serving() as server, contextlib.AsyncExitStack() as stack:
                 logs = self.config.log_dir
                 scratch = None if logs is not None else Path(stack.enter_context(
                     tempfile.TemporaryDirectory(prefix="arena-logs-")))
                 tables = [Table(server, log_dir=logs if scratch is None else scratch / f"table-{i}",
-                                keep=self.config.seats, hide=self.config.hide)
+                                keep=self.config.seats, sandbox=self.config.sandbox)
                           for i in range(self.config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]

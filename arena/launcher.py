@@ -14,16 +14,20 @@ A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` t
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
 environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
 ``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.transport`), ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it
-runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), and is stopped
-by asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
-through a pipe to its log, which is cut at a size limit.
+runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), in its jail
+where the machine gives one (:func:`jail_binds` is what the jail shows of the machine), and is stopped by
+asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
+through a pipe to its log, which is cut at a size limit. Each launched bot reaches the arena through a server
+and Unix socket of its own; a :class:`BotSession` owns the seat: the process, that server and the slot.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -40,8 +44,22 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena import transport
-from arena.sandbox import CPU_EXIT_CODE, DEFAULT_LIMITS, Isolation, Limits, LimitsError, Sandbox, detect_isolation
-from arena.server import ArenaServer, RemoteSeat, Slot
+from arena.sandbox import (
+    CPU_EXIT_CODE,
+    DEFAULT_LIMITS,
+    JAIL_SCRATCH,
+    JAIL_SOCKET,
+    Bind,
+    Isolation,
+    Limits,
+    LimitsError,
+    Mode,
+    Sandbox,
+    choose_sandbox,
+    clean_stale_cgroups,
+    interpreter_folders,
+)
+from arena.server import ArenaServer, RemoteSeat, ServerError, Slot
 
 log = logging.getLogger("arena.launcher")
 
@@ -188,18 +206,18 @@ def _limits(base: Limits, raw: object, where: str) -> Limits:
 _announced = False
 
 
-def machine_sandbox() -> Sandbox:
-    """Return the isolation this machine gives bots (probed once), saying once in the log what it is."""
+def machine_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
+    """Return the isolation bots get for ``mode`` (probed once), saying once in the log what it is.
+
+    Raises :class:`arena.sandbox.SandboxError` when ``mode`` is strict and the machine cannot give it.
+    """
     global _announced
-    sandbox = detect_isolation()
+    sandbox = choose_sandbox(mode)
     if not _announced:
         _announced = True
-        if sandbox.isolation is Isolation.NAMESPACES:
-            log.info("bot sandbox: limits, and own user, PID, mount and network namespaces (no network, "
-                     "read-only file system)")
-        else:
-            log.warning("bot sandbox: %s only, no namespaces (%s): bots share the network and the file "
-                        "system with the arena's user", sandbox.isolation.value, sandbox.reason)
+        log.info("%s", sandbox.describe())
+        if sandbox.cgroups is not None:
+            clean_stale_cgroups(sandbox.cgroups)
     return sandbox
 
 
@@ -286,26 +304,103 @@ class _LogPump:
         self.file.close()
 
 
-class BotProcess:
-    """One running bot program: sandboxed, in its own session, stopped by asking, terminating, killing."""
+_SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/")
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None, *, sandbox: Sandbox | None = None,
-                 hide: Sequence[Path] = ()) -> None:
+
+def _sdk_folders() -> list[str]:
+    """Return the folders of the ``arena`` package a Python bot imports: this one, and the one a clean
+    interpreter finds (an editable install may point elsewhere)."""
+    global _sdk_cache
+    if _sdk_cache is None:
+        import arena
+
+        found = {os.path.dirname(os.path.realpath(arena.__file__ or ""))}
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            done = subprocess.run([sys.executable, "-I", "-c", "import arena, os; print(os.path.dirname("
+                                   "os.path.realpath(arena.__file__)))"], cwd="/", capture_output=True,
+                                  text=True, timeout=20, check=False)
+            if done.returncode == 0 and done.stdout.strip():
+                found.add(done.stdout.strip())
+        _sdk_cache = sorted(f for f in found if f)
+    return list(_sdk_cache)
+
+
+_sdk_cache: list[str] | None = None
+
+
+def jail_binds(spec: BotSpec) -> list[Bind]:
+    """Return what a bot's jail shows read-only beyond the system's runtime: its program's folder, the
+    interpreter it runs under, for a Python bot the ``arena`` package (the SDK), and the ``proto`` folder.
+
+    The bot's "own folder" is the folder of its program, or of the first file its command names after the
+    program's options (``python bots/x.py`` gives ``bots``, ``node js/bot.js`` gives ``js``), or the top package of
+    ``-m pkg.module`` in its working directory; never the working directory as a whole (for the bundled bots
+    that is the project's root, with the database and logs), never what later arguments name.
+    """
+    argv = spec.argv()
+    folders: list[str] = []
+    program = argv[0]
+    found = str(spec.cwd / program) if os.sep in program else shutil.which(program)
+    python = spec.command[0] == "{python}"
+    if found is not None and os.path.exists(found):
+        real = os.path.realpath(found)
+        python = python or os.path.basename(real).startswith("python")
+        if not real.startswith(_SYSTEM):
+            parent = os.path.dirname(real)
+            folders.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
+    if python:
+        folders += interpreter_folders()
+        folders += _sdk_folders()
+    # the protocol's definition (proto/ beside the arena package, where it is): public, and what a bot in
+    # another language may load at run time
+    folders += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
+    for before, part in itertools.pairwise(argv):  # the script or module: the first argument of its kind
+        if before == "-m":
+            top = spec.cwd / part.split(".")[0]
+            for candidate in (top, top.with_suffix(".py")):
+                if candidate.exists():
+                    folders.append(str(candidate.resolve()))
+            break
+        if part.startswith("-") or before in ("-c", "-W", "-X", "-e", "--eval", "-r", "--require"):
+            continue
+        path = spec.cwd / part
+        if path.is_file():
+            folders.append(str(path.resolve().parent))
+        elif path.is_dir() and path.resolve() != Path("/"):
+            folders.append(str(path.resolve()))
+        break
+    return [Bind(f) for f in sorted(set(folders))]
+
+
+class BotProcess:
+    """One running bot program: sandboxed, in its own session, stopped by asking, terminating, killing.
+
+    :attr:`ended` resolves, once the process has exited, to how it ended (:func:`describe_exit`): the
+    process's end is watched through a pidfd (or a thread where there is none), never polled.
+    """
+
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, *, sandbox: Sandbox | None = None) -> None:
         self.spec = spec
         self.log_path = log_path
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
-        self.hide = [str(Path(p).resolve()) for p in hide]
         self.scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._pump: _LogPump | None = None
+        self._ended: asyncio.Future[str] | None = None
 
     @property
     def pid(self) -> int | None:
-        """The process id of the bot's outermost process (its supervisor or ``unshare`` when sandboxed)."""
+        """The process id of the bot's outermost process (its supervisor when sandboxed)."""
         return self._proc.pid if self._proc is not None else None
 
+    @property
+    def ended(self) -> asyncio.Future[str]:
+        """A future that resolves to how the process ended (set up by :meth:`start`)."""
+        assert self._ended is not None, "the process has not been started"
+        return self._ended
+
     def alive(self) -> bool:
-        """Return whether the process has been started and has not exited."""
+        """Return whether the process has been started and has not exited (asking the system, not the loop)."""
         return self._proc is not None and self._proc.poll() is None
 
     @property
@@ -330,18 +425,24 @@ class BotProcess:
     def start(self, address: str, token: str) -> None:
         """Start the bot with ``address`` and ``token`` in its environment. Raises :class:`LaunchError`.
 
-        Must be called with an event loop running (the loop reads the bot's output into its log).
+        ``address`` is ``unix:PATH`` of the bot's own socket (in the jail the bot finds it at
+        :data:`arena.sandbox.JAIL_SOCKET`), or a TCP address. Must be called with an event loop running (the
+        loop reads the bot's output into its log and sees the process end).
         """
         argv = self.spec.argv()
         self._check_command(argv)
-        self.scratch = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        jailed = self.sandbox.isolation is Isolation.JAIL
+        if not jailed:
+            self.scratch = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        home = JAIL_SCRATCH if jailed else str(self.scratch)
+        socket = address.removeprefix("unix:") if address.startswith("unix:") else None
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.scratch),
-            "TMPDIR": str(self.scratch),
+            "HOME": home,
+            "TMPDIR": home,
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
-            "ARENA_ADDRESS": address,
+            "ARENA_ADDRESS": f"unix:{JAIL_SOCKET}" if jailed and socket is not None else address,
             "ARENA_TOKEN": token,
         }
         if transport.experiments():
@@ -358,7 +459,8 @@ class BotProcess:
                                       f"{exc}", bots=[self.spec.name]) from None
                 read_end, write_end = os.pipe()
             sandboxed = self.sandbox.isolation is not Isolation.NONE
-            command = self.sandbox.command(argv, self.spec.limits, str(self.scratch), self.hide)
+            command = self.sandbox.command(argv, self.spec.limits, cwd=str(self.spec.cwd),
+                                           binds=jail_binds(self.spec) if jailed else (), socket=socket, env=env)
             output: int = write_end if write_end >= 0 else subprocess.DEVNULL
             try:
                 self._proc = subprocess.Popen(
@@ -366,8 +468,11 @@ class BotProcess:
                     stdin=subprocess.PIPE if sandboxed else subprocess.DEVNULL,
                     stdout=output, stderr=output, start_new_session=True, close_fds=True)
             except OSError as exc:
-                raise LaunchError(f"bot {self.spec.name!r}: cannot start {argv!r}: {exc}",
-                                  bots=[self.spec.name]) from None
+                # out of processes or descriptors is the arena's trouble, not the bot's: nobody is charged
+                blame = [] if exc.errno in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM) \
+                    else [self.spec.name]
+                raise LaunchError(f"bot {self.spec.name!r}: cannot start {argv!r}: {exc}", bots=blame) from None
+            self._watch_exit(self._proc)
             if log_file is not None:
                 self._pump = _LogPump(read_end, log_file, self.spec.limits.log_kb * 1024)
                 log_file = None
@@ -382,6 +487,36 @@ class BotProcess:
         finally:
             if write_end >= 0:
                 os.close(write_end)
+
+    def _watch_exit(self, proc: subprocess.Popen[bytes]) -> None:
+        """Resolve :attr:`ended` when ``proc`` exits: a pidfd in the event loop, or a thread that waits."""
+        loop = asyncio.get_running_loop()
+        ended: asyncio.Future[str] = loop.create_future()
+        self._ended = ended
+
+        def done() -> None:
+            if not ended.done():
+                ended.set_result(describe_exit(proc.wait()))
+
+        try:
+            pidfd = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):
+            import threading
+
+            def wait() -> None:
+                proc.wait()
+                with contextlib.suppress(RuntimeError):  # the loop is closed
+                    loop.call_soon_threadsafe(done)
+
+            threading.Thread(target=wait, name=f"wait-{self.spec.name}", daemon=True).start()
+            return
+
+        def readable() -> None:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+            done()
+
+        loop.add_reader(pidfd, readable)
 
     def new_match(self) -> None:
         """Tell the supervisor a match begins: the bot's CPU allowance starts again."""
@@ -452,13 +587,11 @@ class BotProcess:
             self.scratch = None
 
     async def _wait(self, seconds: float) -> bool:
-        assert self._proc is not None
-        loop = asyncio.get_running_loop()
-        end = loop.time() + seconds
-        while self._proc.poll() is None:
-            if loop.time() >= end:
-                return False
-            await asyncio.sleep(0.01)
+        """Wait up to ``seconds`` for the process to end; return whether it has."""
+        try:
+            await asyncio.wait_for(asyncio.shield(self.ended), seconds)
+        except TimeoutError:
+            return False
         return True
 
     def _signal_group(self, sig: signal.Signals) -> None:
@@ -478,57 +611,167 @@ def log_file_name(name: str, index: int) -> str:
 REMOTE_CONNECT_TIMEOUT = 120.0
 """Seconds the arena waits for a remote bot (one it does not start) to connect with its token."""
 
+Key = tuple[str, int]
+"""A process of a table: the bot's name, and which of that bot's processes (0, 1...)."""
 
-class RemoteBot(BotProcess):
-    """Stands in for the process of a remote bot: the arena starts and stops nothing, it only waits.
 
-    The bot connects by itself with the token the operator gave it. If its stream breaks, the token works
-    again for a new stream before the bot's next match (one stream at a time, never two).
+class BotSession:
+    """One seat holder and everything of it: the bot's process, its own server and socket, its slot.
+
+    A launched bot gets a server of its own (:meth:`arena.server.ArenaServer.private`) on a Unix socket in
+    ``folder``, which only its jail holds; its hello, its connections and its floods stay there. A remote bot
+    (one with a token) has a slot on the ``shared`` server and no process. The session is the one owner of
+    the seat's life: :meth:`start` waits for whichever comes first of the hello, the process's end and the
+    time limit; :meth:`stop` says goodbye, stops the process and then the server.
     """
 
-    def __init__(self, spec: BotSpec, slot: Slot) -> None:
-        super().__init__(spec, sandbox=Sandbox(Isolation.NONE))  # nothing runs here to isolate
-        self._slot = slot
+    def __init__(self, spec: BotSpec, name: str, *, shared: ArenaServer, folder: Path | None,
+                 sandbox: Sandbox, log_path: Path | None) -> None:
+        self.spec = spec
+        self.name = name
+        self.remote = spec.remote
+        self.server = shared if self.remote else ArenaServer.private()
+        self.folder = folder
+        self.process: BotProcess | None = None if self.remote else BotProcess(spec, log_path, sandbox=sandbox)
+        self.slot: Slot = shared.add_slot(name, spec.token) if self.remote else self.server.add_slot(name)
 
-    def alive(self) -> bool:
-        return not self._slot.connected.is_set() or self._slot.online
+    @property
+    def ready(self) -> bool:
+        """Return whether the seat can play a match as it is: connected, running, owing no answers."""
+        running = self.process is None or self.process.alive()
+        return self.slot.online and running and not self.slot.owes_answers
 
-    def exit_detail(self) -> str:
-        return "disconnected"
-
-    def start(self, address: str, token: str) -> None:
-        return None
+    @property
+    def stuck(self) -> bool:
+        return self.slot.owes_answers or not self.slot.online
 
     def new_match(self) -> None:
-        return None
+        if self.process is not None:
+            self.process.new_match()
 
-    async def stop(self, grace: float = 0.0) -> None:
-        return None
+    def note(self, line: str) -> None:
+        """Write a marker line into the bot's log (a remote bot has none)."""
+        if self.process is not None:
+            self.process.note(line)
+
+    def seat(self, name: str) -> RemoteSeat:
+        """Return the referee seat of this session, shown as ``name``."""
+        self.slot.name = name
+        return RemoteSeat(self.slot, self.process.ended if self.process is not None else None)
+
+    async def start(self, timeout: float) -> str:
+        """Start the bot and wait for its hello; return why it did not connect ("" when it did).
+
+        Raises :class:`LaunchError` when the process cannot be started.
+        """
+        if self.process is not None:
+            assert self.folder is not None
+            self.folder.mkdir(mode=0o700)
+            try:
+                address = await self.server.start(f"unix:{self.folder / 'arena.sock'}")
+            except ServerError as exc:
+                raise LaunchError(f"bot {self.name!r}: no socket for it: {exc}") from None  # not the bot's fault
+            self.process.start(address, self.slot.token)
+        hello = asyncio.ensure_future(self.slot.connected.wait())
+        waits: set[asyncio.Future[Any]] = {hello}
+        if self.process is not None:
+            waits.add(self.process.ended)
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hello.cancel()
+        if self.slot.connected.is_set():
+            return ""
+        bot = self.spec.name
+        if self.process is not None and self.process.ended.done():
+            tail = self.process.output_tail()
+            said = f"; its output ends with: {tail}" if tail else ""
+            return f"bot {bot!r} {self.process.ended.result()} before connecting{said}"
+        if self.remote:
+            return (f"remote bot {bot!r} did not connect to {self.server.address} with its token within "
+                    f"{timeout:.0f} s")
+        return f"bot {bot!r} did not connect within {timeout:.0f} s"
+
+    async def stop(self) -> None:
+        """Say goodbye, stop the process (briefly for a stuck one, which will not read it) and its server."""
+        stuck = self.stuck
+        self.server.remove_slot(self.slot)
+        try:
+            if self.process is not None:
+                await self.process.stop(STUCK_GRACE if stuck else STOP_GRACE)
+        finally:
+            if not self.remote:
+                await self.server.stop(0)
+                if self.folder is not None:
+                    shutil.rmtree(self.folder, ignore_errors=True)
+
+
+FOLDER_PREFIX = "arena-bots-"
+"""A table's private folder of sockets, in the temporary folder: the prefix, the arena's pid, a random part."""
+
+
+def _remove_stale_folders() -> None:
+    """Remove the socket folders of arenas that are gone (killed before they could clear up)."""
+    with contextlib.suppress(OSError):
+        for entry in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
+            pid = entry.name.removeprefix(FOLDER_PREFIX).split("-")[0]
+            if pid.isdigit() and entry.is_dir() and not _alive(int(pid)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def raise_open_files() -> None:
+    """Raise this process's limit of open files to its hard limit: every bot costs the arena a few descriptors
+    (its socket, connections, pipes), and each bot's own connections are bounded (PRIVATE_CONNECTIONS)."""
+    import resource
+
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class Table:
-    """The bot processes of one table, each bound to a slot of the arena server, kept warm between matches.
+    """The bot processes of one table, each with its own socket, kept warm between matches.
 
     :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the
     processes that are not already running, connected and idle; up to ``keep`` idle processes stay warm for
     later matches, the least recently used beyond that are stopped. A process that still owes answers from
     its previous match (stuck, or spinning) is restarted. ``sandbox`` is the isolation of the bots (default:
-    the strongest this machine gives, :func:`machine_sandbox`); ``hide`` are files and folders the bots must
-    not see (with namespaces), such as the ladder's database.
+    the strongest this machine gives, :func:`machine_sandbox`). ``server`` is the shared server, where
+    remote bots connect; each launched bot has a server of its own (:class:`BotSession`).
     """
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
-                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None,
-                 hide: Sequence[Path] = ()) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None) -> None:
         self.server = server
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.keep = keep
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
-        self.hide = list(hide)
-        self._running: dict[tuple[str, int], tuple[Slot, BotProcess]] = {}
+        raise_open_files()
+        self._running: dict[Key, BotSession] = {}
+        self._folder: Path | None = None
+        self._made = 0
         self.starts = 0
         self.restarts = 0
+
+    def _session_folder(self) -> Path:
+        """Return a new folder for one launched bot's socket, inside the table's private folder."""
+        if self._folder is None:
+            _remove_stale_folders()
+            self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
+        self._made += 1
+        return self._folder / str(self._made)
 
     async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
                    match: str = "") -> list[RemoteSeat]:
@@ -540,85 +783,69 @@ class Table:
         ``error.bots`` holds their names.
         """
         names = list(names) if names is not None else [b.name for b in bots]
-        keys: list[tuple[str, int]] = []
+        keys: list[Key] = []
         for bot in bots:
             keys.append((bot.name, sum(1 for k in keys if k[0] == bot.name)))
-        starting = []
-        for key, bot, name in zip(keys, bots, names, strict=True):
-            held = self._running.get(key)
-            if held is not None and held[0].online and held[1].alive() and not held[0].owes_answers:
-                self._running[key] = self._running.pop(key)  # most recently used last
-                held[1].new_match()
-                continue
-            if held is not None:
+        starting: list[BotSession] = []
+        try:
+            for key, bot, name in zip(keys, bots, names, strict=True):
+                held = self._running.get(key)
+                if held is not None and held.ready:
+                    self._running[key] = self._running.pop(key)  # most recently used last
+                    held.new_match()
+                    continue
+                if held is not None:
+                    await self._stop(key)
+                    self.restarts += 1
+                log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
+                session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
+                                     folder=None if bot.remote else self._session_folder())
+                self._running[key] = session
+                self.starts += 1
+                starting.append(session)
+            timeouts = [max(self.connect_timeout, REMOTE_CONNECT_TIMEOUT) if s.remote else self.connect_timeout
+                        for s in starting]
+            results = await asyncio.gather(*(s.start(t) for s, t in zip(starting, timeouts, strict=True)),
+                                           return_exceptions=True)
+            errors = [r for r in results if isinstance(r, BaseException)]
+            if errors:
+                raise errors[0]
+        except BaseException:
+            for key in [k for k, s in self._running.items() if s in starting]:
                 await self._stop(key)
-                self.restarts += 1
-            slot = self.server.add_slot(name, bot.token)
-            log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
-            proc: BotProcess = RemoteBot(bot, slot) if bot.remote else \
-                BotProcess(bot, log_path, sandbox=self.sandbox, hide=self.hide)
-            slot.is_alive = proc.alive
-            slot.exit_detail = proc.exit_detail
-            self._running[key] = (slot, proc)
-            self.starts += 1
-            try:
-                proc.start(self.server.address, slot.token)
-            except LaunchError:
-                await self._stop(key)
-                raise
-            starting.append(key)
-        failed = [msg for msg in await asyncio.gather(*(self._await_hello(k) for k in starting)) if msg]
+            raise
+        failed = [r for r in results if isinstance(r, str) and r]
         if failed:
-            bad = [k for k in starting if self._running.get(k) is None or not self._running[k][0].online]
+            bad = [k for k, s in self._running.items() if s in starting and not s.slot.online]
             for k in bad:
                 await self._stop(k)
             raise LaunchError("; ".join(failed), bots=[k[0] for k in bad])
         await self._evict(set(keys))
+        seats = []
         for seat, (key, name) in enumerate(zip(keys, names, strict=True)):
-            self._running[key][0].name = name
-            self._running[key][1].note(f"match {match or '(unnamed)'} starts: seat {seat} as {name}")
-        return [RemoteSeat(self._running[k][0]) for k in keys]
+            session = self._running[key]
+            session.note(f"match {match or '(unnamed)'} starts: seat {seat} as {name}")
+            seats.append(session.seat(name))
+        return seats
 
     async def retire(self, name: str) -> None:
         """Stop every process of the bot called ``name`` (say, a bot the ladder leaves out)."""
         for key in [k for k in self._running if k[0] == name]:
             await self._stop(key)
 
-    async def _evict(self, busy: set[tuple[str, int]]) -> None:
+    async def _evict(self, busy: set[Key]) -> None:
         idle = [k for k in self._running if k not in busy]
         for key in idle[: max(0, len(idle) - self.keep)]:
             await self._stop(key)
 
-    async def _stop(self, key: tuple[str, int]) -> None:
-        slot, proc = self._running.pop(key)
-        stuck = slot.owes_answers or not slot.online
-        self.server.remove_slot(slot)
-        await proc.stop(STUCK_GRACE if stuck else STOP_GRACE)
-
-    async def _await_hello(self, key: tuple[str, int]) -> str:
-        slot, proc = self._running[key]
-        loop = asyncio.get_running_loop()
-        remote = isinstance(proc, RemoteBot)
-        timeout = max(self.connect_timeout, REMOTE_CONNECT_TIMEOUT) if remote else self.connect_timeout
-        end = loop.time() + timeout
-        while not slot.connected.is_set():
-            if not proc.alive():
-                tail = proc.output_tail()
-                said = f"; its output ends with: {tail}" if tail else ""
-                return f"bot {key[0]!r} {proc.exit_detail()} before connecting{said}"
-            if loop.time() >= end:
-                if remote:
-                    return (f"remote bot {key[0]!r} did not connect to {self.server.address} with its token "
-                            f"within {timeout:.0f} s")
-                return f"bot {key[0]!r} did not connect within {timeout:.0f} s"
-            await asyncio.sleep(0.01)
-        return ""
+    async def _stop(self, key: Key) -> None:
+        await self._running.pop(key).stop()
 
     async def close(self) -> None:
         """Say goodbye to every bot and stop every process (ask, terminate, kill)."""
-        keys = list(self._running)
-        stuck = {k for k in keys if self._running[k][0].owes_answers or not self._running[k][0].online}
-        for key in keys:
-            self.server.remove_slot(self._running[key][0])
-        await asyncio.gather(*(self._running.pop(k)[1].stop(STUCK_GRACE if k in stuck else STOP_GRACE)
-                               for k in keys))
+        sessions = list(self._running.values())
+        self._running.clear()
+        await asyncio.gather(*(s.stop() for s in sessions))
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None

@@ -1,7 +1,8 @@
 """Matches between bot processes: an arena server, tables of launched bots, and the referee.
 
-The server listens on a Unix socket in a private temporary folder (no port races, never on the network, and
-reachable from a bot's own network namespace); give ``address`` (``HOST:PORT``) to let remote bots in as well.
+Every launched bot reaches the arena through a server and Unix socket of its own (:class:`arena.launcher.
+BotSession`); the shared server of :func:`serving` listens on a Unix socket in a private temporary folder, and
+on ``address`` (``HOST:PORT``) if given, for remote bots.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from pathlib import Path
 from arena.games.base import Event, Game, Options
 from arena.launcher import BotSpec, Table
 from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.sandbox import Sandbox
 from arena.server import ArenaServer
 
 
 @contextlib.asynccontextmanager
 async def serving(address: str | None = None) -> AsyncIterator[ArenaServer]:
-    """Run an arena server for the body of the ``async with``: on a private Unix socket, for the bots it
-    launches (they reach it from their own network namespace), and also on ``address`` (``HOST:PORT``) if given,
-    for remote bots.
+    """Run the shared arena server for the body of the ``async with``: on a private Unix socket, and also on
+    ``address`` (``HOST:PORT``) if given, for remote bots. Each bot a table launches has a server of its own.
     """
     server = ArenaServer()
     with tempfile.TemporaryDirectory(prefix="arena-") as folder:
@@ -54,6 +55,7 @@ async def run_match(
     address: str | None = None,
     log_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
 
@@ -63,7 +65,7 @@ async def run_match(
     async with serving(address) as server:
         # without a log folder the bots still log to a private one, so a bot that fails to start can say why
         with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:
-            table = Table(server, log_dir=log_dir or Path(scratch))
+            table = Table(server, log_dir=log_dir or Path(scratch), sandbox=sandbox)
             match_id = new_match_id(game)
             try:
                 seats = await table.seat(bots, seat_names(bots), match=match_id)

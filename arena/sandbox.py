@@ -2,23 +2,27 @@
 
 The arena never forks (it has imported grpc), so limits are applied in a fresh process: the launcher runs
 each bot as ``python -I -S arena/sandbox.py [LIMITS] -- COMMAND...`` (this file, by path, standard library
-only), itself inside ``unshare`` when the machine allows (:func:`detect_isolation`). The supervisor:
+only). The supervisor runs outside the bot's jail, as the arena's user, and:
 
+- with cgroups (:class:`Cgroups`), makes the bot's own group below the arena's cgroup in each hierarchy
+  (``arena-bot-<its pid>``): a process count (``pids.max``), memory including tmpfs and shared memory, the
+  default CPU share (so that a spinning bot gets one share of the machine, never the others' shares), and CPU
+  time read from the group's ``cpuacct.usage``, which nothing in the jail can change. The bot's process
+  joins the group before it executes anything; when the bot ends, or is stopped, the group is frozen, every
+  process in it killed, and the group removed;
 - forks the bot with its resource limits set (address space, open files, largest file, no core dumps) and
-  ``/dev/null`` as its standard input; it stays as the bot's parent (PID 1 of the bot's PID namespace, or a
-  child subreaper without one), so every process the bot starts, even one that leaves its session, is still
-  a descendant: when the bot ends, the supervisor kills them all before it exits with the bot's status;
+  ``/dev/null`` as its standard input; without cgroups it stays as the bot's parent (a child subreaper), so
+  every process the bot starts is still a descendant that it kills when the bot ends;
 - counts the CPU time of the bot per match (``renew`` on its standard input starts a new match) and kills
   the bot when it spends more than its allowance;
-- stops the bot when its standard input closes (the arena asks it to, or the arena itself is gone):
-  SIGTERM, then SIGKILL half a second later;
-- in :attr:`Isolation.NAMESPACES` mode it runs as root of a new user, PID, mount and network namespace:
-  the network holds only a loopback that is down, ``/proc`` shows only the bot's own processes, the whole
-  file system is read-only except a private size-limited scratch folder (``HOME``, ``TMPDIR``), and paths
-  the operator names are masked. The bot reaches the arena through the Unix socket's path.
+- stops the bot when its standard input closes (the arena asks it to, or the arena itself is gone, even by
+  ``kill -9``): SIGTERM, then SIGKILL half a second later, then the whole group.
 
-Without namespaces (:attr:`Isolation.LIMITS`) the bot has the limits and the supervisor but shares the
-network, the file system and the view of other processes with the arena's user; see README "Sandbox".
+With :attr:`Isolation.JAIL` the command it starts is ``bwrap`` (bubblewrap) building the bot's jail
+(:meth:`Sandbox.command`): new user, PID, mount, network, IPC, UTS and cgroup namespaces, a non-root user
+without capabilities and with ``no_new_privs``, no way to make user namespaces, a new session, and an
+allowlist of read-only folders (the system's runtime, the interpreter, the bot's own folder), its own socket
+and a private size-limited scratch (``HOME`` and ``TMPDIR``). See README "Sandbox".
 """
 
 from __future__ import annotations
@@ -32,8 +36,8 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 MIB = 1 << 20
@@ -44,24 +48,37 @@ STOP_GRACE = 0.5
 """Seconds between the SIGTERM and the SIGKILL with which the supervisor stops a bot."""
 CPU_POLL = 0.25
 """Seconds between two looks at the bot's CPU time."""
-UNSHARE_FLAGS = ("--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--net")
-UNSHARE_ROOT_FLAGS = ("--pid", "--fork", "--kill-child", "--mount-proc", "--net")
+JAIL_UID = 65534
+"""The user and group id a jailed bot has inside its jail (``nobody``)."""
+JAIL_SOCKET = "/run/arena/arena.sock"
+"""Where a jailed bot finds its own socket to the arena."""
+JAIL_SCRATCH = "/tmp"
+"""The jailed bot's private scratch (a tmpfs of ``disk_mb``): its ``HOME`` and ``TMPDIR``."""
+CGROUP_PREFIX = "arena-bot-"
+"""Name of a bot's cgroup, followed by the pid of the supervisor that made it."""
+CGROUP_V1_CONTROLLERS = ("pids", "memory", "cpu", "cpuacct", "freezer")
+INSTALL_HINT = "install bubblewrap for the bot jail (Debian/Ubuntu: apt-get install bubblewrap)"
 
 
 class LimitsError(ValueError):
     """A limit that is not a positive number, or a key that names no limit."""
 
 
+class SandboxError(RuntimeError):
+    """The isolation asked for (``--sandbox strict``) is not available on this machine."""
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """What one bot process may use. Every field has a safe default; the bot list may change each one.
 
-    ``memory_mb``: address space (RLIMIT_AS) of each of the bot's processes, MiB.
+    ``memory_mb``: address space (RLIMIT_AS) of each of the bot's processes, MiB; with cgroups also the memory
+    of the whole bot (every process, plus what it keeps in its scratch and shared memory, plus ``disk_mb``).
     ``cpu_seconds``: CPU time the bot (all its processes) may use per match.
     ``open_files``: open file descriptors (RLIMIT_NOFILE) per process.
-    ``disk_mb``: the largest file the bot may write (RLIMIT_FSIZE), and with namespaces the size of its
-    private scratch folder.
+    ``disk_mb``: the largest file the bot may write (RLIMIT_FSIZE), and in the jail the size of its scratch.
     ``log_kb``: what is kept of its output (stdout and stderr) in its log file; the rest is dropped.
+    ``processes``: processes and threads of the whole bot (cgroup ``pids.max``; only with cgroups).
     """
 
     memory_mb: int = 1024
@@ -69,8 +86,9 @@ class Limits:
     open_files: int = 256
     disk_mb: int = 64
     log_kb: int = 1024
+    processes: int = 128
 
-    KEYS = ("memory_mb", "cpu_seconds", "open_files", "disk_mb", "log_kb")
+    KEYS = ("memory_mb", "cpu_seconds", "open_files", "disk_mb", "log_kb", "processes")
 
     def __post_init__(self) -> None:
         for key in self.KEYS:
@@ -79,6 +97,8 @@ class Limits:
                 raise LimitsError(f"limit {key} must be a whole number of at least 1, got {value!r}")
         if self.open_files < 16:
             raise LimitsError(f"limit open_files must be at least 16, got {self.open_files!r}")
+        if self.processes < 8:
+            raise LimitsError(f"limit processes must be at least 8, got {self.processes!r}")
 
     def updated(self, raw: dict[str, Any]) -> Limits:
         """Return these limits with the values of ``raw`` (limit name to value). Raises :class:`LimitsError`."""
@@ -91,7 +111,8 @@ class Limits:
     def arguments(self) -> list[str]:
         """Return the supervisor's command-line options for these limits."""
         return ["--memory", str(self.memory_mb * MIB), "--cpu", str(self.cpu_seconds),
-                "--nofile", str(self.open_files), "--fsize", str(self.disk_mb * MIB)]
+                "--nofile", str(self.open_files), "--fsize", str(self.disk_mb * MIB),
+                "--pids", str(self.processes)]
 
 
 DEFAULT_LIMITS = Limits()
@@ -101,144 +122,331 @@ class Isolation(enum.Enum):
     """How much a launched bot is kept apart from the machine."""
 
     NONE = "none"  # a plain process in its own session: no limits (for machines without the means)
-    LIMITS = "limits"  # resource limits and the supervisor, no namespaces
-    NAMESPACES = "namespaces"  # limits, supervisor, and own user, PID, mount and network namespaces
+    LIMITS = "limits"  # resource limits and the supervisor; the bot shares the file system and network
+    JAIL = "jail"  # limits, supervisor, and a bubblewrap jail
+
+
+class Mode(enum.Enum):
+    """What the operator asks for with ``--sandbox``."""
+
+    AUTO = "auto"  # the strongest the machine gives
+    STRICT = "strict"  # the jail and cgroups, or refuse to run
+    LIMITS = "limits"  # resource limits (and cgroups where they can be had), no jail
+
+
+@dataclass(frozen=True, slots=True)
+class Cgroups:
+    """Where the supervisor makes a bot's cgroups: the arena's own group in each hierarchy (cgroup v1)."""
+
+    version: int
+    parents: tuple[tuple[str, str], ...]
+    """(controller, folder of the arena's own cgroup in that controller's hierarchy)."""
+
+    def arguments(self) -> list[str]:
+        return [part for controller, folder in self.parents for part in ("--cgroup", f"{controller}={folder}")]
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    """A folder or file of the machine that a jailed bot sees, read-only, at the same path."""
+
+    path: str
 
 
 @dataclass(frozen=True, slots=True)
 class Sandbox:
-    """The isolation chosen for this machine and the ``unshare`` flags that give it."""
+    """The isolation chosen for this machine: jail or not, cgroups or not, and why not."""
 
     isolation: Isolation
-    unshare: tuple[str, ...] = ()
+    cgroups: Cgroups | None = None
     reason: str = ""
-    """Why the isolation is not :attr:`Isolation.NAMESPACES` (empty when it is)."""
+    """Why the isolation is less than the jail with cgroups (empty when it is that)."""
+    bwrap: str = "bwrap"
 
-    def command(self, argv: Sequence[str], limits: Limits, scratch: str | None = None,
-                hide: Sequence[str] = ()) -> list[str]:
-        """Return the command that runs ``argv`` under this isolation with ``limits``.
+    @property
+    def level(self) -> str:
+        """Return the isolation level as stored with a ladder: ``strict``, ``jail``, ``limits+cgroups``,
+        ``limits`` or ``none``."""
+        if self.isolation is Isolation.JAIL:
+            return "strict" if self.cgroups is not None else "jail"
+        if self.isolation is Isolation.LIMITS:
+            return "limits+cgroups" if self.cgroups is not None else "limits"
+        return "none"
 
-        ``scratch`` is the bot's private folder (with namespaces a tmpfs is mounted on it); ``hide`` are paths
-        masked from the bot (namespaces only).
+    def describe(self) -> str:
+        """Return one line saying what a bot gets here."""
+        parts = {
+            Isolation.JAIL: "bubblewrap jail (no network, no capabilities, read-only allowlist, own /proc)",
+            Isolation.LIMITS: "resource limits, no jail (bots share the network and the file system)",
+            Isolation.NONE: "no isolation",
+        }[self.isolation]
+        if self.isolation is not Isolation.NONE:
+            parts += f", cgroups v{self.cgroups.version}" if self.cgroups is not None else ", rlimits only"
+        text = f"bot sandbox: {self.level}: {parts}"
+        return f"{text} ({self.reason})" if self.reason else text
+
+    def command(self, argv: Sequence[str], limits: Limits, *, cwd: str, binds: Iterable[Bind] = (),
+                socket: str | None = None, env: dict[str, str] | None = None) -> list[str]:
+        """Return the command that runs ``argv`` (in folder ``cwd``) under this isolation with ``limits``.
+
+        In the jail the bot sees only the system's runtime, ``binds`` (read-only), ``socket`` (the host path of
+        its own socket, at :data:`JAIL_SOCKET`) and a private scratch at :data:`JAIL_SCRATCH`; ``env`` is its
+        whole environment.
         """
         if self.isolation is Isolation.NONE:
             return list(argv)
         command = [sys.executable, "-I", "-S", SUPERVISOR, *limits.arguments()]
-        if self.isolation is Isolation.NAMESPACES:
-            command.append("--namespaces")
-            if scratch is not None:
-                command += ["--scratch", scratch]
-            for path in hide:
-                command += ["--hide", path]
-            command = ["unshare", *self.unshare, "--", *command]
-        return [*command, "--", *argv]
+        if self.cgroups is not None:
+            command += self.cgroups.arguments()
+        if self.isolation is Isolation.JAIL:
+            command += ["--", *jail_arguments(self.bwrap, limits, cwd=cwd, binds=binds, socket=socket, env=env)]
+        else:
+            command.append("--")
+        return [*command, *argv]
 
+
+def _system_binds() -> list[str]:
+    """Return bwrap's arguments for the system's read-only runtime: /usr, the /lib and /bin folders, bits of /etc."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "group",
+                 "alternatives", "ssl", "ca-certificates"):
+        path = f"/etc/{name}"
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def jail_arguments(bwrap: str, limits: Limits, *, cwd: str, binds: Iterable[Bind] = (),
+                   socket: str | None = None, env: dict[str, str] | None = None) -> list[str]:
+    """Return the ``bwrap`` command (up to the bot's own command) that builds a bot's jail."""
+    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(JAIL_UID),
+            "--gid", str(JAIL_UID), "--cap-drop", "ALL", "--new-session", "--die-with-parent",
+            "--hostname", "bot", "--proc", "/proc", "--dev", "/dev", *_system_binds()]
+    # the scratch first: a bot's folder may lie below /tmp, and is then bound over the scratch
+    args += ["--size", str(max(limits.disk_mb * MIB, 1 << 16)), "--perms", "0700", "--tmpfs", JAIL_SCRATCH]
+    seen: set[str] = set()
+    for bind in sorted(binds, key=lambda b: b.path):
+        if bind.path in seen or bind.path in ("/", "/usr") or not os.path.exists(bind.path):
+            continue
+        seen.add(bind.path)
+        args += ["--ro-bind", bind.path, bind.path]
+    if socket is not None:
+        args += ["--ro-bind", socket, JAIL_SOCKET]
+    args += ["--dir", cwd, "--chdir", cwd, "--remount-ro", "/"]
+    if env is not None:
+        args.append("--clearenv")
+        for key, value in sorted(env.items()):
+            args += ["--setenv", key, value]
+    return [*args, "--"]
+
+
+# ------------------------------------------------------------------------------------------- detection
+
+
+def own_cgroups() -> dict[str, str]:
+    """Return this process's cgroup path per v1 controller (and ``""`` for the v2 group), from /proc."""
+    found: dict[str, str] = {}
+    with contextlib.suppress(OSError), open("/proc/self/cgroup", encoding="ascii") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                found[controller] = path
+    return found
+
+
+def cgroup_parents(root: str = "/sys/fs/cgroup") -> tuple[Cgroups | None, str]:
+    """Return where bot cgroups can be made (below the arena's own groups), or ``None`` and why not.
+
+    cgroup v1 with pids, memory, cpu, cpuacct and freezer hierarchies: the folder of the arena's own group in
+    each, if it may make groups there (root may). cgroup v2 is not used yet (see README "Sandbox").
+    """
+    own = own_cgroups()
+    if not own:
+        return None, "no /proc/self/cgroup"
+    parents = []
+    for controller in CGROUP_V1_CONTROLLERS:
+        if controller not in own:
+            if "" in own and len(own) == 1:
+                return None, "cgroup v2 only here; the arena uses cgroup v1 hierarchies"
+            return None, f"no cgroup v1 {controller} hierarchy"
+        folder = os.path.join(root, controller, own[controller].lstrip("/"))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            return None, f"cgroup folder {folder} is missing or not writable (cgroups need root)"
+        parents.append((controller, folder))
+    probe = sorted({os.path.join(os.path.realpath(folder), f"{CGROUP_PREFIX}probe-{os.getpid()}")
+                    for _, folder in parents})
+    try:
+        for path in probe:
+            os.mkdir(path)
+    except OSError as exc:
+        return None, f"cannot make a cgroup: {exc.strerror or exc}"
+    finally:
+        for path in probe:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+    return Cgroups(1, tuple(parents)), ""
+
+
+def clean_stale_cgroups(cgroups: Cgroups) -> int:
+    """Kill and remove the bot cgroups whose supervisor is gone (an arena killed hard); return how many.
+
+    A supervisor stopped by SIGKILL cannot clear up after itself; its bot died with it (``--die-with-parent``)
+    or is killed here, so nothing survives the arena for longer than the next start.
+    """
+    removed = 0
+    for _, folder in cgroups.parents:
+        with contextlib.suppress(OSError):
+            for entry in os.listdir(folder):
+                if not entry.startswith(CGROUP_PREFIX):
+                    continue
+                pid = entry.removeprefix(CGROUP_PREFIX).split("-")[-1]
+                if pid.isdigit() and not _is_supervisor(int(pid)):
+                    _kill_group_procs(os.path.join(folder, entry))
+                    with contextlib.suppress(OSError):
+                        os.rmdir(os.path.join(folder, entry))
+                        removed += 1
+    return removed
+
+
+def _is_supervisor(pid: int) -> bool:
+    """Return whether ``pid`` is a supervisor with cgroups (of this or of any other installation)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmdline = f.read()
+    except OSError:
+        return False
+    return b"sandbox.py\0" in cmdline and b"\0--cgroup\0" in cmdline
+
+
+def _kill_group_procs(folder: str) -> None:
+    for _ in range(50):
+        pids = _group_pids(folder)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _group_pids(folder: str) -> list[int]:
+    try:
+        with open(os.path.join(folder, "cgroup.procs"), encoding="ascii") as f:
+            return [int(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
+_PROBE = """
+import ctypes, os, sys
+status = dict(line.split(':', 1) for line in open('/proc/self/status'))
+libc = ctypes.CDLL(None, use_errno=True)
+checks = {
+    'no capabilities': int(status['CapEff'], 16) == 0 and int(status['CapBnd'], 16) == 0,
+    'no_new_privs': status['NoNewPrivs'].strip() == '1',
+    'not root': os.getuid() != 0,
+    'mount refused': libc.mount(b'none', b'/tmp', b'tmpfs', 0, None) != 0,
+    'umount refused': libc.umount2(b'/proc', 0) != 0,
+    'own processes only': len([p for p in os.listdir('/proc') if p.isdigit()]) <= 3,
+}
+bad = [name for name, ok in checks.items() if not ok]
+print('jail ok' if not bad else 'jail fails: ' + ', '.join(bad))
+sys.exit(1 if bad else 0)
+"""
 
 _detected: Sandbox | None = None
 
 
-def detect_isolation(*, refresh: bool = False) -> Sandbox:
+def detect_sandbox(*, refresh: bool = False) -> Sandbox:
     """Return the strongest isolation this machine gives a bot, probing once per process.
 
-    Namespaces need Linux, util-linux ``unshare`` and either unprivileged user namespaces or root; the probe
-    runs the real supervisor in them (read-only file system, scratch tmpfs). Without them a bot still gets the
-    limits and the supervisor; on a system without ``resource`` limits, nothing.
+    The jail needs Linux and bubblewrap that can build it here (run as root, or unprivileged user namespaces);
+    the probe runs a real jail and checks from inside (no capabilities, ``no_new_privs``, mount refused, own
+    ``/proc``). cgroups need a v1 hierarchy the arena may write (:func:`cgroup_parents`).
     """
     global _detected
     if _detected is not None and not refresh:
         return _detected
     import shutil
     import subprocess
-    import tempfile
 
     if not sys.platform.startswith("linux"):
         _detected = Sandbox(Isolation.LIMITS if os.name == "posix" else Isolation.NONE,
-                            reason=f"no namespaces on {sys.platform}")
+                            reason=f"no bubblewrap jail on {sys.platform}")
         return _detected
-    unshare = shutil.which("unshare")
-    reason = "util-linux unshare is not installed"
-    if unshare is not None:
-        with tempfile.TemporaryDirectory(prefix="arena-probe-") as scratch:
-            for flags in (UNSHARE_FLAGS, UNSHARE_ROOT_FLAGS) if os.geteuid() == 0 else (UNSHARE_FLAGS,):
-                probe = [unshare, *flags, "--", sys.executable, "-I", "-S", SUPERVISOR, "--namespaces",
-                         "--scratch", scratch, "--probe"]
-                try:
-                    done = subprocess.run(probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
-                                          check=False)
-                except (OSError, subprocess.TimeoutExpired) as exc:
-                    reason = f"unshare failed: {exc}"
-                    continue
-                if done.returncode == 0:
-                    _detected = Sandbox(Isolation.NAMESPACES, tuple(flags))
-                    return _detected
-                text = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-                reason = f"unshare {' '.join(flags)} failed: {text[-1] if text else f'status {done.returncode}'}"
-    _detected = Sandbox(Isolation.LIMITS, reason=reason)
+    cgroups, why_not = cgroup_parents()
+    reasons = [] if cgroups is not None else [f"no cgroups: {why_not}"]
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap is missing: {INSTALL_HINT}",
+                                                                  *reasons]))
+        return _detected
+    probe = jail_arguments(bwrap, DEFAULT_LIMITS, cwd="/", binds=[Bind(p) for p in interpreter_folders()],
+                           env={"PATH": "/usr/bin:/bin"})
+    try:
+        done = subprocess.run([*probe, sys.executable, "-I", "-S", "-c", _PROBE], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=20, check=False)
+        ok = done.returncode == 0
+        text = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()
+        failure = text[-1] if text else f"status {done.returncode}"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        ok, failure = False, str(exc)
+    if not ok:
+        _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap cannot build the jail here: "
+                                                                  f"{failure}", *reasons]))
+        return _detected
+    _detected = Sandbox(Isolation.JAIL, cgroups, "; ".join(reasons), bwrap=bwrap)
     return _detected
+
+
+def choose_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
+    """Return the sandbox for ``mode``: auto (the strongest here), strict (jail and cgroups, or
+    :class:`SandboxError`), limits (no jail; cgroups where they can be had)."""
+    mode = Mode(mode)
+    machine = detect_sandbox()
+    if mode is Mode.STRICT:
+        if machine.isolation is not Isolation.JAIL or machine.cgroups is None:
+            raise SandboxError(f"--sandbox strict needs the bubblewrap jail and cgroups, and this machine "
+                               f"gives {machine.level}: {machine.reason}")
+        return machine
+    if mode is Mode.LIMITS and machine.isolation is Isolation.JAIL:
+        return Sandbox(Isolation.LIMITS, machine.cgroups, "asked for with --sandbox limits")
+    return machine
+
+
+def interpreter_folders() -> list[str]:
+    """Return the folders a ``{python}`` bot needs read-only: this interpreter's prefixes and site-packages."""
+    import site
+    import sysconfig
+
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        with contextlib.suppress(KeyError):
+            folders.add(sysconfig.get_paths()[key])
+    with contextlib.suppress(AttributeError):
+        folders.update(site.getsitepackages())
+    return sorted(_outermost(os.path.realpath(f) for f in folders if f and os.path.isdir(f)))
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """Return ``paths`` without those inside another one of them."""
+    kept: list[str] = []
+    for path in sorted(set(paths)):
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return kept
 
 
 # ----------------------------------------------------------------------------------------- the supervisor
 # Everything below runs in the supervisor process (``python -I -S sandbox.py``): standard library only,
 # single-threaded, so forking is safe here.
 
-_MS_BIND = 0x1000
-_MS_REC = 0x4000
-_MS_NOSUID = 0x2
-_MS_NODEV = 0x4
-_MOUNT_ATTR_RDONLY = 0x1
-_AT_FDCWD = -100
-_AT_RECURSIVE = 0x8000
-_SYS_MOUNT_SETATTR = 442  # the same number on every architecture (a syscall newer than 5.1)
 _PR_SET_CHILD_SUBREAPER = 36
-
-
-def _libc() -> Any:
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        import ctypes
-
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    libc = _libc()
-    enc = [None if s is None else s.encode() for s in (source, target, fstype, data)]
-    _check(libc.mount(enc[0], enc[1], enc[2], flags, enc[3]), f"mount {target}")
-
-
-def _set_readonly(path: str, readonly: bool, recursive: bool) -> None:
-    import ctypes
-
-    class MountAttr(ctypes.Structure):
-        _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                    ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
-
-    attr = MountAttr(_MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else _MOUNT_ATTR_RDONLY, 0, 0)
-    libc = _libc()
-    flags = _AT_RECURSIVE if recursive else 0
-    _check(libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, ctypes.byref(attr),
-                        ctypes.sizeof(attr)), f"mount_setattr {path}")
-
-
-def seal_file_system(scratch: str | None, scratch_bytes: int, hide: Sequence[str]) -> None:
-    """In a fresh mount namespace: mask ``hide``, make everything read-only but a tmpfs on ``scratch``."""
-    for path in hide:
-        if os.path.isdir(path):
-            _mount("tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=4k,nr_inodes=4,mode=0555")
-        elif os.path.exists(path):
-            _mount("/dev/null", path, None, _MS_BIND)
-    if scratch is not None:
-        _mount("tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV,
-               f"size={max(scratch_bytes, 4096)},nr_inodes=4096,mode=0700")
-    _set_readonly("/", True, recursive=True)
-    if scratch is not None:
-        _set_readonly(scratch, False, recursive=False)
 
 
 def _read_cpu(pid: int) -> float:
@@ -253,7 +461,7 @@ def _read_cpu(pid: int) -> float:
 
 
 def _descendants(root: int) -> list[int]:
-    """Return every live process below ``root`` (scanning /proc; cheap inside a PID namespace)."""
+    """Return every live process below ``root`` (scanning /proc)."""
     parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -273,30 +481,114 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
+@dataclass
+class _BotGroup:
+    """The bot's cgroups (v1): one folder per controller, made by the supervisor, removed when the bot ends."""
+
+    folders: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, parents: Sequence[tuple[str, str]], memory: int, pids: int) -> _BotGroup:
+        group = cls()
+        name = f"{CGROUP_PREFIX}{os.getpid()}"
+        made: dict[str, str] = {}  # controllers mounted together (cpu,cpuacct) share one folder
+        try:
+            for controller, parent in parents:
+                real = os.path.realpath(parent)
+                if real not in made:
+                    os.mkdir(os.path.join(parent, name), 0o700)
+                    made[real] = os.path.join(parent, name)
+                group.folders[controller] = made[real]
+            group.write("pids", "pids.max", str(pids))
+            group.write("memory", "memory.limit_in_bytes", str(memory))
+            with contextlib.suppress(OSError):  # only where swap is accounted
+                group.write("memory", "memory.memsw.limit_in_bytes", str(memory))
+            group.write("cpu", "cpu.shares", "1024")
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+    def write(self, controller: str, name: str, value: str) -> None:
+        with open(os.path.join(self.folders[controller], name), "w", encoding="ascii") as f:
+            f.write(value)
+
+    def join(self) -> None:
+        """Move the calling process into every folder of the group (in the bot's process, before exec)."""
+        for folder in set(self.folders.values()):
+            with open(os.path.join(folder, "cgroup.procs"), "w", encoding="ascii") as f:
+                f.write(str(os.getpid()))
+
+    def cpu_seconds(self) -> float:
+        try:
+            with open(os.path.join(self.folders["cpuacct"], "cpuacct.usage"), encoding="ascii") as f:
+                return int(f.read()) / 1e9
+        except (OSError, ValueError, KeyError):
+            return 0.0
+
+    def pids(self) -> list[int]:
+        return _group_pids(self.folders["pids"]) if "pids" in self.folders else []
+
+    def kill(self) -> None:
+        """Freeze the group, kill every process in it, thaw it: nothing in it can fork away meanwhile."""
+        freezer = self.folders.get("freezer")
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            if freezer is not None:
+                with contextlib.suppress(OSError):
+                    self.write("freezer", "freezer.state", "FROZEN")
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            if freezer is not None:
+                with contextlib.suppress(OSError):
+                    self.write("freezer", "freezer.state", "THAWED")
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        for folder in set(self.folders.values()):
+            for _ in range(100):
+                try:
+                    os.rmdir(folder)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # a process that has been killed but is not gone yet
+                    _kill_group_procs(folder)
+                    time.sleep(0.01)
+        self.folders.clear()
+
+
 class _Supervisor:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.pid_namespace = args.namespaces and os.getpid() == 1
         self.child = 0
         self.status: int | None = None
         self.stop_at: float | None = None
         self.kill_at: float | None = None
         self.cpu_base = 0.0
         self.note = ""
+        self.group: _BotGroup | None = None
 
     def say(self, text: str) -> None:
         with contextlib.suppress(OSError):
             os.write(2, f"[arena sandbox] {text}\n".encode())
 
     def cpu_used(self) -> float:
-        """CPU seconds of the bot: every process of the namespace, or (without one) the bot and what it reaped."""
+        """CPU seconds of the bot: of its cgroup, or of the supervisor's reaped children and live descendants."""
+        if self.group is not None:
+            return self.group.cpu_seconds()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         total = usage.ru_utime + usage.ru_stime  # everything already reaped by the supervisor
-        pids = _descendants(os.getpid()) if self.pid_namespace else [self.child]
-        return total + sum(_read_cpu(pid) for pid in pids)
+        return total + sum(_read_cpu(pid) for pid in _descendants(os.getpid()))
 
     def start(self) -> None:
         args = self.args
+        if args.cgroup:
+            parents = [tuple(item.split("=", 1)) for item in args.cgroup]
+            self.group = _BotGroup.make(parents, args.memory + args.fsize, args.pids)
         pid = os.fork()
         if pid == 0:  # the bot
             try:
@@ -304,6 +596,8 @@ class _Supervisor:
                             signal.SIGINT, signal.SIGHUP):
                     signal.signal(sig, signal.SIG_DFL)
                 signal.set_wakeup_fd(-1)
+                if self.group is not None:
+                    self.group.join()
                 null = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(null, 0)
                 os.close(null)
@@ -328,7 +622,19 @@ class _Supervisor:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, stop)
         signal.signal(signal.SIGCHLD, lambda *_: None)
-        self.start()
+        try:
+            self.start()
+        except OSError as exc:
+            self.say(f"cannot make the bot's cgroup: {exc}")
+            return 126
+        try:
+            return self.supervise(wake_r)
+        finally:
+            if self.group is not None:
+                self.group.kill()
+                self.group.remove()
+
+    def supervise(self, wake_r: int) -> int:
         control: int | None = 0
         next_cpu = time.monotonic() + CPU_POLL
         while self.status is None:
@@ -389,17 +695,18 @@ class _Supervisor:
     def kill_all(self) -> None:
         with contextlib.suppress(OSError):
             os.kill(self.child, signal.SIGKILL)
+        if self.group is not None:
+            self.group.kill()
         if self.reap():
             for pid in _descendants(os.getpid()):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
 
     def reap_all(self) -> None:
-        """Kill and reap every descendant: orphans of the bot were re-parented to this supervisor.
-
-        Every process the bot left behind is in the subtree of a child of the supervisor (its parent, or an
-        orphan re-parented here), so with no child left there is nothing to look for.
-        """
+        """Kill and reap every descendant: orphans of the bot were re-parented to this supervisor, and every
+        process of the bot's cgroup."""
+        if self.group is not None:
+            self.group.kill()
         deadline = time.monotonic() + 5.0
         while self.reap() and time.monotonic() < deadline:
             for pid in _descendants(os.getpid()):
@@ -420,41 +727,30 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         prog="python -m arena.sandbox",
         description="Run COMMAND as a bot under resource limits, supervised (see arena/sandbox.py).")
     parser.add_argument("--memory", type=int, default=DEFAULT_LIMITS.memory_mb * MIB, metavar="BYTES",
-                        help="address space per process (RLIMIT_AS)")
+                        help="address space per process (RLIMIT_AS); with cgroups, plus --fsize, the bot's memory")
     parser.add_argument("--cpu", type=int, default=DEFAULT_LIMITS.cpu_seconds, metavar="SECONDS",
                         help="CPU seconds per match for the whole bot; 'renew' on stdin starts a match")
     parser.add_argument("--nofile", type=int, default=DEFAULT_LIMITS.open_files, metavar="N",
                         help="open files per process (RLIMIT_NOFILE)")
     parser.add_argument("--fsize", type=int, default=DEFAULT_LIMITS.disk_mb * MIB, metavar="BYTES",
-                        help="largest file written (RLIMIT_FSIZE); with --namespaces also the scratch size")
-    parser.add_argument("--namespaces", action="store_true",
-                        help="run inside unshare: seal the file system (read-only, scratch tmpfs, --hide)")
-    parser.add_argument("--scratch", default=None, metavar="DIR", help="the bot's private folder")
-    parser.add_argument("--hide", action="append", default=[], metavar="PATH",
-                        help="a file or folder masked from the bot (with --namespaces)")
-    parser.add_argument("--probe", action="store_true", help="set up the namespaces and exit 0 if it worked")
-    parser.add_argument("command", nargs="*", help="the bot's command, after --")
-    args = parser.parse_args(argv)
-    if not args.probe and not args.command:
-        parser.error("no command given (put it after --)")
-    return args
+                        help="largest file written (RLIMIT_FSIZE)")
+    parser.add_argument("--pids", type=int, default=DEFAULT_LIMITS.processes, metavar="N",
+                        help="processes and threads of the bot (cgroup pids.max)")
+    parser.add_argument("--cgroup", action="append", default=[], metavar="CONTROLLER=FOLDER",
+                        help="make the bot's cgroup below FOLDER in CONTROLLER's v1 hierarchy (repeat for each)")
+    parser.add_argument("command", nargs="+", help="the bot's command, after --")
+    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the supervisor: set up the namespaces' file system, start the bot, return its exit status."""
+    """Run the supervisor: start the bot under its limits, return its exit status."""
     args = _parse(sys.argv[1:] if argv is None else argv)
-    if args.namespaces:
-        try:
-            seal_file_system(args.scratch, args.fsize, args.hide)
-        except OSError as exc:
-            print(f"[arena sandbox] cannot seal the file system: {exc}", file=sys.stderr)
-            return 126
-    if args.probe:
-        return 0
-    if not args.namespaces or os.getpid() != 1:
-        # without a PID namespace, orphans of the bot come to us instead of init, so none outlives it
-        with contextlib.suppress(OSError):
-            _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if not args.cgroup:
+        # without cgroups, orphans of the bot come to us instead of init, so none outlives it
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     return _Supervisor(args).run()
 
 

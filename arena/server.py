@@ -9,13 +9,20 @@ referee waits on those futures with its own deadline, never on a read of the str
 What a bot sends is bounded: a message is at most :data:`MAX_MESSAGE_BYTES` (gRPC refuses a larger one before
 reading it), and a stream may send at most one message per request it was sent plus :data:`MESSAGE_BURST`; a
 bot that floods, or sends bytes that do not parse, loses its stream, which costs it faults, not the arena
-memory. Streams waiting for their hello are few (:data:`MAX_WAITING_STREAMS`) and short-lived.
+memory. Streams waiting for their hello are few and short-lived.
+
+Every bot the arena launches has a server of its own (:meth:`ArenaServer.private`), on a Unix socket that only
+its jail holds: its waiting room, its connections (at most :data:`PRIVATE_CONNECTIONS`) and its refusals are its
+own, so a bot that floods can only keep itself out. The shared server, for remote bots (``--listen``), bounds
+its waiting room per peer host (:data:`PEER_WAITING_STREAMS`) and its connections. Refusals are logged at most
+:data:`REFUSAL_LOG_BURST` lines per :data:`REFUSAL_LOG_WINDOW` seconds per server; the rest are counted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import secrets
 import socket
@@ -45,7 +52,21 @@ MAX_MESSAGE_BYTES = 64 << 10
 MESSAGE_BURST = 16
 """Messages a stream may send beyond one per request it was sent (late answers, a second hello...)."""
 MAX_WAITING_STREAMS = 64
-"""Streams that may wait for their hello at once; more are refused (RESOURCE_EXHAUSTED)."""
+"""Streams that may wait for their hello at once on the shared server; more are refused (RESOURCE_EXHAUSTED)."""
+PEER_WAITING_STREAMS = 8
+"""Streams from one peer host that may wait for their hello at once on the shared server."""
+MAX_CONNECTIONS = 256
+"""Connections the shared server keeps at once (each costs the arena a file descriptor)."""
+PRIVATE_WAITING_STREAMS = 4
+"""Streams that may wait for their hello at once on a launched bot's own server."""
+PRIVATE_CONNECTIONS = 8
+"""Connections a launched bot's own server keeps at once (a bot needs one)."""
+HANDSHAKE_TIMEOUT_MS = 5000
+"""Milliseconds a new connection has to complete its HTTP/2 handshake."""
+IDLE_CONNECTION_MS = 10_000
+"""Milliseconds a connection without a stream is kept (a bot's connection always holds its stream)."""
+REFUSAL_LOG_BURST = 5
+REFUSAL_LOG_WINDOW = 60.0
 INLINE_WRITE_MIN_TIMEOUT = 0.05
 """Shortest deadline (seconds) for which the asking task writes its request itself. A write takes a fraction of
 a millisecond; a shorter deadline could cancel a healthy write, which would cost the bot its stream."""
@@ -62,6 +83,8 @@ CHANNEL_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     # a port in use is an error, never silently shared with another server
     ("grpc.so_reuseport", 0),
+    ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
+    ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
 ]
 
 
@@ -99,6 +122,8 @@ class Connection:
         self.closed = asyncio.Event()
         self.close_reason = ""
         self.closed_at = 0.0
+        self.close_kind = FaultKind.DISCONNECT
+        """What the closing costs the bot: a disconnect, or (closed for garbage or a flood) a malformed answer."""
         self.status: grpc.StatusCode | None = None
         """The status the stream ends with, when the arena ends it for the bot's misconduct."""
         self.credit = MESSAGE_BURST
@@ -209,6 +234,7 @@ class Connection:
         if self.closed.is_set():
             return
         self.close_reason = reason
+        self.close_kind = kind
         self.status = status
         self.closed.set()
         self.closed_at = asyncio.get_running_loop().time()
@@ -228,10 +254,6 @@ class Slot:
     used: bool = False
     connection: Connection | None = None
     connected: asyncio.Event = field(default_factory=asyncio.Event)
-    is_alive: Callable[[], bool] | None = None
-    """For a launched bot: whether its process still runs (tells a crash from a disconnect)."""
-    exit_detail: Callable[[], str] | None = None
-    """For a launched bot: how its process ended (for the fault's detail)."""
 
     @property
     def online(self) -> bool:
@@ -251,11 +273,16 @@ class Slot:
 
 
 class RemoteSeat:
-    """A referee seat played by a bot over its slot's stream."""
+    """A referee seat played by a bot over its slot's stream.
 
-    def __init__(self, slot: Slot) -> None:
+    ``ended`` is the end of the bot's process, for a launched bot (it resolves to how the process ended): a
+    seat whose stream is gone and whose process has ended is charged a crash, not a disconnect.
+    """
+
+    def __init__(self, slot: Slot, ended: asyncio.Future[str] | None = None) -> None:
         self.slot = slot
         self.name = slot.name
+        self.ended = ended
         self._seat = 0
 
     async def _fault_for_absence(self) -> SeatFault:
@@ -265,17 +292,17 @@ class RemoteSeat:
         first clears up after it), so a recent loss waits for the process a little (:data:`EXIT_WAIT`).
         """
         connection = self.slot.connection
-        is_alive = self.slot.is_alive
-        if is_alive is not None and connection is not None:
-            loop = asyncio.get_running_loop()
-            end = connection.closed_at + EXIT_WAIT
-            while is_alive() and loop.time() < end:
-                await asyncio.sleep(0.005)
-        if is_alive is not None and not is_alive():
-            how = self.slot.exit_detail() if self.slot.exit_detail is not None else "exited"
-            return SeatFault(FaultKind.CRASH, f"the bot process has ended: {how}")
+        ended = self.ended
+        if ended is not None and not ended.done() and connection is not None:
+            left = connection.closed_at + EXIT_WAIT - asyncio.get_running_loop().time()
+            if left > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(ended), left)
+        if ended is not None and ended.done() and not ended.cancelled():
+            return SeatFault(FaultKind.CRASH, f"the bot process has ended: {ended.result()}")
         reason = connection.close_reason if connection is not None else "never connected"
-        return SeatFault(FaultKind.DISCONNECT, f"not connected ({reason})")
+        kind = connection.close_kind if connection is not None else FaultKind.DISCONNECT
+        return SeatFault(kind, f"not connected ({reason})")
 
     async def match_started(self, info: MatchInfo) -> None:
         self._seat = info.seat
@@ -315,36 +342,80 @@ def _serialize(message: Outgoing) -> bytes:
 SERVICE = pb.DESCRIPTOR.services_by_name["Arena"].full_name
 
 
+class RefusalLog:
+    """Logs refused streams at a bounded rate: ``burst`` lines per ``window`` seconds, then a count of the rest."""
+
+    def __init__(self, burst: int = REFUSAL_LOG_BURST, window: float = REFUSAL_LOG_WINDOW) -> None:
+        self.burst = burst
+        self.window = window
+        self._since = -window
+        self._lines = 0
+        self.suppressed = 0
+        self.total = 0
+
+    def __call__(self, message: str, *args: object) -> None:
+        self.total += 1
+        now = time.monotonic()
+        if now - self._since >= self.window:
+            if self.suppressed:
+                log.warning("%d more refusals were not logged in the last %.0f s", self.suppressed, self.window)
+            self._since, self._lines, self.suppressed = now, 0, 0
+        if self._lines < self.burst:
+            self._lines += 1
+            log.warning(message, *args)
+        else:
+            self.suppressed += 1
+
+
+def peer_host(peer: str) -> str:
+    """Return the host part of a gRPC peer (``ipv4:1.2.3.4:5`` gives ``1.2.3.4``; ``unix:`` peers are one host)."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return rest.rsplit(":", 1)[0]
+    return kind
+
+
 class _Servicer:
     def __init__(self, server: ArenaServer) -> None:
         self._server = server
         self._waiting = 0
+        self._waiting_by_peer: collections.Counter[str] = collections.Counter()
 
     async def _hello(self, request_iterator: AsyncIterator[pb.BotMessage],
                      context: aio.ServicerContext[pb.BotMessage, Outgoing]) -> Slot:
         """Return the slot a new stream's hello claims; abort the stream (and log why) when there is none."""
         peer = context.peer()
-        if self._waiting >= MAX_WAITING_STREAMS:
-            log.warning("refused %s: %d streams are already waiting for their hello", peer, self._waiting)
+        host = peer_host(peer)
+        refused = self._server.refusals
+        if self._waiting >= self._server.max_waiting:
+            refused("refused %s: %d streams are already waiting for their hello", peer, self._waiting)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting for a hello")
+        if self._waiting_by_peer[host] >= self._server.peer_waiting:
+            refused("refused %s: %d streams from %s are already waiting for their hello", peer,
+                    self._waiting_by_peer[host], host)
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting for a hello")
         self._waiting += 1
+        self._waiting_by_peer[host] += 1
         try:
             first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT)
         except (TimeoutError, StopAsyncIteration, DecodeError, grpc.RpcError) as exc:
-            log.warning("refused %s: no hello within %.0f s (%s)", peer, HELLO_TIMEOUT, type(exc).__name__)
+            refused("refused %s: no hello within %.0f s (%s)", peer, HELLO_TIMEOUT, type(exc).__name__)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
         finally:
             self._waiting -= 1
+            self._waiting_by_peer[host] -= 1
+            if not self._waiting_by_peer[host]:
+                del self._waiting_by_peer[host]
         if first.WhichOneof("body") != "hello":
-            log.warning("refused %s: the first message is not a hello", peer)
+            refused("refused %s: the first message is not a hello", peer)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
         slot, why = self._server.claim(first.hello.token)
         if slot is None:
-            log.warning("refused %s (%r): %s", peer, first.hello.agent[:80], why)
+            refused("refused %s (%r): %s", peer, first.hello.agent[:80], why)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing, unknown or already used token")
         assert slot is not None
         if first.hello.protocol_version not in (0, PROTOCOL_VERSION):
-            log.warning("refused %s for %s: protocol version %d", peer, slot.name, first.hello.protocol_version)
+            refused("refused %s for %s: protocol version %d", peer, slot.name, first.hello.protocol_version)
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 f"protocol version {first.hello.protocol_version} is not spoken here; "
                                 f"this arena speaks {PROTOCOL_VERSION}")
@@ -391,13 +462,28 @@ class _Servicer:
 
 
 class ArenaServer:
-    """The gRPC server that bots connect to, with its slots (one per expected bot stream)."""
+    """The gRPC server that bots connect to, with its slots (one per expected bot stream).
 
-    def __init__(self) -> None:
+    ``max_waiting`` streams may wait for their hello at once, ``peer_waiting`` of them from one peer host;
+    ``max_connections`` connections are kept at once (more are closed as they come).
+    """
+
+    def __init__(self, *, max_waiting: int | None = None, peer_waiting: int | None = None,
+                 max_connections: int | None = None) -> None:
         self._slots: dict[str, Slot] = {}
         self._server: aio.Server | None = None
         self.address = ""
         self.addresses: list[str] = []
+        self.max_waiting = MAX_WAITING_STREAMS if max_waiting is None else max_waiting
+        self.peer_waiting = PEER_WAITING_STREAMS if peer_waiting is None else peer_waiting
+        self.max_connections = MAX_CONNECTIONS if max_connections is None else max_connections
+        self.refusals = RefusalLog()
+
+    @classmethod
+    def private(cls) -> ArenaServer:
+        """Return a server for one launched bot: its own waiting room and connections, few of each."""
+        return cls(max_waiting=PRIVATE_WAITING_STREAMS, peer_waiting=PRIVATE_WAITING_STREAMS,
+                   max_connections=PRIVATE_CONNECTIONS)
 
     def add_slot(self, name: str, token: str | None = None) -> Slot:
         """Return a new slot for a bot called ``name``, with a fresh random token unless one is given."""
@@ -431,14 +517,15 @@ class ArenaServer:
     async def start(self, address: str, *, also: Sequence[str] = ()) -> str:
         """Start serving on ``address`` and on every address of ``also``; return ``address`` as bound.
 
-        Each is ``unix:PATH`` or ``HOST:PORT`` (port 0 picks one). ``address`` is the one given to launched
-        bots (a Unix socket reaches them inside their network namespace); ``also`` lets remote bots in, and
+        Each is ``unix:PATH`` or ``HOST:PORT`` (port 0 picks one). ``address`` is the main one (a launched
+        bot's own server listens on one Unix socket, which its jail holds); ``also`` lets remote bots in, and
         :attr:`addresses` lists everything bound. Raises :class:`ServerError` when an address cannot be bound.
         """
         for where in (address, *also):
             if not where.startswith("unix:"):
                 _check_free(where)
-        server = aio.server(options=CHANNEL_OPTIONS)
+        server = aio.server(options=[*CHANNEL_OPTIONS,
+                                     ("grpc.max_allowed_incoming_connections", self.max_connections)])
         # registered by hand rather than with the generated add_ArenaServicer_to_server: its serializer would
         # not take requests that are serialized already
         handlers = {"Play": grpc.stream_stream_rpc_method_handler(

@@ -295,6 +295,18 @@ class Store:
         raw = self._meta("settings")
         return None if raw is None else dict(json.loads(raw))
 
+    def note_sandbox(self, level: str) -> None:
+        """Record that a run of this ladder played with its bots isolated at ``level`` (see README "Sandbox")."""
+        levels = self.sandbox_levels()
+        if level not in levels:
+            with self.transaction() as db:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('sandbox', ?)", (json.dumps([*levels, level]),))
+
+    def sandbox_levels(self) -> list[str]:
+        """Return the isolation levels the runs of this ladder played under, in the order first seen."""
+        raw = self._meta("sandbox")
+        return [str(level) for level in json.loads(raw)] if raw is not None else []
+
     def register_bot(self, name: str, fingerprint: str, command: Sequence[str]) -> bool:
         """Add a bot, or update its fingerprint; return whether its command or files changed since."""
         row = self.db.execute("SELECT fingerprint FROM bots WHERE name = ?", (name,)).fetchone()

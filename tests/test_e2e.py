@@ -141,7 +141,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
             pids = set()
             for seed in (1, 2):
                 seats = await table.seat([crasher, *good])
-                pids |= {p.pid for _, p in table._running.values() if p.pid is not None}
+                pids |= {s.process.pid for s in table._running.values() if s.process is not None and s.process.pid}
                 records.append(await play_match(game, seats, seed, game.options({"rounds": 1}),
                                                 clock=Clock(0.3)))
             starts, restarts = table.starts, table.restarts

@@ -149,7 +149,7 @@ class FakeTable:
     seatings: ClassVar[list[list[str]]] = []
 
     def __init__(self, server: object, *, log_dir: Path | None = None, keep: int = 0,
-                 hide: Sequence[Path] = ()) -> None:
+                 sandbox: object = None) -> None:
         self.starts = 0
         self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
 
@@ -415,7 +415,9 @@ def test_leaderboard_as_json_csv_and_text(cabanga_ladder: tuple[list[str], Path]
     code, out, _, _ = cli("leaderboard", "--db", db, "--json")
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
-    assert [list(r) for r in rows] == [BOARD_COLUMNS] * 3
+    assert [list(r) for r in rows] == [[*BOARD_COLUMNS, "sandbox"]] * 3
+    # the isolation the ladder's bots ran under, as this machine gives it
+    assert rows[0]["sandbox"] in ("strict", "jail", "limits+cgroups", "limits")
     assert [r["rank"] for r in rows] == [1, 2, 3]
     assert sum(r["wins"] for r in rows) >= 30
     assert all(r["median_ms"] > 0 and r["p99_ms"] >= r["median_ms"] for r in rows)
@@ -424,13 +426,14 @@ def test_leaderboard_as_json_csv_and_text(cabanga_ladder: tuple[list[str], Path]
     code, out, _, _ = cli("leaderboard", "--db", db, "--csv")
     assert code == 0
     table = list(csv.DictReader(io.StringIO(out)))
-    assert list(table[0]) == BOARD_COLUMNS
+    assert list(table[0]) == [*BOARD_COLUMNS, "sandbox"] and table[0]["sandbox"] == rows[0]["sandbox"]
     assert [r["bot"] for r in table] == [r["bot"] for r in rows]
     assert [float(r["mu"]) for r in table] == [r["mu"] for r in rows]
 
     code, out, _, _ = cli("leaderboard", "--db", db)
     assert code == 0
     assert out.startswith("cabanga, 3 seats, ladder seed 3") and "30 matches" in out.splitlines()[0]
+    assert out.splitlines()[0].endswith(f"bots sandboxed: {rows[0]['sandbox']}")
     assert out.splitlines()[1].split()[:2] == ["rank", "bot"]
 
 

@@ -47,7 +47,8 @@ def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path) -> None:
     modules = ROOT / "bots" / "js" / "node_modules"
     if shutil.which("node") is None or not modules.is_dir():
         pytest.skip("node, or bots/js/node_modules (npm ci, done by tests/test_js_bot.py), is missing")
-    (folder / "node_modules").symlink_to(modules)  # what `npm install` would fetch
+    # what `npm install` would fetch: a copy, not a link, since the bot's jail shows only its own folder
+    shutil.copytree(modules, folder / "node_modules", symlinks=True)
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: jsbot" in checked.output

@@ -1,7 +1,8 @@
-"""The sandbox of bot processes: limits from the bot list, the supervisor, namespaces, the log pump.
+"""The sandbox of bot processes: limits from the bot list, the supervisor, cgroups, the jail, the log pump.
 
 The supervisor is run directly with small programs instead of bots (no gRPC), under every isolation this
-machine gives: limits only always, namespaces when ``unshare`` works here.
+machine gives: limits only always, limits with cgroups and the bubblewrap jail where they can be had. With
+CI=true a machine without the jail fails these tests instead of skipping them.
 """
 
 from __future__ import annotations
@@ -18,25 +19,50 @@ from pathlib import Path
 import pytest
 
 from arena.launcher import BotListError, BotProcess, BotSpec, LaunchError, log_file_name, parse_bot_list
-from arena.sandbox import CPU_EXIT_CODE, DEFAULT_LIMITS, Isolation, Limits, LimitsError, Sandbox, detect_isolation
+from arena.sandbox import (
+    CGROUP_PREFIX,
+    CPU_EXIT_CODE,
+    DEFAULT_LIMITS,
+    JAIL_SOCKET,
+    Bind,
+    Isolation,
+    Limits,
+    LimitsError,
+    Sandbox,
+    detect_sandbox,
+    interpreter_folders,
+    own_cgroups,
+)
 
-MACHINE = detect_isolation()
-MODES = [Sandbox(Isolation.LIMITS)] + ([MACHINE] if MACHINE.isolation is Isolation.NAMESPACES else [])
-IDS = [m.isolation.value for m in MODES]
+MACHINE = detect_sandbox()
+CI = os.environ.get("CI") == "true"
+CGROUPS_DUE = CI and os.geteuid() == 0 and any(own_cgroups())  # root on a machine with cgroup v1 hierarchies
+MODES = [Sandbox(Isolation.LIMITS)]
+if MACHINE.cgroups is not None:
+    MODES.append(Sandbox(Isolation.LIMITS, MACHINE.cgroups))
+if MACHINE.isolation is Isolation.JAIL:
+    MODES.append(MACHINE)
+IDS = [m.level for m in MODES]
+jail = pytest.mark.skipif(MACHINE.isolation is not Isolation.JAIL and not CI,
+                          reason=f"no bubblewrap jail here: {MACHINE.reason}")
+cgroups = pytest.mark.skipif(MACHINE.cgroups is None and not CGROUPS_DUE, reason=f"no cgroups here: {MACHINE.reason}")
 
 
 def start(sandbox: Sandbox, code: str, scratch: Path, limits: Limits = DEFAULT_LIMITS,
-          hide: list[str] | None = None) -> subprocess.Popen[str]:
+          binds: list[str] | None = None, socket: str | None = None) -> subprocess.Popen[str]:
     """Start ``python -c code`` under ``sandbox``, its stdin the supervisor's control pipe."""
-    command = sandbox.command([sys.executable, "-I", "-S", "-c", code], limits, str(scratch), hide or [])
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(scratch), "TMPDIR": str(scratch)}
+    command = sandbox.command([sys.executable, "-I", "-S", "-c", code], limits, cwd=str(scratch),
+                              binds=[Bind(p) for p in [*interpreter_folders(), *(binds or [])]], socket=socket,
+                              env=env | ({"HOME": "/tmp", "TMPDIR": "/tmp"} if sandbox.isolation is Isolation.JAIL
+                                         else {}))
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, start_new_session=True)
+                            text=True, env=env, start_new_session=True, cwd=scratch)
 
 
 def run(sandbox: Sandbox, code: str, scratch: Path, limits: Limits = DEFAULT_LIMITS,
-        hide: list[str] | None = None) -> tuple[int, str, str]:
-    proc = start(sandbox, code, scratch, limits, hide)
+        binds: list[str] | None = None, socket: str | None = None) -> tuple[int, str, str]:
+    proc = start(sandbox, code, scratch, limits, binds, socket)
     status = proc.wait(timeout=30)  # stdin stays open: closing it would stop the bot
     assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
     out, err = proc.stdout.read(), proc.stderr.read()
@@ -63,7 +89,7 @@ def test_limits_come_from_the_bot_list_with_safe_defaults(tmp_path: Path) -> Non
     assert b.limits == Limits(memory_mb=512, log_kb=10, cpu_seconds=5)
     plain, = parse_bot_list({"bot": [{"name": "c", "command": "x"}]}, tmp_path)
     assert plain.limits == DEFAULT_LIMITS
-    assert DEFAULT_LIMITS.memory_mb == 1024 and DEFAULT_LIMITS.open_files == 256
+    assert DEFAULT_LIMITS.memory_mb == 1024 and DEFAULT_LIMITS.open_files == 256 and DEFAULT_LIMITS.processes == 128
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -156,7 +182,8 @@ def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sand
     assert proc.stdout.readline() == "ready\n"
     began = time.monotonic()
     proc.stdin.close()
-    assert proc.wait(timeout=10) == 137  # SIGTERM ignored, then SIGKILL
+    # SIGTERM ignored, then SIGKILL; in the jail SIGTERM ends bubblewrap, and with it the bot's PID namespace
+    assert proc.wait(timeout=10) in ((137, 143) if sandbox.isolation is Isolation.JAIL else (137,))
     assert time.monotonic() - began < 3
 
 
@@ -177,51 +204,99 @@ def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None
     assert "over its limit of 1 s" in err
 
 
-# ------------------------------------------------------------------------------------------- namespaces
-
-namespaces = pytest.mark.skipif(MACHINE.isolation is not Isolation.NAMESPACES,
-                                reason=f"no namespaces here: {MACHINE.reason}")
+# ------------------------------------------------------------------------------------------- the jail
 
 
-@namespaces
-def test_a_namespaced_bot_has_no_network_but_reaches_a_unix_socket(tmp_path: Path) -> None:
+def test_ci_has_the_jail_and_cgroups() -> None:
+    """CI installs bubblewrap (.ci/run) and runs as root: a missing jail there is a failure, never a skip; so
+    are missing cgroups where the machine has cgroup v1 hierarchies (cgroup v2 is not used yet)."""
+    if CI:
+        assert MACHINE.isolation is Isolation.JAIL, MACHINE.describe()
+    if CGROUPS_DUE:
+        assert MACHINE.cgroups is not None, MACHINE.describe()
+
+
+@jail
+def test_a_jailed_bot_has_no_capabilities_no_network_and_only_its_own_socket(tmp_path: Path) -> None:
     with socket.socket() as tcp, socket.socket(socket.AF_UNIX) as unix:
         tcp.bind(("127.0.0.1", 0))
         tcp.listen()
         path = tmp_path / "s.sock"
         unix.bind(str(path))
         unix.listen()
-        code = ("import socket\n"
-                f"u = socket.socket(socket.AF_UNIX); u.connect({str(path)!r}); print('unix ok')\n"
+        code = ("import ctypes, os, socket\n"
+                "status = dict(l.split(':', 1) for l in open('/proc/self/status'))\n"
+                "print(int(status['CapEff'], 16), int(status['CapBnd'], 16), status['NoNewPrivs'].strip())\n"
+                f"u = socket.socket(socket.AF_UNIX); u.connect({JAIL_SOCKET!r}); print('unix ok')\n"
                 "t = socket.socket(); t.settimeout(2)\n"
-                f"print('tcp', t.connect_ex(('127.0.0.1', {tcp.getsockname()[1]})) != 0)\n")
-        scratch = tmp_path / "scratch"  # a tmpfs covers it in the bot's namespace
-        scratch.mkdir()
-        status, out, err = run(MACHINE, code, scratch)
+                f"print('tcp refused', t.connect_ex(('127.0.0.1', {tcp.getsockname()[1]})) != 0)\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "print('mount', libc.mount(b'none', b'/tmp', b'tmpfs', 0, None), ctypes.get_errno())\n"
+                "print('umount', libc.umount2(b'/proc', 0), libc.umount2(b'/usr', 0))\n"
+                "print('processes', len([p for p in os.listdir('/proc') if p.isdigit()]))\n"
+                "print('uid', os.getuid())\n")
+        status, out, err = run(MACHINE, code, tmp_path, socket=str(path))
     assert status == 0, err
-    assert out.split("\n")[:2] == ["unix ok", "tcp True"]
+    lines = out.splitlines()
+    assert lines[0] == "0 0 1"  # no effective capabilities, none to get back, no_new_privs
+    assert lines[1:3] == ["unix ok", "tcp refused True"]
+    assert lines[3] == "mount -1 1"  # EPERM
+    assert lines[4] == "umount -1 -1"
+    assert int(lines[5].split()[1]) <= 3  # its /proc shows its own processes only
+    assert lines[6] == "uid 65534"
 
 
-@namespaces
-def test_a_namespaced_bot_writes_only_its_scratch_and_sees_no_hidden_path(tmp_path: Path) -> None:
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+@jail
+def test_a_jailed_bot_sees_an_allowlist_and_writes_only_its_scratch(tmp_path: Path) -> None:
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "bot.txt").write_text("mine")
     secret = tmp_path / "arena.db"
     secret.write_text("the ladder's seed")
-    outside = tmp_path / "outside.txt"
     code = ("import os\n"
-            "open(os.environ['HOME'] + '/notes', 'w').write('mine')\n"
-            f"print(repr(open({str(secret)!r}).read()))\n"
-            f"try:\n    open({str(outside)!r}, 'w')\nexcept OSError as e:\n    print(e.errno)\n"
-            "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n")
-    status, out, err = run(MACHINE, code, scratch, hide=[str(secret)])
+            "open('/tmp/notes', 'w').write('scratch')\n"
+            f"print(open({str(own / 'bot.txt')!r}).read())\n"
+            f"print(os.path.exists({str(secret)!r}), os.path.exists({str(Path.home())!r} + '/.bashrc'))\n"
+            f"for p in ({str(own / 'x')!r}, '/usr/x', '/x'):\n"
+            "    try:\n        open(p, 'w')\n    except OSError as e:\n        print(e.errno)\n")
+    status, out, err = run(MACHINE, code, tmp_path, binds=[str(own)])
     assert status == 0, err
-    shown, errno, processes = out.split("\n")[:3]
-    assert shown == "''"  # masked
-    assert errno == "30"  # EROFS: read-only file system
-    assert int(processes) <= 3  # the supervisor and the bot: other processes are not in its /proc
-    assert not outside.exists() and secret.read_text() == "the ladder's seed"
-    assert list(scratch.iterdir()) == []  # the scratch was a private tmpfs, gone with the bot
+    assert out.split() == ["mine", "False", "False", "30", "30", "30"]  # EROFS: read-only file system
+    assert secret.read_text() == "the ladder's seed" and sorted(p.name for p in own.iterdir()) == ["bot.txt"]
+
+
+@cgroups
+def test_a_bot_in_cgroups_has_a_process_count_and_its_group_goes_with_it(tmp_path: Path) -> None:
+    assert MACHINE.cgroups is not None
+    code = ("import os, time\n"
+            "kids = 0\n"
+            "try:\n"
+            "    for _ in range(40):\n"
+            "        if os.fork() == 0:\n"
+            "            time.sleep(30); os._exit(0)\n"
+            "        kids += 1\n"
+            "except OSError as e:\n"
+            "    print('fork refused', e.errno)\n"
+            "print('forked', kids, flush=True)\n")
+    status, out, err = run(Sandbox(Isolation.LIMITS, MACHINE.cgroups), code, tmp_path, Limits(processes=10))
+    assert status == 0, err
+    assert "fork refused 11" in out and int(out.split()[-1]) < 10  # EAGAIN at the limit
+    for _, folder in MACHINE.cgroups.parents:
+        assert not [e for e in os.listdir(folder) if e.startswith(CGROUP_PREFIX) and e.endswith(f"-{os.getpid()}")]
+
+
+@cgroups
+def test_memory_in_a_tmpfs_counts_against_the_bot(tmp_path: Path) -> None:
+    """A jailed bot filling /dev/shm (a tmpfs not limited by size) meets its cgroup's memory limit."""
+    code = ("import os\n"
+            "with open('/dev/shm/hoard', 'wb') as f:\n"
+            "    for _ in range(400):\n"
+            "        f.write(b'x' * (1 << 20))\n"
+            "print('wrote 400 MiB')\n")
+    sandbox = MACHINE if MACHINE.isolation is Isolation.JAIL else Sandbox(Isolation.LIMITS, MACHINE.cgroups)
+    status, out, _ = run(sandbox, code, tmp_path, Limits(memory_mb=100, disk_mb=16))
+    assert "wrote 400 MiB" not in out
+    assert status != 0
 
 
 # ------------------------------------------------------------------------------------------- the launcher
@@ -241,7 +316,7 @@ def test_bot_output_goes_to_its_log_cut_at_the_limit(tmp_path: Path) -> None:
 
     async def main() -> None:
         proc = BotProcess(spec, log)
-        proc.start("unix:/nowhere", "token")
+        proc.start(f"unix:{listening(tmp_path)}", "token")
         await proc.stop(grace=10)
         assert proc.returncode == 0
 
@@ -259,7 +334,7 @@ def test_a_bot_sees_a_clean_environment(tmp_path: Path) -> None:
 
     async def main() -> str:
         proc = BotProcess(spec, log)
-        proc.start("unix:/somewhere", "tok")
+        proc.start(f"unix:{listening(tmp_path)}", "tok")
         scratch = str(proc.scratch)
         await proc.stop(grace=10)
         return scratch
@@ -270,11 +345,24 @@ def test_a_bot_sees_a_clean_environment(tmp_path: Path) -> None:
     finally:
         del os.environ["ARENA_TEST_SECRET"]
     env = json.loads(log.read_text().splitlines()[0])
+    env.pop("PWD", None)  # bubblewrap sets it with the working directory
     assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "GRPC_EXPERIMENTS", "ARENA_ADDRESS",
                         "ARENA_TOKEN"}
-    assert env["HOME"] == env["TMPDIR"] == scratch and env["ARENA_TOKEN"] == "tok"
+    assert env["ARENA_TOKEN"] == "tok"
     assert env["GRPC_EXPERIMENTS"] == os.environ["GRPC_EXPERIMENTS"] != ""  # the arena's gRPC settings
-    assert not Path(scratch).exists()  # removed when the bot stopped
+    if MACHINE.isolation is Isolation.JAIL:  # a private tmpfs, gone with the jail; the socket at a fixed place
+        assert env["HOME"] == env["TMPDIR"] == "/tmp" and env["ARENA_ADDRESS"] == f"unix:{JAIL_SOCKET}"
+    else:
+        assert env["HOME"] == env["TMPDIR"] == scratch
+        assert not Path(scratch).exists()  # removed when the bot stopped
+
+
+def listening(folder: Path) -> Path:
+    """Return the path of a Unix socket in ``folder`` (a bot's own socket, which its jail holds)."""
+    path = folder / "s.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+    return path
 
 
 def test_launched_bots_reach_the_arena_that_also_listens_on_tcp() -> None:
@@ -314,6 +402,22 @@ def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
     while _marked(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _marked(mark) == [], "processes of the bots outlived the arena"
+    if MACHINE.cgroups is not None:  # and their cgroups went with them: any left belong to live supervisors
+        deadline = time.monotonic() + 5
+        while _orphan_groups() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _orphan_groups() == []
+
+
+def _orphan_groups() -> list[str]:
+    assert MACHINE.cgroups is not None
+    found = []
+    for _, folder in MACHINE.cgroups.parents:
+        for entry in os.listdir(folder):
+            pid = entry.removeprefix(CGROUP_PREFIX)
+            if entry.startswith(CGROUP_PREFIX) and pid.isdigit() and b"sandbox.py" not in _cmdline(pid):
+                found.append(os.path.join(folder, entry))
+    return found
 
 
 def _escaped(mark: str) -> list[int]:
@@ -322,3 +426,21 @@ def _escaped(mark: str) -> list[int]:
 
 def _marked(mark: str) -> list[int]:
     return [int(p) for p in os.listdir("/proc") if p.isdigit() and mark.encode() in _cmdline(p) and alive(int(p))]
+
+
+def test_strict_refuses_a_machine_without_the_jail_and_auto_says_what_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from arena import sandbox as sandbox_module
+    from arena.cli import main
+    from arena.sandbox import SandboxError, choose_sandbox
+
+    bare = Sandbox(Isolation.LIMITS, reason="bubblewrap is missing: apt-get install bubblewrap")
+    monkeypatch.setattr(sandbox_module, "_detected", bare)
+    with pytest.raises(SandboxError, match="needs the bubblewrap jail and cgroups"):
+        choose_sandbox("strict")
+    assert choose_sandbox("auto") is bare and choose_sandbox("limits") is bare
+    result = CliRunner().invoke(main, ["sandbox", "--sandbox", "strict"])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "apt-get install bubblewrap" in result.stderr
+    result = CliRunner().invoke(main, ["sandbox"])
+    assert result.exit_code == 0 and result.output.startswith("bot sandbox: limits: ")

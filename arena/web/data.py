@@ -303,6 +303,8 @@ class Reader:
         meta = {str(k): str(v) for k, v in store.db.execute("SELECT key, value FROM meta")}
         shown = {k: v for k, v in meta.items()
                  if any(word in k.lower() for word in PUBLIC_META_WORDS) and "seed" not in k.lower()}
+        if "sandbox" in shown:  # the levels the ladder's runs played under, as `arena leaderboard` says them
+            shown["sandbox"] = "+".join(store.sandbox_levels())
         return {"game": self.game.name, "title": self.game.title, "seats": self.seats, "options": self.options,
                 "settings": store.settings(), "meta": shown, "matches": self.version(),
                 "bots": int(store.db.execute("SELECT count(*) FROM bots").fetchone()[0])}

@@ -32,7 +32,9 @@ def good(name: str, module: str) -> BotSpec:
 
 
 def hostile(name: str, *mode: str, **limits: int) -> BotSpec:
-    return BotSpec(name, ("{python}", str(HOSTILE), *mode), ROOT, Limits().updated(limits))
+    """A hostile bot run as ``python -m tests.adversarial.hostile`` from the project's root, as the bundled
+    bots are: its jail holds the ``tests`` folder and the ``arena`` package, nothing else of the project."""
+    return BotSpec(name, ("{python}", "-m", "tests.adversarial.hostile", *mode), ROOT, Limits().updated(limits))
 
 
 GOOD = [good("greedy", "cabanga_greedy"), good("random", "cabanga_random"), good("tidy", "cabanga_tidy")]
@@ -64,9 +66,12 @@ class Arena:
         return self.runner.run(bounded())
 
     def process(self, name: str) -> tuple[Slot, BotProcess]:
-        return self.table._running[(name, 0)]
+        session = self.table._running[(name, 0)]
+        assert session.process is not None
+        return session.slot, session.process
 
-    def play(self, bot: BotSpec, *, before: Callable[[], None] | None = None, **options: Any) -> MatchRecord:
+    def play(self, bot: BotSpec, *, before: Callable[[], None] | None = None, deadline: float = DEADLINE,
+             **options: Any) -> MatchRecord:
         """Play one round of Cabanga! with ``bot`` in seat 0 and two good bots; return the record.
 
         ``before`` runs once the seats are connected, before the match starts.
@@ -76,13 +81,13 @@ class Arena:
 
         async def match() -> MatchRecord:
             seats = await self.table.seat([bot, *GOOD[:2]])
-            self.pids |= {p.pid for _, p in self.table._running.values() if p.pid is not None}
+            self.pids |= {s.process.pid for s in self.table._running.values() if s.process and s.process.pid}
             if before is not None:
                 before()
             sampler = asyncio.create_task(self._sample_rss())
             try:
                 return await play_match(game, seats, self.seed, game.options({"rounds": 1, **options}),
-                                        clock=Clock(DEADLINE), max_faults=MAX_FAULTS, match_id=f"m{self.seed}")
+                                        clock=Clock(deadline), max_faults=MAX_FAULTS, match_id=f"m{self.seed}")
             finally:
                 sampler.cancel()
 

@@ -1,7 +1,7 @@
 """The adversarial suite's one arena (see adversarial_harness.py), shared by its tests.
 
-The bots get the strongest isolation the machine gives; ARENA_TEST_SANDBOX=limits (or none) runs the suite
-with less, as on a machine without namespaces.
+The bots get the strongest isolation the machine gives; ARENA_TEST_SANDBOX=limits runs the suite without the
+jail (as on a machine without bubblewrap).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from adversarial_harness import Arena
 
 from arena.launcher import Table
 from arena.runner import serving
-from arena.sandbox import Isolation, Sandbox
+from arena.sandbox import choose_sandbox
 
 
 @pytest.fixture(scope="session")
@@ -25,7 +25,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         context = serving()
         server = runner.run(context.__aenter__())
         forced = os.environ.get("ARENA_TEST_SANDBOX")
-        table = Table(server, log_dir=log_dir, keep=3, sandbox=Sandbox(Isolation(forced)) if forced else None)
+        table = Table(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
         arena = Arena(runner, server, table, log_dir)
         try:
             yield arena

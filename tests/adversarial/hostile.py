@@ -26,6 +26,18 @@ Modes:
                     and with its own, and writes to stderr how each was answered; then plays on
   spin              spins the CPU from its first request on, never answering
   spy               nothing wrong, but writes every message it receives to stderr, in hex
+  escape PATH...    before its hello, tries to get out of its jail: unmount, mount tmpfs (over /proc too),
+                    remount / writable, umount /proc, read each PATH (the database, the log folder, another
+                    bot's folder, another arena's socket), write outside its scratch, find its supervisor
+                    and ptrace it; writes one line "escape WHAT: blocked|ESCAPED ..." each; then plays on
+  fork-bomb N MARK  at its first request, forks N processes (as many as it may) that spin with MARK in their
+                    command line; then tries to play on
+  tmpfs-bomb        at its first request, writes 2 GiB into its scratch and /dev/shm; then plays on
+  fd-flood N        at its first request, starts 4 helper processes that each open N connections to its
+                    socket and hold them; then plays on
+  hello-flood       when the match starts, a thread opens streams that never say hello, without end (as
+                    many as the arena lets it hold at once); plays on
+  listen-flood ADDR N  not a bot: opens N streams to ADDR that never say hello, holds them 20 s, and exits
 """
 
 from __future__ import annotations
@@ -93,6 +105,108 @@ def spawn_escapee(mark: str) -> None:
             os._exit(0)
 
 
+def attempt(what: str, action: object) -> None:
+    """Run ``action`` (a callable); print whether it was blocked (an error, or a falsy result) or worked."""
+    try:
+        result = action()  # type: ignore[operator]
+        outcome = f"ESCAPED {result!r}"[:200] if result else f"blocked ({result!r})"
+    except Exception as exc:
+        outcome = f"blocked ({type(exc).__name__}: {exc})"[:200]
+    print(f"escape {what}: {outcome}", file=sys.stderr, flush=True)
+
+
+def try_escape(paths: list[str]) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def call(result: int) -> bool:
+        return result == 0
+
+    with open("/proc/self/mountinfo", encoding="utf-8") as f:
+        mounts = [line.split()[4] for line in f]
+    attempt("umount a mount", lambda: any(call(libc.umount2(m.encode(), 2)) for m in mounts if m != "/"))
+    attempt("mount tmpfs", lambda: call(libc.mount(b"none", b"/tmp", b"tmpfs", 0, b"size=2g")))
+    attempt("mount tmpfs over /proc", lambda: call(libc.mount(b"none", b"/proc", b"tmpfs", 0, None)))
+    attempt("remount / writable", lambda: call(libc.mount(None, b"/", None, 0x20 | 0x1000, None)))  # REMOUNT|BIND
+    attempt("umount /proc", lambda: call(libc.umount2(b"/proc", 2)))
+    attempt("unshare a user namespace", lambda: call(libc.unshare(0x10000000)))
+    for path in paths:
+        attempt(f"read {path}", lambda path=path: os.path.exists(path) and (
+            os.listdir(path) if os.path.isdir(path) else open(path, "rb").read(64)))  # noqa: SIM115
+    for path in ("/x", "/usr/x", os.path.dirname(os.path.abspath(__file__)) + "/x"):
+        attempt(f"write {path}", lambda path=path: open(path, "w").write("x"))  # noqa: SIM115
+    supervisors = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if b"sandbox.py" in f.read():
+                    supervisors.append(int(entry))
+    attempt("find the supervisor", lambda: supervisors)
+    attempt("ptrace the supervisor", lambda: supervisors and call(libc.ptrace(16, supervisors[0], None, None)))
+    attempt("ptrace the parent", lambda: os.getppid() > 1 and call(libc.ptrace(16, os.getppid(), None, None)))
+
+
+def fork_bomb(count: int, mark: str) -> None:
+    for _ in range(count):
+        try:
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", "while True: pass", mark])
+        except OSError as exc:
+            print(f"fork-bomb stopped: {exc}", file=sys.stderr, flush=True)
+            return
+
+
+def fill_tmpfs() -> None:
+    block = b"x" * (1 << 20)
+    for folder in (os.environ.get("TMPDIR", "/tmp"), "/dev/shm"):
+        written = 0
+        try:
+            with open(os.path.join(folder, "hoard"), "wb") as f:
+                for _ in range(1024):
+                    f.write(block)
+                    written += 1
+        except OSError as exc:
+            print(f"tmpfs-bomb in {folder} stopped at {written} MiB: {exc}", file=sys.stderr, flush=True)
+
+
+def flood_connections(address: str, count: int) -> None:
+    path = address.removeprefix("unix:")
+    for _ in range(4):
+        if os.fork() == 0:
+            held = []
+            for _ in range(count):
+                try:
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(path)
+                    held.append(s)
+                except OSError:
+                    break
+            print(f"fd-flood helper holds {len(held)} connections", file=sys.stderr, flush=True)
+            time.sleep(120)
+            os._exit(0)
+
+
+def flood_hellos(address: str, count: int | None, hold: float = 0.0) -> None:
+    """Open streams that never say hello; keep ``count`` of them (forever when None), then hold them."""
+    channels = []
+    calls = []
+    opened = 0
+    while count is None or opened < count:
+        # a connection of its own for every few streams (a connection carries at most 4 at once)
+        channel = grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        channels.append(channel)
+        for _ in range(3):
+            outbox: queue.Queue[bytes | None] = queue.Queue()
+            calls.append(open_stream(channel, outbox))
+            opened += 1
+        if count is None:
+            time.sleep(0.01)
+            if len(channels) > 50:  # refused streams end: drop the oldest channels, open new ones
+                channels.pop(0).close()
+    time.sleep(hold)
+
+
 def flood_stderr() -> None:
     line = b"x" * 1023 + b"\n"
     while True:
@@ -102,6 +216,11 @@ def flood_stderr() -> None:
 def main() -> None:
     mode = sys.argv[1]
     args = sys.argv[2:]
+    if mode == "listen-flood":
+        flood_hellos(args[0], int(args[1]), hold=20.0)
+        return
+    if mode == "escape":
+        try_escape(args)
     address = os.environ["ARENA_ADDRESS"]
     token = os.environ["ARENA_TOKEN"]
     if mode == "garbage" and address.startswith("unix:"):
@@ -123,6 +242,8 @@ def main() -> None:
                 print(f"received {message.SerializeToString().hex()}", file=sys.stderr, flush=True)
             if body == "goodbye":
                 break
+            if body == "match_start" and mode == "hello-flood" and answered == 0:
+                threading.Thread(target=flood_hellos, args=(address, None), daemon=True).start()
             if body == "match_start" and mode == "steal":
                 with open(args[0], encoding="utf-8") as f:
                     tokens = [line.strip() for line in f if line.strip()]
@@ -151,6 +272,12 @@ def main() -> None:
                 hoard = []
                 while True:
                     hoard.append(bytearray(16 << 20))
+            if mode == "fork-bomb" and answered == 0:
+                fork_bomb(int(args[0]), args[1])
+            if mode == "tmpfs-bomb" and answered == 0:
+                fill_tmpfs()
+            if mode == "fd-flood" and answered == 0:
+                flood_connections(address, int(args[0]))
             if mode in ("fork", "fork-exit") and answered == 0:
                 spawn_escapee(args[0])
                 if mode == "fork-exit":

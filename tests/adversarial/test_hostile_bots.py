@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from adversarial_harness import Arena, hostile, rss_mib
+from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 
 from arena import replay as replay_format
+from arena import server as server_module
 from arena.games.base import MatchOver
 from arena.launcher import log_file_name
 from arena.referee import FaultKind, MatchRecord
@@ -94,6 +95,11 @@ def test_unbounded_allocation_meets_the_memory_limit(arena: Arena) -> None:
     record = arena.play(hostile("hostile-alloc", "alloc", memory_mb=600))
     check_fault(record, FaultKind.CRASH, FaultKind.DISCONNECT, FaultKind.TIMEOUT)
     _, proc = arena.process("hostile-alloc")
+
+    async def ended() -> str:  # out of memory it ends, or is ending, as the match ends
+        return await asyncio.wait_for(asyncio.shield(proc.ended), 10)
+
+    arena.run(ended)
     assert not proc.alive(), "the allocating bot is still running"
     arena.retire("hostile-alloc")
     arena.healthy()
@@ -151,17 +157,21 @@ def test_a_bot_flooding_its_output_fills_its_log_to_the_limit_and_no_further(are
     arena.healthy()
 
 
-def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena, tmp_path: Path,
+def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    tokens = tmp_path / "tokens"
+    # leaked where the hostile bot's jail can read it: the folder of its own program
+    tokens = HOSTILE.parent / f".leaked-tokens-{os.getpid()}"
     name = "hostile-steal"
 
     def leak_tokens() -> None:
-        others = [slot.token for (bot, _), (slot, _) in arena.table._running.items() if bot != name]
+        others = [s.slot.token for (bot, _), s in arena.table._running.items() if bot != name]
         tokens.write_text("\n".join(others) + "\n")
 
-    with caplog.at_level("WARNING", logger="arena.server"):
-        record = arena.play(hostile(name, "steal", str(tokens)), before=leak_tokens)
+    try:
+        with caplog.at_level("WARNING", logger="arena.server"):
+            record = arena.play(hostile(name, "steal", str(tokens)), before=leak_tokens)
+    finally:
+        tokens.unlink(missing_ok=True)
     assert record.result is not None and record.faults == []
     arena.retire(name)
     lines = [line for line in (arena.log_dir / log_file_name(name, 0)).read_text().splitlines()
@@ -169,8 +179,10 @@ def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena, tmp_p
     assert len(lines) >= 5, lines  # the other seats' tokens, its own, none, a made-up one
     assert all(line.endswith("refused: UNAUTHENTICATED") for line in lines), lines
     refusals = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused")]
-    assert sum("already in use" in m for m in refusals) >= 3, refusals
-    assert any("no token" in m for m in refusals) and any("unknown token" in m for m in refusals), refusals
+    # its own socket knows no other seat's token: stolen tokens are unknown there (its own is in use); the log
+    # keeps the first few refusals of a server a minute, and counts the rest
+    assert sum("unknown token" in m for m in refusals) >= 3, refusals
+    assert len(refusals) <= server_module.REFUSAL_LOG_BURST
     arena.healthy()
 
 

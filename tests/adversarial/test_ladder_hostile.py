@@ -1,13 +1,19 @@
 """A ladder in which a hostile bot sits: run as an operator would (`arena ladder`), it completes every match of
-its budget, charges the faults to the hostile bot only, and ranks it last.
+its budget, charges the faults to the hostile bot only, and ranks it last: a bot that never answers (at a
+0.2 s deadline), and a fork bomb of 200 spinning processes (at the default deadline, with cgroups).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
+from arena.sandbox import detect_sandbox, own_cgroups
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -15,17 +21,28 @@ HOSTILE = Path(__file__).resolve().parent / "hostile.py"
 MATCHES = 8
 
 
-def test_a_hostile_bot_in_a_ladder_ends_last_and_the_other_matches_all_complete(tmp_path: Path) -> None:
+@pytest.mark.parametrize("attack", ["silent", "fork-bomb"])
+def test_a_hostile_bot_in_a_ladder_ends_last_and_the_other_matches_all_complete(tmp_path: Path, attack: str) -> None:
+    mark = f"arena-ladder-bomb-{os.getpid()}-{time.monotonic_ns()}"
+    deadline = "0.2"
+    mode = '"silent"'
+    if attack == "fork-bomb":
+        sandbox = detect_sandbox()
+        if sandbox.cgroups is None:
+            if os.environ.get("CI") == "true" and os.geteuid() == 0 and any(own_cgroups()):
+                pytest.fail(f"CI must have cgroups: {sandbox.describe()}")
+            pytest.skip(f"a fork bomb is contained by cgroups, and there are none here: {sandbox.describe()}")
+        deadline, mode = "1.0", f'"fork-bomb", "200", "{mark}"'
     bots = tmp_path / "bots.toml"
     entries = [("greedy", '"-m", "bots.cabanga_greedy"'), ("tidy", '"-m", "bots.cabanga_tidy"'),
-               ("random", '"-m", "bots.cabanga_random"'), ("hostile", f'"{HOSTILE}", "silent"')]
+               ("random", '"-m", "bots.cabanga_random"'), ("hostile", f'"{HOSTILE}", {mode}')]
     bots.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", {args}]\ncwd = "{ROOT}"\n\n'
                             for name, args in entries))
     db = tmp_path / "ladder.db"
     result = subprocess.run(
         [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--seats", "3",
          "--matches", str(MATCHES), "--tables", "1", "--seed", "11", "--db", str(db), "-o", "rounds=1",
-         "--deadline", "0.2", "--max-faults", "2"],
+         "--deadline", deadline, "--max-faults", "2"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     store = Store(db, readonly=True)
@@ -42,6 +59,17 @@ def test_a_hostile_bot_in_a_ladder_ends_last_and_the_other_matches_all_complete(
         store.close()
     assert rows[-1].bot == "hostile", [(r.bot, r.conservative) for r in rows]
     assert [r.faults for r in rows[:-1]] == [0, 0, 0]
-    assert faults == [("hostile", "timeout")]
+    assert {name for name, _ in faults} == {"hostile"}, faults
+    if attack == "silent":
+        assert faults == [("hostile", "timeout")]
+    assert not [p for p in os.listdir("/proc") if p.isdigit() and _has_mark(p, mark)], "the bomb outlived the ladder"
     played, times_benched = benched
     assert played >= 3 and times_benched == played  # benched in every match it sat in
+
+
+def _has_mark(pid: str, mark: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return mark.encode() in f.read()
+    except OSError:
+        return False
