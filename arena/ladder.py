@@ -27,11 +27,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.deals import DealKey
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, LaunchError, Table
 from arena.ratings import Rating, RatingError, choose_group, rate
 from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
 from arena.runner import serving
+from arena.server import ArenaServer
 from arena.store import LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
@@ -102,6 +104,8 @@ class LadderConfig:
     log_dir: Path | None = None
     hide: tuple[Path, ...] = ()
     """Files the bots must not read (the database: it holds the ladder seed and every replay)."""
+    throw_window: float = 0.0
+    """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`play_match`)."""
 
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
@@ -175,8 +179,11 @@ class Ladder:
 
     def __init__(self, config: LadderConfig, store: Store,
                  on_progress: Callable[[Progress], None] | None = None,
-                 on_note: Callable[[str], None] | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None,
+                 make_table: Callable[[ArenaServer, LadderConfig], Table] | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
+
+        ``make_table`` makes each table (default :func:`ladder_table`).
 
         Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.store.StoreError` for a
         database that cannot hold it (another ladder's, unwritable).
@@ -186,6 +193,7 @@ class Ladder:
         self.store = store
         self.on_progress = on_progress
         self.on_note = on_note or (lambda text: log.warning("%s", text))
+        self.make_table = make_table or ladder_table
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
         store.claim(self.identity)
         self.specs = {b.name: b for b in config.bots}
@@ -314,8 +322,7 @@ class Ladder:
             if self.done:
                 return self.timing
             async with serving() as server:
-                tables = [Table(server, log_dir=self.config.log_dir, keep=self.config.seats, hide=self.config.hide)
-                          for _ in range(self.config.tables)]
+                tables = [self.make_table(server, self.config) for _ in range(self.config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]
                 try:
@@ -360,7 +367,8 @@ class Ladder:
         while True:
             seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                seats = await table.seat([self.specs[name] for name in seating])
+                seats = await table.seat([self.specs[name] for name in seating],
+                                         deal=DealKey(cfg.game.name, deal.seed))
                 break
             except LaunchError as exc:
                 self._start_failed(exc)
@@ -371,7 +379,8 @@ class Ladder:
         match_began = began = time.perf_counter()
         record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
                                   # opaque: a deal's number plus a guessable ladder seed would give away the deal
-                                  max_faults=cfg.max_faults, match_id=secrets.token_hex(8))
+                                  max_faults=cfg.max_faults, match_id=secrets.token_hex(8),
+                                  throw_window=cfg.throw_window)
         match_ended = time.perf_counter()
         seconds = match_ended - began
         self.timing.in_matches += seconds
@@ -416,6 +425,15 @@ class Ladder:
         self.on_progress(Progress(
             done=self.count, planned=self.config.matches, started=self._started, this_run=self._this_run,
             leader=leader, leader_rating=rating, last_match=match_id, deadline=self._deadline))
+
+
+def ladder_table(server: ArenaServer, config: LadderConfig) -> Table:
+    """Return a table for ``config``'s ladder: it keeps one warm process per bot and rotation of a deal set.
+
+    A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
+    each of its n bots; keeping them all warm keeps processes from starting at every rotation.
+    """
+    return Table(server, log_dir=config.log_dir, keep=config.seats * config.seats, hide=config.hide)
 
 
 def _replay(record: MatchRecord) -> dict[str, object]:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena import transport
+from arena.deals import DealKey, DealLedger
 from arena.sandbox import CPU_EXIT_CODE, DEFAULT_LIMITS, Isolation, Limits, LimitsError, Sandbox, detect_isolation
 from arena.server import ArenaServer, RemoteSeat, Slot
 
@@ -482,15 +483,18 @@ class Table:
     :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the
     processes that are not already running, connected and idle; up to ``keep`` idle processes stay warm for
     later matches, the least recently used beyond that are stopped. A process that still owes answers from
-    its previous match (stuck, or spinning) is restarted. ``sandbox`` is the isolation of the bots (default:
-    the strongest this machine gives, :func:`machine_sandbox`); ``hide`` are files and folders the bots must
-    not see (with namespaces), such as the ladder's database.
+    its previous match (stuck, or spinning) is restarted. No process is ever seated at a deal it has played:
+    ``ledger`` (:class:`arena.deals.DealLedger`) picks each seat's process, and a new one is started when no
+    warm process of the bot qualifies. ``sandbox`` is the isolation of the bots (default: the strongest this
+    machine gives, :func:`machine_sandbox`); ``hide`` are files and folders the bots must not see (with
+    namespaces), such as the ladder's database.
     """
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None,
-                 hide: Sequence[Path] = ()) -> None:
+                 hide: Sequence[Path] = (), ledger: DealLedger | None = None) -> None:
         self.server = server
+        self.ledger = ledger if ledger is not None else DealLedger()
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.keep = keep
@@ -500,8 +504,10 @@ class Table:
         self.starts = 0
         self.restarts = 0
 
-    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None) -> list[RemoteSeat]:
-        """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected.
+    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
+                   deal: DealKey) -> list[RemoteSeat]:
+        """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected, for a
+        match of ``deal``: no process gets a seat at a deal it has played before.
 
         ``names`` are the seats' display names (default: the bots' names). Raises :class:`LaunchError`
         naming every bot that did not start or connect; ``error.bots`` holds their names.
@@ -509,7 +515,10 @@ class Table:
         names = list(names) if names is not None else [b.name for b in bots]
         keys: list[tuple[str, int]] = []
         for bot in bots:
-            keys.append((bot.name, sum(1 for k in keys if k[0] == bot.name)))
+            keys.append(self.ledger.lane(bot.name, deal, keys))
+            if bot.remote and keys[-1][1] > 0:  # one stream per token: the arena cannot start another
+                raise LaunchError(f"remote bot {bot.name!r} has played this deal already (or holds another seat): "
+                                  "it cannot be seated at it", bots=[bot.name])
         starting = []
         for key, bot, name in zip(keys, bots, names, strict=True):
             held = self._running.get(key)
@@ -541,6 +550,7 @@ class Table:
                 await self._stop(k)
             raise LaunchError("; ".join(failed), bots=[k[0] for k in bad])
         await self._evict(set(keys))
+        self.ledger.played(keys, deal)
         for key, name in zip(keys, names, strict=True):
             self._running[key][0].name = name
         return [RemoteSeat(self._running[k][0]) for k in keys]
@@ -557,6 +567,7 @@ class Table:
 
     async def _stop(self, key: tuple[str, int]) -> None:
         slot, proc = self._running.pop(key)
+        self.ledger.forget(key)  # the lane's next process is a new one
         stuck = slot.owes_answers or not slot.online
         self.server.remove_slot(slot)
         await proc.stop(STUCK_GRACE if stuck else STOP_GRACE)
@@ -584,5 +595,6 @@ class Table:
         stuck = {k for k in keys if self._running[k][0].owes_answers or not self._running[k][0].online}
         for key in keys:
             self.server.remove_slot(self._running[key][0])
+            self.ledger.forget(key)
         await asyncio.gather(*(self._running.pop(k)[1].stop(STUCK_GRACE if k in stuck else STOP_GRACE)
                                for k in keys))

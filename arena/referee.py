@@ -72,7 +72,12 @@ class SeatFault(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """What a seat is asked: the prompt, the seat's view, and the public events since its previous request."""
+    """What a seat is asked: the prompt, the seat's view, and the public events since its previous request.
+
+    ``step`` counts the requests this seat was sent before in this match (0 for its first): a number the seat
+    knows itself. The referee's own step count is not sent: Cabanga! throw steps exist only when some seat
+    holds a card to throw, so it would tell the other seats about hidden hands (G2).
+    """
 
     match_id: str
     step: int
@@ -210,6 +215,7 @@ async def play_match(
     max_faults: int = 3,
     match_id: str = "",
     on_event: Callable[[Event], None] | None = None,
+    throw_window: float = 0.0,
 ) -> MatchRecord:
     """Play one whole match between ``seats`` and return its record.
 
@@ -217,6 +223,11 @@ async def play_match(
     (see :class:`FaultKind`) is recorded and the prompt's default applied; after ``max_faults`` faults the
     seat is benched: played by the defaults, never asked again this match. Raises :class:`GameError` for a
     bad configuration; a bot can never make this raise.
+
+    With ``throw_window`` seconds, every sealed window the game opens (:meth:`MatchState.opens_window`, the
+    Cabanga! throw after a play) lasts at least that long, whether or not a seat is asked in it: the next
+    request is not sent before. So the time between requests does not tell a seat whether another seat held
+    a card to throw, as long as the seats asked answer within the window.
     """
     if max_faults < 1:
         raise GameError(f"max_faults must be at least 1, got {max_faults!r}")
@@ -225,6 +236,8 @@ async def play_match(
     record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
                          latencies=[[] for _ in seats])
     seen = [0] * len(seats)  # per seat: how many public events it has been sent
+    asked = [0] * len(seats)  # per seat: how many requests it has been sent (its request's step)
+    window_end: float | None = None  # when the open sealed window closes (loop clock), with a throw window
     banks = [clock.bank] * len(seats)
     fault_counts = [0] * len(seats)
 
@@ -242,6 +255,9 @@ async def play_match(
     emit(state.events)
     loop = asyncio.get_running_loop()
     while not state.over:
+        if window_end is not None and not state.in_window():
+            await _sleep_until(loop, window_end)
+            window_end = None
         step = len(record.steps)
         prompts = state.pending()
         calls = []
@@ -254,7 +270,8 @@ async def play_match(
             history = tuple(state.events[seen[s]:])
             seen[s] = len(state.events)
             limit = clock.deadline + banks[s]
-            request = Request(match_id, step, prompt, state.view(s), history, limit)
+            request = Request(match_id, asked[s], prompt, state.view(s), history, limit)
+            asked[s] += 1
             calls.append(_ask(seats[s], request))
         # every prompted seat is asked at once; each call ends by its own seat's clock
         asked_at = loop.time()
@@ -278,6 +295,10 @@ async def play_match(
                 record.benched.add(s)
         record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
         emit(state.apply(decisions))
+        if throw_window > 0 and state.opens_window():
+            window_end = loop.time() + throw_window
+    if window_end is not None:  # the match ended in a window: its end is told no sooner
+        await _sleep_until(loop, window_end)
     record.result = state.result
     assert record.result is not None
     for s, seat in enumerate(seats):
@@ -288,6 +309,12 @@ async def play_match(
                     seat.match_over(match_id, s, tuple(state.events[seen[s]:]), record.result),
                     clock.deadline)
     return record
+
+
+async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
+    delay = when - loop.time()
+    if delay > 0:
+        await asyncio.sleep(delay)
 
 
 async def _ask(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:

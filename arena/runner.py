@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+from arena.deals import DealKey
 from arena.games.base import Event, Game, Options
 from arena.launcher import BotSpec, Table
 from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
@@ -54,8 +55,12 @@ async def run_match(
     address: str | None = None,
     log_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    throw_window: float = 0.0,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
+
+    Every launched process is new, so none has played this deal before; a remote bot is a process the arena
+    does not own, and may remember the deal from an earlier match of the same seed (README "Fair deals").
 
     Raises :class:`arena.launcher.LaunchError` when a bot does not start or connect, and
     :class:`arena.games.base.GameError` for a bad configuration.
@@ -63,9 +68,9 @@ async def run_match(
     async with serving(address) as server:
         table = Table(server, log_dir=log_dir)
         try:
-            seats = await table.seat(bots, seat_names(bots))
+            seats = await table.seat(bots, seat_names(bots), deal=DealKey(game.name, seed))
             return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
-                                    match_id=new_match_id(game), on_event=on_event)
+                                    match_id=new_match_id(game), on_event=on_event, throw_window=throw_window)
         finally:
             await table.close()
 
