@@ -444,7 +444,8 @@ def _duration(seconds: float) -> str:
 @options_option
 @clock_options
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for each bot process's output. Default: discarded.")
+              help="Folder for each bot process's output: DIR/table-N/BOT-K.log for process K of bot BOT at "
+                   "table N. Default: discarded.")
 @throw_window_option
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
            tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,

@@ -180,10 +180,10 @@ class Ladder:
     def __init__(self, config: LadderConfig, store: Store,
                  on_progress: Callable[[Progress], None] | None = None,
                  on_note: Callable[[str], None] | None = None,
-                 make_table: Callable[[ArenaServer, LadderConfig], Table] | None = None) -> None:
+                 make_table: Callable[[ArenaServer, LadderConfig, int], Table] | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
 
-        ``make_table`` makes each table (default :func:`ladder_table`).
+        ``make_table(server, config, index)`` makes table ``index`` (default :func:`ladder_table`).
 
         Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.store.StoreError` for a
         database that cannot hold it (another ladder's, unwritable).
@@ -322,7 +322,7 @@ class Ladder:
             if self.done:
                 return self.timing
             async with serving() as server:
-                tables = [self.make_table(server, self.config) for _ in range(self.config.tables)]
+                tables = [self.make_table(server, self.config, i) for i in range(self.config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]
                 try:
@@ -427,13 +427,15 @@ class Ladder:
             leader=leader, leader_rating=rating, last_match=match_id, deadline=self._deadline))
 
 
-def ladder_table(server: ArenaServer, config: LadderConfig) -> Table:
-    """Return a table for ``config``'s ladder: it keeps one warm process per bot and rotation of a deal set.
+def ladder_table(server: ArenaServer, config: LadderConfig, index: int) -> Table:
+    """Return table ``index`` of ``config``'s ladder: it keeps one warm process per bot and rotation of a deal set.
 
     A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
-    each of its n bots; keeping them all warm keeps processes from starting at every rotation.
+    each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
+    logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
     """
-    return Table(server, log_dir=config.log_dir, keep=config.seats * config.seats, hide=config.hide)
+    log_dir = config.log_dir / f"table-{index}" if config.log_dir is not None else None
+    return Table(server, log_dir=log_dir, keep=config.seats * config.seats, hide=config.hide)
 
 
 def _replay(record: MatchRecord) -> dict[str, object]:
