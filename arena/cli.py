@@ -453,7 +453,8 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
-    every hand; each rotation by other processes of the bots, since no process ever plays a deal twice. Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default).
+    every hand; each rotation by other processes of the bots, since no process ever plays a deal twice.
+    Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default).
     Stop it any way you like, kill -9 included: the same command resumes where it stood. The leaderboard
     is printed at the end; `arena leaderboard` shows it at any time.
     """
