@@ -132,11 +132,14 @@ class WireSeat:
         self.choose = choose
         self.check = check
         self.sent: list[bytes] = []
+        self.times: list[float] = []
+        """The event loop's clock when each message was written."""
         self.seat = 0
 
     async def _write(self, message: Outgoing) -> None:
         data = message if isinstance(message, bytes) else message.SerializeToString()
         self.sent.append(data)
+        self.times.append(asyncio.get_running_loop().time())
         parsed = pb.ArenaMessage.FromString(data)
         if parsed.WhichOneof("body") == "match_start":
             self.seat = parsed.match_start.seat
@@ -249,7 +252,7 @@ def without_send_time(data: bytes) -> pb.ArenaMessage:
     return message
 
 
-@pytest.mark.parametrize("throw_window", [0.0, 0.002])
+@pytest.mark.parametrize("throw_window", [0.0, 0.02])
 def test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_same_messages(
         throw_window: float) -> None:
     """Every field, id, step and event a seat is sent depends only on its own hand and the public history."""
@@ -264,6 +267,12 @@ def test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_sa
         sent_b = [without_send_time(d) for d in b_players[seat].sent]
         assert sent_a == sent_b, f"seat {seat} can tell the matches apart"
         assert len(sent_a) >= 3
+    # with a throw window, seat 1's first request (after seat 0's R10, which left a gap) waits for the window's
+    # end in both matches, whether seat 2 was asked to throw or not (a lower bound: a busy machine only adds)
+    for players in (a_players, b_players):
+        asked_seat_0 = players[0].times[1]  # after its MatchStart
+        asked_seat_1 = players[1].times[1]
+        assert asked_seat_1 - asked_seat_0 >= throw_window - 0.001
 
 
 def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
