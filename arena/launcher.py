@@ -190,7 +190,7 @@ def machine_sandbox() -> Sandbox:
     if not _announced:
         _announced = True
         if sandbox.isolation is Isolation.NAMESPACES:
-            log.info("bot sandbox: limits, and own user, PID, mount and network namespaces (no network, "
+            log.info("bot sandbox: limits, and own user, PID, mount, IPC and network namespaces (no network, "
                      "read-only file system)")
         else:
             log.warning("bot sandbox: %s only, no namespaces (%s): bots share the network and the file "

@@ -12,7 +12,7 @@ only), itself inside ``unshare`` when the machine allows (:func:`detect_isolatio
   the bot when it spends more than its allowance;
 - stops the bot when its standard input closes (the arena asks it to, or the arena itself is gone):
   SIGTERM, then SIGKILL half a second later;
-- in :attr:`Isolation.NAMESPACES` mode it runs as root of a new user, PID, mount and network namespace:
+- in :attr:`Isolation.NAMESPACES` mode it runs as root of a new user, PID, mount, IPC and network namespace:
   the network holds only a loopback that is down, ``/proc`` shows only the bot's own processes, the whole
   file system is read-only except a private size-limited scratch folder (``HOME``, ``TMPDIR``), and paths
   the operator names are masked. The bot reaches the arena through the Unix socket's path.
@@ -44,8 +44,8 @@ STOP_GRACE = 0.5
 """Seconds between the SIGTERM and the SIGKILL with which the supervisor stops a bot."""
 CPU_POLL = 0.25
 """Seconds between two looks at the bot's CPU time."""
-UNSHARE_FLAGS = ("--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--net")
-UNSHARE_ROOT_FLAGS = ("--pid", "--fork", "--kill-child", "--mount-proc", "--net")
+UNSHARE_FLAGS = ("--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc")
+UNSHARE_ROOT_FLAGS = ("--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc")
 
 
 class LimitsError(ValueError):
@@ -102,7 +102,7 @@ class Isolation(enum.Enum):
 
     NONE = "none"  # a plain process in its own session: no limits (for machines without the means)
     LIMITS = "limits"  # resource limits and the supervisor, no namespaces
-    NAMESPACES = "namespaces"  # limits, supervisor, and own user, PID, mount and network namespaces
+    NAMESPACES = "namespaces"  # limits, supervisor, and own user, PID, mount, IPC and network namespaces
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ played (as tables did before), they do: the test can fail.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import os
 from collections import Counter
 from collections.abc import Collection
 from pathlib import Path
@@ -18,8 +20,9 @@ import pytest
 from arena.deals import DealKey, DealLedger, Lane
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, Timing
-from arena.launcher import BotSpec, Table
+from arena.launcher import BotProcess, BotSpec, Table, machine_sandbox
 from arena.referee import Clock
+from arena.sandbox import Isolation
 from arena.server import ArenaServer
 from arena.store import Store
 
@@ -103,3 +106,42 @@ def test_the_ledger_gives_each_rotation_its_own_process() -> None:
     assert ledger.lane("a", deals[0], [("a", 0)]) == ("a", 3)
     ledger.forget(("a", 1))
     assert ledger.lane("a", deals[0], [("a", 0)]) == ("a", 1)
+
+
+SHM_KEY = 0x5EED1
+SHM_PROGRAM = f"import ctypes; print(ctypes.CDLL(None).shmget({SHM_KEY}, 4096, 0o1666))"
+
+
+def test_bot_processes_share_no_sysv_ipc(tmp_path: Path) -> None:
+    """Processes of one bot have no shared memory to pass notes through: System V IPC is private to each."""
+    sandbox = machine_sandbox()
+    if sandbox.isolation is not Isolation.NAMESPACES:
+        assert os.environ.get("CI") != "true", f"CI needs namespaces: {sandbox.reason}"
+        pytest.skip(f"no namespaces here: {sandbox.reason}")
+
+    def keys() -> set[int]:
+        return {int(line.split()[0]) for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]}
+
+    assert SHM_KEY not in keys()
+    bot = BotSpec("ipc", ("{python}", "-c", SHM_PROGRAM), tmp_path)
+
+    async def run() -> str:
+        proc = BotProcess(bot, tmp_path / "ipc.log", sandbox=sandbox)
+        proc.start("unix:/nonexistent", "token")
+        for _ in range(500):
+            if not proc.alive():
+                break
+            await asyncio.sleep(0.01)
+        found = SHM_KEY in keys()  # a segment made in the bot's namespace is gone with it, and never seen here
+        await proc.stop()
+        return f"{found}"
+
+    try:
+        assert asyncio.run(run()) == "False"
+    finally:  # should the segment have leaked, remove it (IPC_RMID)
+        libc = ctypes.CDLL(None)
+        shmid = libc.shmget(SHM_KEY, 0, 0)
+        if shmid >= 0:
+            libc.shmctl(shmid, 0, None)
+    made = (tmp_path / "ipc.log").read_text().split()
+    assert made and int(made[0]) >= 0, "the bot could not make its segment: the test would prove nothing"
