@@ -285,7 +285,8 @@ class BotProcess:
         self.spec = spec
         self.log_path = log_path
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
-        self.hide = [str(Path(p).resolve()) for p in hide]
+        # a folder holding the bot's own is not masked: the bot would not start
+        self.hide = [str(Path(p).resolve()) for p in hide if not spec.cwd.resolve().is_relative_to(Path(p).resolve())]
         self.scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._pump: _LogPump | None = None
@@ -487,7 +488,7 @@ class Table:
     ``ledger`` (:class:`arena.deals.DealLedger`) picks each seat's process, and a new one is started when no
     warm process of the bot qualifies. ``sandbox`` is the isolation of the bots (default: the strongest this
     machine gives, :func:`machine_sandbox`); ``hide`` are files and folders the bots must not see (with
-    namespaces), such as the ladder's database.
+    namespaces), such as the ladder's database; the log folder is always hidden.
     """
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
@@ -501,7 +502,8 @@ class Table:
         self.connect_timeout = connect_timeout
         self.keep = keep
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
-        self.hide = list(hide)
+        # the log folder too: a process could read what another process of its bot saw (its deals)
+        self.hide = [*hide, *([log_dir] if log_dir is not None else [])]
         self._running: dict[tuple[str, int], tuple[Slot, BotProcess]] = {}
         self.starts = 0
         self.restarts = 0

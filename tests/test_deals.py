@@ -20,8 +20,9 @@ import pytest
 from arena.deals import DealKey, DealLedger, Lane
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, Timing
-from arena.launcher import BotProcess, BotSpec, Table, machine_sandbox
+from arena.launcher import BotProcess, BotSpec, LaunchError, Table, log_file_name, machine_sandbox
 from arena.referee import Clock
+from arena.runner import serving
 from arena.sandbox import Isolation
 from arena.server import ArenaServer
 from arena.store import Store
@@ -145,3 +146,28 @@ def test_bot_processes_share_no_sysv_ipc(tmp_path: Path) -> None:
             libc.shmctl(shmid, 0, None)
     made = (tmp_path / "ipc.log").read_text().split()
     assert made and int(made[0]) >= 0, "the bot could not make its segment: the test would prove nothing"
+
+
+def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
+    """What one process of a bot printed (say, its hands) is out of reach of the next: logs are hidden."""
+    sandbox = machine_sandbox()
+    if sandbox.isolation is not Isolation.NAMESPACES:
+        assert os.environ.get("CI") != "true", f"CI needs namespaces: {sandbox.reason}"
+        pytest.skip(f"no namespaces here: {sandbox.reason}")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "earlier.log").write_text("hand R1 R2 R3\n")
+    bot = BotSpec("peek", ("{python}", "-c", "import os, sys; print('sees', sorted(os.listdir(sys.argv[1])))",
+                           str(logs)), tmp_path)
+
+    async def run() -> None:
+        async with serving() as server:
+            table = Table(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
+            try:
+                with pytest.raises(LaunchError):  # it never connects
+                    await table.seat([bot], deal=DealKey("cabanga", 1))
+            finally:
+                await table.close()
+
+    asyncio.run(run())
+    assert (logs / log_file_name("peek", 0)).read_text().splitlines()[0] == "sees []"
