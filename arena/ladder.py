@@ -431,12 +431,11 @@ def ladder_table(server: ArenaServer, config: LadderConfig, index: int) -> Table
     """Return table ``index`` of ``config``'s ladder: it keeps one warm process per bot and rotation of a deal set.
 
     A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
-    each of its n bots; keeping them all warm keeps processes from starting at every rotation, and each bot's
-    next process starts while the match before plays (``ahead``), so seating seldom waits for one. Each table
+    each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
     logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
     """
     log_dir = config.log_dir / f"table-{index}" if config.log_dir is not None else None
-    return Table(server, log_dir=log_dir, keep=config.seats * config.seats, hide=config.hide, ahead=True)
+    return Table(server, log_dir=log_dir, keep=config.seats * config.seats, hide=config.hide)
 
 
 def _replay(record: MatchRecord) -> dict[str, object]:

@@ -493,11 +493,9 @@ class Table:
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None,
-                 hide: Sequence[Path] = (), ledger: DealLedger | None = None, ahead: bool = False) -> None:
+                 hide: Sequence[Path] = (), ledger: DealLedger | None = None) -> None:
         self.server = server
         self.ledger = ledger if ledger is not None else DealLedger()
-        self.ahead = ahead
-        """Start each seated bot's next process while its match plays: the next rotation of a deal set needs it."""
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.keep = keep
@@ -530,13 +528,22 @@ class Table:
                 self._running[key] = self._running.pop(key)  # most recently used last
                 held[1].new_match()
                 continue
-            if held is not None and not held[0].connected.is_set() and held[1].alive():
-                starting.append(key)  # started ahead, not connected yet
-                continue
             if held is not None:
                 await self._stop(key)
                 self.restarts += 1
-            await self._launch(bot, key, name)
+            slot = self.server.add_slot(name, bot.token)
+            log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
+            proc: BotProcess = RemoteBot(bot, slot) if bot.remote else \
+                BotProcess(bot, log_path, sandbox=self.sandbox, hide=self.hide)
+            slot.is_alive = proc.alive
+            slot.exit_detail = proc.exit_detail
+            self._running[key] = (slot, proc)
+            self.starts += 1
+            try:
+                proc.start(self.server.address, slot.token)
+            except LaunchError:
+                await self._stop(key)
+                raise
             starting.append(key)
         failed = [msg for msg in await asyncio.gather(*(self._await_hello(k) for k in starting)) if msg]
         if failed:
@@ -548,29 +555,7 @@ class Table:
         self.ledger.played(keys, deal)
         for key, name in zip(keys, names, strict=True):
             self._running[key][0].name = name
-        if self.ahead:
-            for bot, (bot_name, index) in zip(bots, keys, strict=True):
-                following = (bot_name, index + 1)
-                if not bot.remote and index + 1 < len(bots) and following not in self._running:
-                    with contextlib.suppress(LaunchError):  # seating it will try again, and say why
-                        await self._launch(bot, following, bot_name)
         return [RemoteSeat(self._running[k][0]) for k in keys]
-
-    async def _launch(self, bot: BotSpec, key: tuple[str, int], name: str) -> None:
-        """Start the process of ``key`` (without waiting for its hello). Raises :class:`LaunchError`."""
-        slot = self.server.add_slot(name, bot.token)
-        log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
-        proc: BotProcess = RemoteBot(bot, slot) if bot.remote else \
-            BotProcess(bot, log_path, sandbox=self.sandbox, hide=self.hide)
-        slot.is_alive = proc.alive
-        slot.exit_detail = proc.exit_detail
-        self._running[key] = (slot, proc)
-        self.starts += 1
-        try:
-            proc.start(self.server.address, slot.token)
-        except LaunchError:
-            await self._stop(key)
-            raise
 
     async def retire(self, name: str) -> None:
         """Stop every process of the bot called ``name`` (say, a bot the ladder leaves out)."""

@@ -150,7 +150,7 @@ class FakeTable:
     seatings: ClassVar[list[list[str]]] = []
 
     def __init__(self, server: object, *, log_dir: Path | None = None, keep: int = 0,
-                 hide: Sequence[Path] = (), ahead: bool = False) -> None:
+                 hide: Sequence[Path] = ()) -> None:
         self.starts = 0
         self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
 
