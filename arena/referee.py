@@ -159,6 +159,9 @@ class Clock:
 
 DEFAULT_CLOCK = Clock()
 
+WINDOW_SPIN = 0.0015
+"""The last seconds of a throw window that the referee waits out by yielding, not with a timer (1 ms grain)."""
+
 
 @dataclass
 class MatchRecord:
@@ -312,9 +315,16 @@ async def play_match(
 
 
 async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
-    delay = when - loop.time()
-    if delay > 0:
-        await asyncio.sleep(delay)
+    """Return at loop time ``when``, however long ago the wait began.
+
+    The event loop's timers wake at whole milliseconds counted from when it starts waiting (epoll), so one
+    sleep would end a throw window up to a millisecond later when a throw was asked in it. Sleep until close,
+    then yield to the loop until the time: the end no longer depends on when the last wait began.
+    """
+    while (left := when - loop.time()) > WINDOW_SPIN:
+        await asyncio.sleep(left - WINDOW_SPIN)
+    while loop.time() < when:
+        await asyncio.sleep(0)
 
 
 async def _ask(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:
