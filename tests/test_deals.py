@@ -16,7 +16,9 @@ from collections.abc import Collection
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.deals import DealKey, DealLedger, Lane
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, Timing
@@ -171,3 +173,11 @@ def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
 
     asyncio.run(run())
     assert (logs / log_file_name("peek", 0)).read_text().splitlines()[0] == "sees []"
+
+
+def test_throw_window_option_is_checked() -> None:
+    for command in ("match", "ladder"):
+        result = CliRunner().invoke(main, [command, "--throw-window-ms", "-1"])
+        assert result.exit_code == 2 and "--throw-window-ms" in result.output, result.output
+        result = CliRunner().invoke(main, [command, "--help"])
+        assert "--throw-window-ms" in result.output
