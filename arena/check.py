@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import replay as replay_format
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.games.base import Game, IllegalDecisionError, MatchResult, MatchState, decision_text
 from arena.games.cabanga import CabangaState, PlayCard
@@ -142,9 +143,10 @@ class BotDriver:
                 finally:
                     await table.close()
 
-    async def seat(self, match: str) -> Seat:
-        """Return the bot's seat for match ``match`` (started, or started again). Raises :class:`LaunchError`."""
-        (seat,) = await self.table.seat([self.spec], match=match)
+    async def seat(self, match: str, deal: DealKey) -> Seat:
+        """Return the bot's seat for match ``match`` of ``deal`` (started, or started again; a process of the bot
+        that has not played ``deal``, as at a ladder table). Raises :class:`LaunchError`."""
+        (seat,) = await self.table.seat([self.spec], deal=deal, match=match)
         return seat
 
     def output_tail(self) -> str:
@@ -252,15 +254,16 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
             if on_run is not None:
                 on_run(label)
             match_id = f"check-{index}"
+            match_seed = rng.randrange(2**32)
             try:
-                bot_seat = await driver.seat(match_id)
+                bot_seat = await driver.seat(match_id, DealKey(run.game.name, match_seed))
             except LaunchError as exc:
                 report.problems.append(Problem(label, "crash", f"the bot did not start: {exc}"))
                 return report  # nothing more can be learnt
             seats: list[Seat] = [random_seat(f"random{i}", rng.randrange(2**32)) for i in range(run.seats)]
             seats[run.seat] = bot_seat
             options = run.game.options(dict(run.options))
-            record = await play_match(run.game, seats, rng.randrange(2**32), options, clock=clock,
+            record = await play_match(run.game, seats, match_seed, options, clock=clock,
                                       max_faults=max_faults, match_id=match_id)
             data = replay_format.from_record(record)
             shown: dict[str, int] = {}
@@ -292,15 +295,16 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
             report.runs.append(edge.label)
             if on_run is not None:
                 on_run(edge.label)
-            await _check_edge(driver, edge, f"check-edge-{index}", clock, max_faults, report)
+            await _check_edge(driver, edge, index, clock, max_faults, report)
     return report
 
 
-async def _check_edge(driver: BotDriver, edge: EdgeState, match_id: str, clock: Clock, max_faults: int,
+async def _check_edge(driver: BotDriver, edge: EdgeState, index: int, clock: Clock, max_faults: int,
                       report: Report) -> None:
     state = edge.state
+    match_id = f"check-edge-{index}"
     try:
-        seat = await driver.seat(match_id)
+        seat = await driver.seat(match_id, DealKey(f"{edge.game}/edge", index))  # a hand-set deal of its own
     except LaunchError as exc:
         report.problems.append(Problem(edge.label, "crash", f"the bot did not start: {exc}"))
         return
@@ -346,12 +350,12 @@ async def ask_again(spec: BotSpec, data: Mapping[str, Any], seat: int, *, clock:
     match_id = "replay-again"
     out: list[tuple[int, str, str]] = []
     async with BotDriver.open(spec) as driver:
-        bot_seat = await driver.seat(match_id)
+        bot_seat = await driver.seat(match_id, DealKey(game.name, int(data["seed"])))
         options = game.options(data.get("options") or {}).to_json()
         info = MatchInfo(match_id, game.name, seat, names, options, clock, 1_000_000)
         await bot_seat.match_started(info)
-        for decision in decisions:
-            request = Request(match_id, decision.step, decision.prompt, decision.view, decision.events,
+        for asked, decision in enumerate(decisions):  # a request's step counts the seat's own requests
+            request = Request(match_id, asked, decision.prompt, decision.view, decision.events,
                               clock.deadline + clock.bank)
             _, answer, _ = await ask_seat(bot_seat, request)
             if isinstance(answer, SeatFault):

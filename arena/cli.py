@@ -102,6 +102,13 @@ options_option = click.option(
     help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
 
 
+throw_window_option = click.option(
+    "--throw-window-ms", "throw_window_ms", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+    help="Hold every Cabanga! throw window this many milliseconds, whether or not a seat holds a card to throw, "
+         "so the time between requests does not tell; 0: no hold. Seats asked to throw that answer later than "
+         "this still lengthen the window.")
+
+
 def clock_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add --deadline, --time-bank and --max-faults (the referee's clock and fault limit) to ``command``."""
     for option in reversed([
@@ -235,16 +242,20 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
 @click.option("--listen", default=None, metavar="HOST:PORT",
               help="Listen on TCP too (for remote bots). Default: a private Unix socket only.")
 @sandbox_option
+@throw_window_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
 def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int | None,
           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
           replay_path: Path | None, log_dir: Path | None, listen: str | None, sandbox_mode: str,
+          throw_window_ms: float,
           as_json: bool) -> None:
     """Play one match between bot processes over gRPC and print it, with faults and latencies.
 
     Each seat's bot is started from the bot list with ARENA_ADDRESS and ARENA_TOKEN in its environment,
-    plays over one gRPC stream, and is stopped when the match ends. A bot listed with a token instead of a
-    command is remote: the arena waits for it to connect to --listen HOST:PORT with that token.
+    plays over one gRPC stream, and is stopped when the match ends: every run starts new processes, so none
+    has played the deal before, whatever the seed. A bot listed with a token instead of a command is remote:
+    the arena waits for it to connect to --listen HOST:PORT with that token; it is a process the arena does
+    not own, so it may remember a seed it played in an earlier run.
     """
     game, opts, bots = game_and_bots(game_name, options, bots_path)
     seated = pick_bots(bots, seats, game)
@@ -264,7 +275,8 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     try:
         record = asyncio.run(run_match(
             game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
-            address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox))
+            address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox,
+            throw_window=throw_window_ms / 1000))
     except (LaunchError, ServerError) as exc:
         raise click.ClickException(str(exc)) from None
     print_faults(record, as_json)
@@ -644,15 +656,18 @@ def _duration(seconds: float) -> str:
 @options_option
 @clock_options
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for each bot process's output. Default: discarded.")
+              help="Folder for each bot process's output: DIR/table-N/BOT-K.log for process K of bot BOT at "
+                   "table N. Default: discarded.")
 @sandbox_option
+@throw_window_option
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
            tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
-           max_faults: int, log_dir: Path | None, sandbox_mode: str) -> None:
+           max_faults: int, log_dir: Path | None, sandbox_mode: str, throw_window_ms: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
-    every hand. Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default).
+    every hand; each rotation by other processes of the bots, since no process ever plays a deal twice.
+    Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default).
     Stop it any way you like, kill -9 included: the same command resumes where it stood. The leaderboard
     is printed at the end; `arena leaderboard` shows it at any time.
     """
@@ -662,7 +677,7 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     sandbox = pick_sandbox(sandbox_mode)
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables,
                           clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir,
-                          sandbox=sandbox)
+                          sandbox=sandbox, throw_window=throw_window_ms / 1000)
     try:
         config.check()
     except LadderError as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import secrets
@@ -30,12 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import replay as replay_format
+from arena.deals import DealKey
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, LaunchError, Table
 from arena.ratings import Rating, RatingError, choose_group, rate
 from arena.referee import DEFAULT_CLOCK, Clock, play_match
 from arena.runner import serving
 from arena.sandbox import Sandbox
+from arena.server import ArenaServer
 from arena.store import LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
@@ -111,6 +114,8 @@ class LadderConfig:
         """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
         return {"deadline": self.clock.deadline, "time_bank": self.clock.bank, "max_faults": self.max_faults,
                 "tables": self.tables, "matches": self.matches, "hours": self.hours}
+    throw_window: float = 0.0
+    """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`play_match`)."""
 
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
@@ -184,8 +189,11 @@ class Ladder:
 
     def __init__(self, config: LadderConfig, store: Store,
                  on_progress: Callable[[Progress], None] | None = None,
-                 on_note: Callable[[str], None] | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None,
+                 make_table: Callable[[ArenaServer, LadderConfig, int], Table] | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
+
+        ``make_table(server, config, index)`` makes table ``index`` (default :func:`ladder_table`).
 
         Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.store.StoreError` for a
         database that cannot hold it (another ladder's, unwritable).
@@ -195,6 +203,7 @@ class Ladder:
         self.store = store
         self.on_progress = on_progress
         self.on_note = on_note or (lambda text: log.warning("%s", text))
+        self.make_table = make_table or ladder_table
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
         store.claim(self.identity)
         store.record_settings(config.settings())
@@ -327,12 +336,11 @@ class Ladder:
                 self.store.note_sandbox(self.config.sandbox.level)
             # without a log folder the bots still log to a private one, so a bot that fails to start can say why
             async with serving() as server, contextlib.AsyncExitStack() as stack:
-                logs = self.config.log_dir
-                scratch = None if logs is not None else Path(stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="arena-logs-")))
-                tables = [Table(server, log_dir=logs if scratch is None else scratch / f"table-{i}",
-                                keep=self.config.seats, sandbox=self.config.sandbox)
-                          for i in range(self.config.tables)]
+                config = self.config
+                if config.log_dir is None:
+                    config = dataclasses.replace(config, log_dir=Path(stack.enter_context(
+                        tempfile.TemporaryDirectory(prefix="arena-logs-"))))
+                tables = [self.make_table(server, config, i) for i in range(config.tables)]
                 workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
                            for i, t in enumerate(tables)]
                 try:
@@ -379,7 +387,8 @@ class Ladder:
         while True:
             seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                seats = await table.seat([self.specs[name] for name in seating], match=token)
+                seats = await table.seat([self.specs[name] for name in seating],
+                                         deal=DealKey(cfg.game.name, deal.seed), match=token)
                 break
             except LaunchError as exc:
                 self._start_failed(exc)
@@ -389,7 +398,7 @@ class Ladder:
 
         match_began = began = time.perf_counter()
         record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
-                                  max_faults=cfg.max_faults, match_id=token)
+                                  max_faults=cfg.max_faults, match_id=token, throw_window=cfg.throw_window)
         match_ended = time.perf_counter()
         seconds = match_ended - began
         self.timing.in_matches += seconds
@@ -434,4 +443,15 @@ class Ladder:
         self.on_progress(Progress(
             done=self.count, planned=self.config.matches, started=self._started, this_run=self._this_run,
             leader=leader, leader_rating=rating, last_match=match_id, deadline=self._deadline))
+
+
+def ladder_table(server: ArenaServer, config: LadderConfig, index: int) -> Table:
+    """Return table ``index`` of ``config``'s ladder: it keeps one warm process per bot and rotation of a deal set.
+
+    A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
+    each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
+    logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
+    """
+    log_dir = config.log_dir / f"table-{index}" if config.log_dir is not None else None
+    return Table(server, log_dir=log_dir, keep=config.seats * config.seats, sandbox=config.sandbox)
 

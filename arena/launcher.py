@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena import transport
+from arena.deals import DealKey, DealLedger
 from arena.sandbox import (
     CPU_EXIT_CODE,
     DEFAULT_LIMITS,
@@ -746,14 +747,18 @@ class Table:
     :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the
     processes that are not already running, connected and idle; up to ``keep`` idle processes stay warm for
     later matches, the least recently used beyond that are stopped. A process that still owes answers from
-    its previous match (stuck, or spinning) is restarted. ``sandbox`` is the isolation of the bots (default:
+    its previous match (stuck, or spinning) is restarted. No process is ever seated at a deal it has played:
+    ``ledger`` (:class:`arena.deals.DealLedger`) picks each seat's process, and a new one is started when no
+    warm process of the bot qualifies. ``sandbox`` is the isolation of the bots (default:
     the strongest this machine gives, :func:`machine_sandbox`). ``server`` is the shared server, where
     remote bots connect; each launched bot has a server of its own (:class:`BotSession`).
     """
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
-                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None,
+                 ledger: DealLedger | None = None) -> None:
         self.server = server
+        self.ledger = ledger if ledger is not None else DealLedger()
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.keep = keep
@@ -774,8 +779,9 @@ class Table:
         return self._folder / str(self._made)
 
     async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
-                   match: str = "") -> list[RemoteSeat]:
-        """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected.
+                   deal: DealKey, match: str = "") -> list[RemoteSeat]:
+        """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected, for a
+        match of ``deal``: no process gets a seat at a deal it has played before.
 
         ``names`` are the seats' display names (default: the bots' names). ``match`` names the match about to
         be played: each bot's log gets a marker line with it and the seat. Raises :class:`LaunchError`
@@ -785,7 +791,10 @@ class Table:
         names = list(names) if names is not None else [b.name for b in bots]
         keys: list[Key] = []
         for bot in bots:
-            keys.append((bot.name, sum(1 for k in keys if k[0] == bot.name)))
+            keys.append(self.ledger.lane(bot.name, deal, keys))
+            if bot.remote and keys[-1][1] > 0:  # one stream per token: the arena cannot start another
+                raise LaunchError(f"remote bot {bot.name!r} has played this deal already (or holds another seat): "
+                                  "it cannot be seated at it", bots=[bot.name])
         starting: list[BotSession] = []
         try:
             for key, bot, name in zip(keys, bots, names, strict=True):
@@ -821,6 +830,7 @@ class Table:
                 await self._stop(k)
             raise LaunchError("; ".join(failed), bots=[k[0] for k in bad])
         await self._evict(set(keys))
+        self.ledger.played(keys, deal)
         seats = []
         for seat, (key, name) in enumerate(zip(keys, names, strict=True)):
             session = self._running[key]
@@ -839,11 +849,14 @@ class Table:
             await self._stop(key)
 
     async def _stop(self, key: Key) -> None:
+        self.ledger.forget(key)  # the lane's next process is a new one
         await self._running.pop(key).stop()
 
     async def close(self) -> None:
         """Say goodbye to every bot and stop every process (ask, terminate, kill)."""
         sessions = list(self._running.values())
+        for key in self._running:
+            self.ledger.forget(key)
         self._running.clear()
         await asyncio.gather(*(s.stop() for s in sessions))
         if self._folder is not None:

@@ -65,7 +65,8 @@ class SeatFaulted(Event):
     """Public: ``seat``'s decision at this step was replaced by the default, for a fault of ``kind``.
 
     Every seat is told, before the events the step's decisions caused; the fault's detail is not (it may name
-    a card of the faulty seat's hand). The match's record keeps the whole :class:`Fault`.
+    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`TableLog.fault`). The match's
+    record keeps the whole :class:`Fault`.
     """
 
     kind: ClassVar[str] = "seat_faulted"
@@ -97,9 +98,14 @@ class TableLog:
         self._sent = [0] * seats
         self._private_sent = [0] * seats
 
-    def add(self, event: Event) -> None:
-        """Add a public event that is not the game's (a fault)."""
-        self.public.append(event)
+    def fault(self, seat: int, kind: FaultKind) -> None:
+        """Tell every seat that ``seat`` faulted at the pending step, unless that step is a sealed window.
+
+        In a sealed window (a Cabanga! throw) only seats holding a card are asked, so a fault there would tell
+        the others that the seat held one (G2): the fault is recorded, but not told.
+        """
+        if not self.state.in_window():
+            self.public.append(SeatFaulted(seat, kind))
 
     def apply(self, decisions: Mapping[int, Decision]) -> list[Event]:
         """Apply ``decisions`` to the match, log what followed, and return the game's public events."""
@@ -146,7 +152,12 @@ class SeatFault(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """What a seat is asked: the prompt, the seat's view, and the public events since its previous request."""
+    """What a seat is asked: the prompt, the seat's view, and the public events since its previous request.
+
+    ``step`` counts the requests this seat was sent before in this match (0 for its first): a number the seat
+    knows itself. The referee's own step count is not sent: Cabanga! throw steps exist only when some seat
+    holds a card to throw, so it would tell the other seats about hidden hands (G2).
+    """
 
     match_id: str
     step: int
@@ -228,6 +239,9 @@ class Clock:
 
 DEFAULT_CLOCK = Clock()
 
+WINDOW_SPIN = 0.0015
+"""The last seconds of a throw window that the referee waits out by yielding, not with a timer (1 ms grain)."""
+
 
 @dataclass
 class MatchRecord:
@@ -271,6 +285,7 @@ async def play_match(
     max_faults: int = 3,
     match_id: str = "",
     on_event: Callable[[Event], None] | None = None,
+    throw_window: float = 0.0,
 ) -> MatchRecord:
     """Play one whole match between ``seats`` and return its record.
 
@@ -278,6 +293,11 @@ async def play_match(
     (see :class:`FaultKind`) is recorded and the prompt's default applied; after ``max_faults`` faults the
     seat is benched: played by the defaults, never asked again this match. Raises :class:`GameError` for a
     bad configuration; a bot can never make this raise.
+
+    With ``throw_window`` seconds, every sealed window the game opens (:meth:`MatchState.opens_window`, the
+    Cabanga! throw after a play) lasts at least that long, whether or not a seat is asked in it: the next
+    request is not sent before. So the time between requests does not tell a seat whether another seat held
+    a card to throw, as long as the seats asked answer within the window.
     """
     if max_faults < 1:
         raise GameError(f"max_faults must be at least 1, got {max_faults!r}")
@@ -286,6 +306,8 @@ async def play_match(
     record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
                          latencies=[[] for _ in seats])
     table = TableLog(state)
+    sent = [0] * len(seats)  # per seat: how many requests it has been sent (its request's step)
+    window_end: float | None = None  # when the open sealed window closes (loop clock), with a throw window
     banks = [clock.bank] * len(seats)
     fault_counts = [0] * len(seats)
 
@@ -303,6 +325,9 @@ async def play_match(
     emit(state.events)
     loop = asyncio.get_running_loop()
     while not state.over:
+        if window_end is not None and not state.in_window():
+            await _sleep_until(loop, window_end)
+            window_end = None
         step = len(record.steps)
         prompts = state.pending()
         calls = []
@@ -314,7 +339,8 @@ async def play_match(
                 continue
             history = table.since_last(s)
             limit = clock.deadline + banks[s]
-            request = Request(match_id, step, prompt, state.view(s), history, limit)
+            request = Request(match_id, sent[s], prompt, state.view(s), history, limit)
+            sent[s] += 1
             calls.append(ask_seat(seats[s], request))
         # every prompted seat is asked at once; each call ends by its own seat's clock
         asked_at = loop.time()
@@ -336,12 +362,16 @@ async def play_match(
                     answer = SeatFault(FaultKind.ILLEGAL, str(err))
             decisions[s] = prompt.default
             record.faults.append(Fault(s, step, answer.kind, answer.detail))
-            table.add(SeatFaulted(s, answer.kind))
+            table.fault(s, answer.kind)
             fault_counts[s] += 1
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
         record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
         emit(table.apply(decisions))
+        if throw_window > 0 and state.opens_window():
+            window_end = loop.time() + throw_window
+    if window_end is not None:  # the match ended in a window: its end is told no sooner
+        await _sleep_until(loop, window_end)
     record.result = state.result
     assert record.result is not None
     for s, seat in enumerate(seats):
@@ -352,6 +382,19 @@ async def play_match(
                     seat.match_over(match_id, s, table.since_last(s), record.result),
                     clock.deadline)
     return record
+
+
+async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
+    """Return at loop time ``when``, however long ago the wait began.
+
+    The event loop's timers wake at whole milliseconds counted from when it starts waiting (epoll), so one
+    sleep would end a throw window up to a millisecond later when a throw was asked in it. Sleep until close,
+    then yield to the loop until the time: the end no longer depends on when the last wait began.
+    """
+    while (left := when - loop.time()) > WINDOW_SPIN:
+        await asyncio.sleep(left - WINDOW_SPIN)
+    while loop.time() < when:
+        await asyncio.sleep(0)
 
 
 async def ask_seat(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.games import get_game
 from arena.games.base import Decision, Event, GameError, MatchState, Prompt, View, decision_text
-from arena.referee import Fault, FaultKind, MatchRecord, SeatFaulted, TableLog
+from arena.referee import Fault, FaultKind, MatchRecord, TableLog
 
 FORMAT = "arena-replay/1"
 
@@ -239,6 +239,6 @@ def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
                                         step[str(seat)], took, mine))
         for fault in faults.get(index, ()):
             if fault.kind is not FaultKind.BENCHED:
-                table.add(SeatFaulted(fault.seat, fault.kind))
+                table.fault(fault.seat, fault.kind)
         table.apply(decisions)
     return out

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+from arena.deals import DealKey
 from arena.games.base import Event, Game, Options
 from arena.launcher import BotSpec, Table
 from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
@@ -56,8 +57,12 @@ async def run_match(
     log_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
     sandbox: Sandbox | None = None,
+    throw_window: float = 0.0,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
+
+    Every launched process is new, so none has played this deal before; a remote bot is a process the arena
+    does not own, and may remember the deal from an earlier match of the same seed (README "Fair deals").
 
     Raises :class:`arena.launcher.LaunchError` when a bot does not start or connect, and
     :class:`arena.games.base.GameError` for a bad configuration.
@@ -68,9 +73,10 @@ async def run_match(
             table = Table(server, log_dir=log_dir or Path(scratch), sandbox=sandbox)
             match_id = new_match_id(game)
             try:
-                seats = await table.seat(bots, seat_names(bots), match=match_id)
+                seats = await table.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),
+                                         match=match_id)
                 return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
-                                        match_id=match_id, on_event=on_event)
+                                        match_id=match_id, on_event=on_event, throw_window=throw_window)
             finally:
                 await table.close()
 

@@ -1,7 +1,7 @@
 """The ladder's throughput and overhead: matches per hour, and the share of table time spent outside matches.
 
 Run: python benchmarks/ladder.py [--matches N] [--tables K] [--seats S] [--game GAME ...] [--sandbox MODE ...]
-     [--json]
+     [--throw-window-ms W] [--json]
 
 For each game, runs a fresh ladder (a temporary database) of the bundled example bots (bots/GAME.toml) at
 S seats (default 4) on K tables (default 2) until N matches are stored (default 200), exactly as
@@ -12,8 +12,13 @@ S seats (default 4) on K tables (default 2) until N matches are stored (default 
               (target: under 5%); then each of those as a share of table time, and ``other`` for the rest;
   start-up and shutdown: the part of it before each table's first match and after its last (the first
               bot processes, the server, stopping the bots), and the share outside matches without it:
-              what a long ladder approaches.
+              what a long ladder approaches;
+  processes   the most processes below the ladder at once (bots and their sandbox supervisors; no process
+              plays a deal twice, so a table keeps one per bot and rotation), and their memory then: resident
+              (RSS, shared pages counted in each) and proportional (PSS, shared pages split), sampled every
+              0.2 s.
   seating/start: seconds of seating per process start (starting bot processes and waiting for their hello).
+--throw-window-ms W holds every Cabanga! throw window W ms, asked or not (`arena ladder --throw-window-ms`).
 Each --sandbox mode (auto, strict, limits; default auto) is measured in turn, for each game: run
 ``--sandbox auto --sandbox limits`` to see what the jail costs. With --json, one JSON object a line per game
 and mode.
@@ -23,9 +28,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +46,73 @@ from arena.store import Store
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mode: str = "auto") -> dict[str, Any]:
+def _descendants(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{entry}/stat", "rb") as f:
+                parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+    found: list[int] = []
+    frontier = {root}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found += frontier
+    return found
+
+
+def _memory_kib(pid: int) -> tuple[int, int]:
+    """Return the resident and proportional memory of ``pid`` in KiB (0, 0 when it is gone)."""
+    rss = pss = 0
+    with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("Rss:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Pss:"):
+                pss = int(line.split()[1])
+    return rss, pss
+
+
+class ProcessSampler:
+    """Samples the processes below this one every ``period`` seconds and keeps the sample with the most."""
+
+    def __init__(self, period: float = 0.2) -> None:
+        self.period = period
+        self.peak = (0, 0, 0)  # processes, RSS KiB, PSS KiB
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> ProcessSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period):
+            pids = _descendants(os.getpid())
+            memory = [_memory_kib(pid) for pid in pids]
+            sample = (len(pids), sum(m[0] for m in memory), sum(m[1] for m in memory))
+            if sample[0] > self.peak[0] or (sample[0] == self.peak[0] and sample[1] > self.peak[1]):
+                self.peak = sample
+
+
+def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mode: str = "auto",
+            throw_window_ms: float = 0.0) -> dict[str, Any]:
     """Run one ladder in a temporary database and return its figures."""
     game = get_game(game_name)
     bots = load_bot_list(ROOT / "bots" / f"{game.name}.toml")
+    extra: dict[str, Any] = {"throw_window": throw_window_ms / 1000} if throw_window_ms else {}
     sandbox = choose_sandbox(mode)
-    config = LadderConfig(game, game.options(), seats, seed, bots, matches=matches, tables=tables, sandbox=sandbox)
+    config = LadderConfig(game, game.options(), seats, seed, bots, matches=matches, tables=tables,
+                          sandbox=sandbox, **extra)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         store = Store(Path(folder) / "ladder.db")
         try:
             ladder = Ladder(config, store)
-            timing = asyncio.run(ladder.run())
+            with ProcessSampler() as sampler:
+                timing = asyncio.run(ladder.run())
             stored = store.match_count()
             steps = int(store.db.execute("SELECT sum(steps) FROM matches").fetchone()[0] or 0)
         finally:
@@ -73,6 +137,8 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
         "seating_share": share(timing.seating), "scheduling_share": share(timing.scheduling),
         "rating_share": share(timing.rating), "storing_share": share(timing.storing),
         "other_share": round(max(0.0, timing.outside_share - known / capacity), 5) if capacity > 0 else 0.0,
+        "throw_window_ms": throw_window_ms, "peak_processes": sampler.peak[0],
+        "peak_rss_mib": round(sampler.peak[1] / 1024, 1), "peak_pss_mib": round(sampler.peak[2] / 1024, 1),
     }
 
 
@@ -85,10 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", action="append", choices=sorted(GAMES), help="a game (default: every game)")
     parser.add_argument("--sandbox", action="append", choices=[m.value for m in Mode],
                         help="bot isolation (default auto); repeat to measure several in turn")
+    parser.add_argument("--throw-window-ms", type=float, default=0.0,
+                        help="hold every throw window this long, asked or not (default 0: no hold)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
     for game, mode in [(g, m) for g in args.game or sorted(GAMES) for m in args.sandbox or ["auto"]]:
-        figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode)
+        figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.throw_window_ms)
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
@@ -100,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['scheduling_share']:.2%}, rating {figures['rating_share']:.2%}, storing "
               f"{figures['storing_share']:.2%}, other {figures['other_share']:.2%}; start-up and shutdown "
               f"{figures['startup_shutdown_share']:.2%}, so {figures['steady_outside_share']:.2%} outside "
-              f"matches once running; seating {figures['seating_s_per_start'] * 1000:.0f} ms a process start",
-              flush=True)
+              f"matches once running; seating {figures['seating_s_per_start'] * 1000:.0f} ms a process start; "
+              f"throw window {figures['throw_window_ms']:g} ms; at most {figures['peak_processes']} processes, "
+              f"RSS {figures['peak_rss_mib']:.0f} MiB, PSS {figures['peak_pss_mib']:.0f} MiB", flush=True)
     return 0
 
 

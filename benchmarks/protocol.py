@@ -36,6 +36,7 @@ from typing import Any
 
 from grpc import aio
 
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.launcher import BotSpec, Table
 from arena.referee import Clock, play_match
@@ -105,7 +106,9 @@ async def arena_matches(matches: int, tables: int, first_seed: int = 0) -> dict[
     latencies: list[float] = []
     async with serving() as server:
         seated = [Table(server) for _ in range(tables)]
-        seat_lists = await asyncio.gather(*(t.seat(bots, [f"t{i}s{s}" for s in range(4)])
+        # seated once for every match: each match has a seed of its own (the queue), so no deal repeats
+        seat_lists = await asyncio.gather(*(t.seat(bots, [f"t{i}s{s}" for s in range(4)],
+                                                   deal=DealKey(game.name, -1 - i))
                                             for i, t in enumerate(seated)))
         queue = list(range(first_seed, first_seed + matches))
 

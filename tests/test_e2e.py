@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena import replay as replay_format
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.games.base import MatchOver
 from arena.launcher import BotSpec, LaunchError
@@ -63,7 +64,9 @@ def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     dry = asyncio.run(play_match(game, [LocalSeat(f"d{i}", lambda p, v: p.default) for i in range(5)], seed,
                                  game.options({"rounds": 1})))
     step = next(i for i, asked in enumerate(dry.steps) if len(asked) >= 3)
-    bots = [misbehaving(f"s{i}", "sleep-at-step", str(sleep), str(step)) for i in range(5)]
+    # a request's step is the seat's own count of requests: the seats asked at that step count differently
+    own = [sum(1 for asked in dry.steps[:step] if s in asked) if s in dry.steps[step] else -1 for s in range(5)]
+    bots = [misbehaving(f"s{i}", "sleep-at-step", str(sleep), str(own[i])) for i in range(5)]
     record = play("cabanga", bots, seed=seed, clock=Clock(0.6), rounds=1)
     assert record.steps == dry.steps and record.faults == []
     # asked one after the other, three sleepers would take at least 3 * 0.35 s
@@ -140,7 +143,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
             records = []
             pids = set()
             for seed in (1, 2):
-                seats = await table.seat([crasher, *good])
+                seats = await table.seat([crasher, *good], deal=DealKey(game.name, seed))
                 pids |= {s.process.pid for s in table._running.values() if s.process is not None and s.process.pid}
                 records.append(await play_match(game, seats, seed, game.options({"rounds": 1}),
                                                 clock=Clock(0.3)))
@@ -181,7 +184,7 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
             far = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy"], cwd=ROOT, env=env)
             table = Table(server)
             try:
-                seats = await table.seat(bots)
+                seats = await table.seat(bots, deal=DealKey(game.name, 4))
                 return await play_match(game, seats, 4, game.options({"rounds": 1}), clock=Clock(1.0))
             finally:
                 await table.close()

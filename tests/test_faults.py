@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
 from arena.launcher import BotSpec, LaunchError, Table, log_file_name
@@ -36,7 +37,7 @@ def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its
             records = []
             try:
                 for seed in (1, 2, 3):
-                    seats = await table.seat(bots, match=f"m{seed}")
+                    seats = await table.seat(bots, deal=DealKey(game.name, seed), match=f"m{seed}")
                     records.append(await play_match(game, seats, seed, game.options({"rounds": 2}),
                                                     clock=Clock(1.0), max_faults=1000, match_id=f"m{seed}"))
                 return records, table.starts, table.restarts

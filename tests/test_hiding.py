@@ -1,10 +1,12 @@
 """G2 where it matters: on the wire. Every message a seat is sent, serialized and parsed back as a bot would,
-holds no other seat's hand, no pile's order, no seed and no token.
+holds no other seat's hand, no pile's order, no seed and no token, and depends on nothing hidden.
 
-The property test plays seeded random matches of both games at every seat count, builds every message the
-referee would send (MatchStart, each prompted seat's DecisionRequest with the events since its previous one,
-MatchEnd) from the state of that moment, and checks it against the secrets that ``state.zones()`` names. Then
-a real match between processes checks what a bot actually received.
+The property test plays seeded random matches of both games at every seat count through the arena's own
+server side (:class:`RemoteSeat`, :class:`Connection`, ``wire``; only the gRPC stream is replaced), so every
+message is the very bytes a bot receives, with the real request ids, steps and send times, and checks each one
+against the secrets that ``state.zones()`` names while the match is in that state. A pair of matches that
+differ only in a hidden card (one seat may throw in one of them) must send the other seats the same messages,
+up to the send time. Then real matches and a real ladder between processes check what a bot actually received.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +26,15 @@ from google.protobuf.message import Message
 from arena import server as server_module
 from arena import wire
 from arena.games import GAMES, get_game
-from arena.games.base import Event, Game, MatchState, random_decision
-from arena.games.cabanga import PenaltyCards
-from arena.games.lama import DrewCard
+from arena.games.base import Decision, DecisionKind, Event, Game, MatchState, Prompt, View, random_decision
+from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
+from arena.games.lama import DrewCard, Lama, LamaState
+from arena.ladder import Ladder, LadderConfig
 from arena.launcher import BotSpec, log_file_name
-from arena.referee import Clock, MatchInfo, Request, TableLog
+from arena.referee import Clock, MatchRecord, SeatFaulted, play_match
 from arena.runner import run_match
+from arena.server import Connection, Outgoing, RemoteSeat, Slot
+from arena.store import Store
 from arena.v1 import arena_pb2 as pb
 
 CONFIGS = [(game, seats) for game in GAMES.values() for seats in range(game.min_seats, game.max_seats + 1)]
@@ -83,50 +89,123 @@ def check_secrets(data: bytes, message: Message, state: MatchState, seat: int, t
                         f"seat {seat} is sent a run of the {name}"
 
 
-def roundtrip(message: Message) -> tuple[bytes, Any]:
-    data = message.SerializeToString()
-    parsed = type(message).FromString(data)
-    assert parsed == message
-    return data, parsed
+class WatchedCabanga(Cabanga):
+    """Cabanga! that keeps the state of the match it started (the test reads it), or starts a given one."""
+
+    def __init__(self, arranged: CabangaState | None = None) -> None:
+        self.arranged = arranged
+        self.state: CabangaState | None = None
+
+    def _new(self, options: Any, seats: int, seed: int) -> CabangaState:
+        self.state = self.arranged if self.arranged is not None else super()._new(options, seats, seed)
+        return self.state
 
 
-def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int:
-    """Play one random match and check every message of it; return the number of states checked."""
-    state = game.new_match(seats, seed)
-    options = game.options()
-    tokens = [secrets.token_urlsafe(24) for _ in range(seats)]
-    match_id = secrets.token_hex(6)
-    names = tuple(f"bot{i}" for i in range(seats))
-    for s in range(seats):
-        info = MatchInfo(match_id, game.name, s, names, options.to_json(), Clock(0.5), 3)
-        data, start = roundtrip(wire.match_start(info))
-        check_secrets(data, start, state, s, tokens)
-        assert start.seat == s and list(start.names) == list(names)
-    table = TableLog(state)
-    checked = 0
-    while not state.over:
-        prompts = state.pending()
-        for step, prompt in enumerate(prompts):
-            s = prompt.seat
-            history: tuple[Event, ...] = table.since_last(s)
-            private = [e for e in history if isinstance(e, PenaltyCards | DrewCard)]
-            assert all(e.seat == s for e in private), f"seat {s} is told another seat's draw"
-            # the very bytes a connection sends: the request, then its id and send time
-            data = wire.request_bytes(Request(match_id, step, prompt, state.view(s), history, 0.5)) + \
-                wire.request_stamp(rng.randrange(1, 2**40), rng.randrange(1, 2**41))
-            parsed = pb.ArenaMessage.FromString(data)
-            check_secrets(data, parsed, state, s, tokens)
+class WatchedLama(Lama):
+    """L.A.M.A. that keeps the state of the match it started."""
+
+    def __init__(self) -> None:
+        self.state: LamaState | None = None
+
+    def _new(self, options: Any, seats: int, seed: int) -> LamaState:
+        self.state = super()._new(options, seats, seed)
+        return self.state
+
+
+Choose = Callable[[Prompt, View], Decision]
+
+
+class WireSeat:
+    """A seat played through the arena's own server side (:class:`RemoteSeat`, :class:`Connection`, ``wire``) with
+    the gRPC stream replaced by a function: every message is kept as the very bytes the stream would carry (real
+    request ids, send times and steps), decoded as the SDK decodes it, and answered with ``choose``.
+    ``check(seat, data, message)`` runs as each message is written, while the match is in that state.
+    """
+
+    def __init__(self, name: str, choose: Choose,
+                 check: Callable[[int, bytes, pb.ArenaMessage], None] = lambda *_: None) -> None:
+        self.slot = Slot(name, secrets.token_urlsafe(24))
+        self.connection = Connection(self.slot, self._write)
+        self.slot.connection = self.connection
+        self.slot.connected.set()
+        self.remote = RemoteSeat(self.slot)
+        self.choose = choose
+        self.check = check
+        self.sent: list[bytes] = []
+        self.times: list[float] = []
+        """The event loop's clock when each message was written."""
+        self.seat = 0
+
+    async def _write(self, message: Outgoing) -> None:
+        data = message if isinstance(message, bytes) else message.SerializeToString()
+        self.sent.append(data)
+        self.times.append(asyncio.get_running_loop().time())
+        parsed = pb.ArenaMessage.FromString(data)
+        if parsed.WhichOneof("body") == "match_start":
+            self.seat = parsed.match_start.seat
+        self.check(self.seat, data, parsed)
+        if parsed.WhichOneof("body") == "request":
             request = parsed.request
-            # what the bot decodes is exactly what the seat may know: its view, its choices, public events
-            assert wire.view_from_proto(request) == state.view(s)
-            assert wire.prompt_from_proto(request, s).choices == prompt.choices
-            assert [wire.event_from_proto(e) for e in request.events] == list(history)
-            checked += 1
-        table.apply({p.seat: random_decision(p, rng) for p in prompts})
-    assert state.result is not None
-    for s in range(seats):
-        data, end = roundtrip(wire.match_end(match_id, table.since_last(s), state.result))
-        check_secrets(data, end, state, s, tokens)
+            prompt = wire.prompt_from_proto(request, self.seat)
+            decision = self.choose(prompt, wire.view_from_proto(request))
+            answer = pb.Answer(request_id=request.request_id, picks=[prompt.choices.index(a) for a in decision])
+            asyncio.get_running_loop().call_soon(self.connection.on_message, pb.BotMessage(answer=answer))
+
+
+def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rng: random.Random) -> int:
+    """Play one random match through the arena's server side and check every message of it as it is sent;
+    return the number of requests checked."""
+    tokens: list[str] = []
+    asked = [0] * seats  # requests each seat was sent so far
+    last_id = [0] * seats
+    checked = 0
+
+    def check(seat: int, data: bytes, message: pb.ArenaMessage) -> None:
+        nonlocal checked
+        state = game.state
+        assert state is not None
+        check_secrets(data, message, state, seat, tokens)
+        which = message.WhichOneof("body")
+        if which == "match_start":
+            assert message.match_start.seat == seat
+            assert len(message.match_start.match_id) == 16 and str(seed) not in message.match_start.match_id
+        if which != "request":
+            return
+        request = message.request
+        # the real step: the seat's own count of requests; the real id: one more than its previous one
+        assert request.step == asked[seat], (request.step, asked[seat])
+        assert request.request_id == last_id[seat] + 1
+        assert abs(request.sent_time_ms - time.time() * 1000) < 60_000
+        asked[seat] += 1
+        last_id[seat] = request.request_id
+        # what the bot decodes is exactly what the seat may know: its view and its choices
+        assert wire.view_from_proto(request) == state.view(seat)
+        assert wire.prompt_from_proto(request, seat) in state.pending()
+        checked += 1
+
+    async def match() -> tuple[MatchRecord, list[WireSeat]]:
+        players = [WireSeat(f"bot{i}", lambda prompt, _view: random_decision(prompt, rng), check)
+                   for i in range(seats)]
+        tokens.extend(p.slot.token for p in players)
+        return await play_match(game, [p.remote for p in players], seed, clock=Clock(5.0),
+                                match_id=secrets.token_hex(8)), players
+
+    record, players = asyncio.run(match())
+    assert record.result is not None and record.faults == []
+    assert sum(asked) == sum(len(step) for step in record.steps)
+    # every seat heard every public event once, in order, through its requests and its MatchEnd, and of the
+    # private events (a draw's cards) only its own
+    for seat, player in enumerate(players):
+        heard: list[Event] = []
+        for data in player.sent:
+            message = pb.ArenaMessage.FromString(data)
+            which = message.WhichOneof("body")
+            if which in ("request", "match_end"):
+                events = message.request.events if which == "request" else message.match_end.events
+                heard += [wire.event_from_proto(e) for e in events]
+        private = [e for e in heard if isinstance(e, PenaltyCards | DrewCard)]
+        assert all(e.seat == seat for e in private), f"seat {seat} is told another seat's draw"
+        assert [e for e in heard if e not in private and not isinstance(e, SeatFaulted)] == record.events
     return checked
 
 
@@ -136,8 +215,69 @@ def test_g2_no_message_to_a_seat_holds_hidden_information(game: Game, seats: int
     checked = 0
     for _ in range(PLAYOUTS[game.name]):
         seed = 10**12 + rng.randrange(10**12)  # large: a leaked seed cannot pass for a count
-        checked += play_and_check(game, seats, seed, rng)
+        checked += play_and_check(WatchedCabanga() if game.name == "cabanga" else WatchedLama(), seats, seed, rng)
     assert checked >= 150  # thousands over all the seat counts of both games
+
+
+# Two Cabanga! matches that differ only in a card of seat 2's hand, with the same public history: seat 0
+# plays R10 onto the right red pile, which leaves R2..R9 between the row's tops (C10). In match A seat 2
+# holds R5 and is asked whether to throw it (it keeps it); in match B it holds Y5 instead (the same penalty
+# symbol), and nobody is asked. Then seat 1 plays B10, seat 2 P13, and seat 0 its last card, Y17: the round
+# and the match end (rounds=1). R5 or Y5 lies in the penalty pile of the other match, so its size is the same.
+PAIR_HANDS = {"A": [["R10", "Y17"], ["B10", "Y10"], ["P13", "R5"]],
+              "B": [["R10", "Y17"], ["B10", "Y10"], ["P13", "Y5"]]}
+PAIR_SCRIPT = {0: ["R10:right", "Y17:left"], 1: ["B10:right"], 2: ["P13:left"]}
+
+
+def play_pair_match(hands: list[list[str]], throw_window: float = 0.0) -> tuple[MatchRecord, list[WireSeat]]:
+    options = CABANGA.options({"rounds": 1})
+    state = CabangaState.arranged(hands, options=options, seed=7)
+
+    def scripted(seat: int) -> Choose:
+        plays = iter(PAIR_SCRIPT[seat])
+
+        def choose(prompt: Prompt, view: View) -> Decision:
+            if prompt.kind is DecisionKind.THROW:
+                return ()
+            return (prompt.parse(next(plays))[0],)
+        return choose
+
+    async def match() -> tuple[MatchRecord, list[WireSeat]]:
+        players = [WireSeat(f"bot{i}", scripted(i)) for i in range(3)]
+        return await play_match(WatchedCabanga(state), [p.remote for p in players], 99, options, clock=Clock(5.0),
+                                match_id="same-id", throw_window=throw_window), players
+
+    return asyncio.run(match())
+
+
+def without_send_time(data: bytes) -> pb.ArenaMessage:
+    message = pb.ArenaMessage.FromString(data)
+    if message.WhichOneof("body") == "request":
+        message.request.ClearField("sent_time_ms")
+    return message
+
+
+@pytest.mark.parametrize("throw_window", [0.0, 0.02])
+def test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_same_messages(
+        throw_window: float) -> None:
+    """Every field, id, step and event a seat is sent depends only on its own hand and the public history."""
+    a, a_players = play_pair_match(PAIR_HANDS["A"], throw_window)
+    b, b_players = play_pair_match(PAIR_HANDS["B"], throw_window)
+    assert a.events == b.events and a.faults == b.faults == []  # the same public history
+    # the pair is a real test: the referee did one more step in A (the throw it asked of seat 2)
+    assert len(a.steps) == len(b.steps) + 1 and {2} in [set(step) for step in a.steps]
+    assert [without_send_time(d) for d in a_players[2].sent] != [without_send_time(d) for d in b_players[2].sent]
+    for seat in (0, 1):
+        sent_a = [without_send_time(d) for d in a_players[seat].sent]
+        sent_b = [without_send_time(d) for d in b_players[seat].sent]
+        assert sent_a == sent_b, f"seat {seat} can tell the matches apart"
+        assert len(sent_a) >= 3
+    # with a throw window, seat 1's first request (after seat 0's R10, which left a gap) waits for the window's
+    # end in both matches, whether seat 2 was asked to throw or not (a lower bound: a busy machine only adds)
+    for players in (a_players, b_players):
+        asked_seat_0 = players[0].times[1]  # after its MatchStart
+        asked_seat_1 = players[1].times[1]
+        assert asked_seat_1 - asked_seat_0 >= throw_window - 0.001
 
 
 def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,3 +308,39 @@ def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monke
         assert str(seed).encode() not in data and varint(seed) not in data, "the seed reached a bot"
         for token in tokens:
             assert token.encode() not in data, "a token reached a bot"
+        assert str(tmp_path).encode() not in data, "the log folder reached a bot"
+    # the real requests: each one's step is the seat's own count of requests, its id one more than the last
+    requests = [m.request for m in map(pb.ArenaMessage.FromString, received) if m.WhichOneof("body") == "request"]
+    assert [r.step for r in requests] == list(range(len(requests)))
+    assert [r.request_id for r in requests] == list(range(1, len(requests) + 1))
+    assert len(record.latencies[0]) == len(requests)
+
+
+def test_g2_no_ladder_secret_reaches_a_bot(tmp_path: Path) -> None:
+    """A ladder's seed, its match seeds, database and log folder never reach a bot; match ids are opaque."""
+    game = get_game("cabanga")
+    bots = [BotSpec("spy", ("{python}", str(SPY), "spy"), ROOT),
+            BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy"), ROOT),
+            BotSpec("r", ("{python}", "-m", "bots.cabanga_random"), ROOT)]
+    ladder_seed = 10**15 + 777
+    config = LadderConfig(game, game.options({"rounds": 1}), 3, ladder_seed, bots, matches=6, tables=1,
+                          clock=Clock(2.0), log_dir=tmp_path / "logs")
+    store = Store(tmp_path / "ladder.db")
+    try:
+        asyncio.run(Ladder(config, store, on_note=lambda _: None).run())
+        match_seeds = [seed for _, _, seed in store.match_seeds()]
+    finally:
+        store.close()
+    assert len(match_seeds) == 6
+    received = [bytes.fromhex(line.split()[1]) for path in sorted((tmp_path / "logs").glob("*/spy-*.log"))
+                for line in path.read_text().splitlines() if line.startswith("received ")]
+    messages = [pb.ArenaMessage.FromString(data) for data in received]
+    starts = [m.match_start for m in messages if m.WhichOneof("body") == "match_start"]
+    assert len(starts) == 6  # the spy played every match, at three processes (one per rotation)
+    assert len({s.match_id for s in starts}) == 6
+    assert all(len(s.match_id) == 16 and int(s.match_id, 16) >= 0 for s in starts)
+    for data in received:
+        for secret in (ladder_seed, *match_seeds):
+            assert str(secret).encode() not in data and varint(secret) not in data, "a seed reached a bot"
+        for path in (tmp_path, tmp_path / "ladder.db", tmp_path / "logs"):
+            assert str(path).encode() not in data, f"{path} reached a bot"

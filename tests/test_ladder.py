@@ -27,6 +27,7 @@ from click.testing import CliRunner
 
 import arena.ladder as ladder_module
 from arena.cli import main
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.launcher import BotSpec, LaunchError
@@ -154,7 +155,7 @@ class FakeTable:
         self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
 
     async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
-                   match: str = "") -> list[LocalSeat]:
+                   deal: DealKey, match: str = "") -> list[LocalSeat]:
         await asyncio.sleep(self.rng.random() / 1000)  # let the tables interleave
         bad = [b.name for b in bots if b.name in self.broken]
         if bad:

@@ -18,7 +18,7 @@ from arena.games import get_game
 from arena.games.base import Event
 from arena.games.cabanga import PenaltyCards
 from arena.games.lama import DrewCard
-from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, SeatFaulted, TableLog, play_match, random_seat
+from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, TableLog, play_match, random_seat
 from arena.store import LadderIdentity, Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,7 +103,7 @@ def test_g2_replay_seat_shows_what_the_seat_saw_and_nothing_else(tmp_path: Path,
                         assert lst != texts and lst != texts[::-1], f"seat {seat} is shown the {name}"
         for (s_step, s), fault in faults.items():
             if s_step == step:
-                table.add(SeatFaulted(s, fault.kind))
+                table.fault(s, fault.kind)
         table.apply({p.seat: p.parse(chosen[p.seat]) for p in prompts})
     assert next(shown, None) is None
     # the faulty seat's own view names its faults and their reasons; another seat is told only the kind

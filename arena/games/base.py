@@ -274,6 +274,19 @@ class MatchState(ABC):
     def totals(self) -> tuple[int, ...]:
         """Return every seat's running total."""
 
+    def opens_window(self) -> bool:
+        """Return whether the step just applied opened a window for a sealed decision of several seats.
+
+        Public: it is true whenever the public state allows such a decision (Cabanga!: a play that leaves a
+        gap in its row), whether or not a seat then holds a card for it and is asked. The referee holds such a
+        window the same length either way, when the operator asks for it. Default: never.
+        """
+        return False
+
+    def in_window(self) -> bool:
+        """Return whether the pending step is the sealed decision of a window opened by the step before."""
+        return False
+
     @property
     def events(self) -> Sequence[Event]:
         """Return the public history of the match so far, oldest first."""

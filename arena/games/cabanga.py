@@ -524,6 +524,7 @@ class CabangaState(MatchState):
     _set_aside: list[Card]
     _totals: list[int]
     _pending: tuple[Prompt, ...]
+    _window: bool = False  # the step just applied was a play that left a gap in its row (C10)
 
     def __init__(self, options: CabangaOptions, seats: int, seed: int) -> None:
         """Start a match and deal its first round. Use :meth:`Cabanga.new_match`: it checks the arguments."""
@@ -580,8 +581,17 @@ class CabangaState(MatchState):
 
     # --- applying decisions; the prompts were checked, so nothing below can fail half-way
 
+    def opens_window(self) -> bool:
+        """Return whether the play just applied left a gap in its row: a throw may follow (C10), asked or not."""
+        return self._window
+
+    def in_window(self) -> bool:
+        """Return whether the pending step is a throw (C11)."""
+        return self._step is DecisionKind.THROW
+
     def _apply(self, decisions: Mapping[int, Decision]) -> list[Event]:
         events: list[Event] = []
+        self._window = False
         if self._step is DecisionKind.PLAY:
             self._play(cast(PlayCard, decisions[self._active][0]), events)
         else:
@@ -605,6 +615,7 @@ class CabangaState(MatchState):
         # C10: only this row; cards of its colour strictly between its two tops.
         a, b = left.value, right.value
         between = _BETWEEN[row][a][b] if a < b else _BETWEEN[row][b][a]
+        self._window = bool(between)
         if between:
             prompts = []
             for other, hand in enumerate(self._hands):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.launcher import BotProcess, BotSpec, Table
 from arena.referee import Clock, MatchRecord, play_match
@@ -80,7 +81,7 @@ class Arena:
         self.seed += 1
 
         async def match() -> MatchRecord:
-            seats = await self.table.seat([bot, *GOOD[:2]])
+            seats = await self.table.seat([bot, *GOOD[:2]], deal=DealKey(game.name, self.seed))
             self.pids |= {s.process.pid for s in self.table._running.values() if s.process and s.process.pid}
             if before is not None:
                 before()
@@ -107,7 +108,7 @@ class Arena:
         self.seed += 1
 
         async def match() -> MatchRecord:
-            seats = await self.table.seat(GOOD)
+            seats = await self.table.seat(GOOD, deal=DealKey(game.name, self.seed))
             return await play_match(game, seats, self.seed, game.options({"rounds": 1}), clock=Clock(1.0),
                                     max_faults=MAX_FAULTS, match_id=f"h{self.seed}")
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
 
+from arena.deals import DealKey
 from arena.games import get_game
 from arena.launcher import BotSpec, Table, log_file_name
 from arena.referee import Clock, FaultKind, MatchRecord, play_match
@@ -172,7 +173,7 @@ def test_a_tokenless_flood_of_the_listener_keeps_no_remote_bot_out(tmp_path: Pat
                 await asyncio.sleep(1.0)  # the flood is in
                 env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_TOKEN": token}
                 remote = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy"], cwd=ROOT, env=env)
-                seats = await table.seat([far, *GOOD[:2]])
+                seats = await table.seat([far, *GOOD[:2]], deal=DealKey(game.name, 4))
                 record = await play_match(game, seats, 4, game.options({"rounds": 1}),
                                           clock=Clock(DEFAULT_DEADLINE))
                 assert server.refusals.total > 0, "the flood was never refused"

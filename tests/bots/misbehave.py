@@ -3,7 +3,7 @@
 Modes (ARG is a number):
   ok                answer every request with its default picks
   sleep S           sleep S seconds before every answer (answers are still the defaults)
-  sleep-at-step S K sleep S seconds before answering the request of step K
+  sleep-at-step S K sleep S seconds before answering its request of step K (its K+1-th of the match)
   silent            connect and say hello, then never answer
   exit-after N      answer N requests, then exit with status 3 (a crash)
   hangup-after N    answer N requests, then close the stream but keep running (a disconnect)

@@ -285,7 +285,7 @@ function pagedMatches(container, url, highlight, tableId) {
   // the first page follows new matches live; "older" appends the next page
   let pages = [];
   let next = null;
-  let seen = new Set();
+  let initial = null;  // the matches shown when the page opened: every later one stays marked fresh
   const draw = () => {
     const rows = pages.flat();
     container.replaceChildren(matchTable(tableId, rows, highlight),
@@ -295,8 +295,8 @@ function pagedMatches(container, url, highlight, tableId) {
   };
   const first = async () => {
     const data = await getJSON(url);
-    const had = seen.size > 0;
-    for (const m of data.matches) { m.fresh = had && !seen.has(m.id); seen.add(m.id); }
+    if (initial === null) initial = new Set(data.matches.map((m) => m.id));
+    for (const m of data.matches) m.fresh = !initial.has(m.id);
     pages = [data.matches];
     next = data.next;
     draw();
