@@ -525,10 +525,10 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
-        if runner.done:
+        if runner.done and matches is not None and before >= matches:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)
-        elif runner.verdicts() and all(v.decided for _, v in runner.verdicts()):
+        elif runner.done:
             click.echo("every pair is already decided; nothing to play", err=True)
         try:
             timing = asyncio.run(_run_until_signal(runner))

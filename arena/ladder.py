@@ -266,7 +266,10 @@ class Ladder:
     @property
     def done(self) -> bool:
         """Return whether the match budget is spent or every pair is decided (no budget: never done)."""
-        return self._decided or (self.config.matches is not None and self.count >= self.config.matches)
+        if self._decided or (self.config.matches is not None and self.count >= self.config.matches):
+            return True
+        verdicts = self.verdicts()
+        return bool(verdicts) and all(verdict.decided for _, verdict in verdicts)
 
     def verdicts(self) -> list[tuple[tuple[str, str], Verdict]]:
         """Return the sequential test's verdict on every pair that must be decided (``until_decided`` only).

@@ -327,7 +327,7 @@ class Store:
 
     def _retired_name(self, name: str, fingerprint: str) -> str:
         taken = {str(n) for (n,) in self.db.execute("SELECT name FROM bots")}
-        for width in range(4, len(fingerprint) + 1):
+        for width in range(min(4, len(fingerprint)), len(fingerprint) + 1):
             label = f"{name} (old {fingerprint[:width]})"
             if label not in taken:
                 return label
