@@ -585,3 +585,20 @@ def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(tmp_path:
         assert code == 0, err  # resumed: the same (stored) seed, not another ladder
         assert len(seeds(db)) == 6
     assert seeds_seen[0] != seeds_seen[1] and min(seeds_seen) > 1000
+
+
+def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
+    bots = write_bot_list(tmp_path / "bots.toml", ["lama-steady", "lama-random", "lama-quitter"])
+    result = arena("compare", "lama-random", "lama-steady", "--bots", bots, "--game", "lama", "--seats", "3",
+                   "--zone", "0.2", "-o", "rounds=1", "--tables", "2", "--db", tmp_path / "c.db")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("lama-steady is better (")
+    store = Store(tmp_path / "c.db", readonly=True)
+    try:
+        outcomes = store.results()
+    finally:
+        store.close()
+    assert all({"lama-steady", "lama-random", "lama-quitter"} == set(o.bots) for o in outcomes)  # a filler seat
+    assert len(outcomes) % 3 == 0 and len(outcomes) < 4000
+    code, _, err, exception = cli("compare", "lama-steady", "nobody", "--bots", bots, "--game", "lama")
+    assert_one_line_error(code, err, exception, "nobody")
