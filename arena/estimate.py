@@ -5,8 +5,8 @@ Every match is read as the pairwise results of its seats (a seat ahead of anothe
 Bradley-Terry model is fitted to all of them at once by maximum likelihood (Hunter's MM algorithm, with one
 virtual draw of every bot against an average bot so that a bot that always wins or always loses still gets a
 finite estimate). The fit depends on the matches, not on their order: the same matches in any order give the
-same board. Strengths are printed on TrueSkill's scale (the field's mean at 25, and a difference of d means about the same
-chance of finishing ahead as a TrueSkill mu difference of d).
+same board. Strengths are printed on TrueSkill's scale (the field's mean at 25, and a difference of d means
+about the same chance of finishing ahead as a TrueSkill mu difference of d).
 
 The seats of one deal set share their hands, so the deal set, not the match, is the unit of independence (as
 a game pair is in fastchess): the 95% intervals and the rank ranges come from a bootstrap that draws deal

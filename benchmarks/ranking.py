@@ -173,8 +173,13 @@ def main() -> None:
     test = SequentialTest(args.zone, args.alpha, args.beta) if args.until_decided else None
     budget = args.budget if test is not None else max(checkpoints)
     jobs = [(args.game, run, checkpoints if test is None else [], test, budget) for run in range(runs)]
+    results = []
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(_job, jobs))
+        for run, result in enumerate(pool.map(_job, jobs)):  # each run on stderr as it ends: partial figures
+            results.append(result)
+            brief = {k: v for k, v in result.items() if k != "points"} | {
+                str(p["matches"]): p["right"] for p in result["points"]}
+            print(f"run {run}: {json.dumps(brief)}", file=sys.stderr, flush=True)
     truth = FIELDS[args.game][0]
     if test is not None:
         stops = [r["matches"] for r in results if r["stopped"]]

@@ -27,8 +27,8 @@ from click.testing import CliRunner
 
 import arena.ladder as ladder_module
 from arena.cli import main
-from arena.games import get_game
 from arena.estimate import SequentialTest, Verdict
+from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.launcher import BotSpec, LaunchError
 from arena.ratings import Rating, TrueSkillSystem
