@@ -160,6 +160,7 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=SequentialTest().alpha)
     parser.add_argument("--beta", type=float, default=SequentialTest().beta)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--first-run", type=int, default=0, help="number of the first run (its ladder seed)")
     parser.add_argument("--truth", type=int, default=0, metavar="N", help="establish the true order from N deal sets")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
@@ -172,7 +173,8 @@ def main() -> None:
         checkpoints = [c for c in checkpoints if c <= 1000] or checkpoints[:1]
     test = SequentialTest(args.zone, args.alpha, args.beta) if args.until_decided else None
     budget = args.budget if test is not None else max(checkpoints)
-    jobs = [(args.game, run, checkpoints if test is None else [], test, budget) for run in range(runs)]
+    jobs = [(args.game, run, checkpoints if test is None else [], test, budget)
+            for run in range(args.first_run, args.first_run + runs)]
     results = []
     with ProcessPoolExecutor(args.workers) as pool:
         for run, result in enumerate(pool.map(_job, jobs)):  # each run on stderr as it ends: partial figures
