@@ -11,6 +11,7 @@ import os
 import random
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,17 +20,20 @@ from typing import Any
 import click
 
 from arena import replay as replay_format
+from arena.board import Board, BoardLine, build_board
 from arena.check import ask_again, check_bot
+from arena.estimate import Evidence, SequentialTest, Verdict
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list, machine_sandbox
+from arena.ratings import TrueSkillSystem
 from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
 from arena.runner import latency_summary, run_match, seat_names
 from arena.sandbox import Mode, Sandbox, SandboxError
 from arena.scaffold import LANGUAGES, ScaffoldError, write_bot
 from arena.server import ServerError
-from arena.store import BoardRow, Store, StoreError
+from arena.store import Store, StoreError
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 """Seat names of the built-in random players in ``arena play``."""
@@ -107,6 +111,23 @@ throw_window_option = click.option(
     help="Hold every Cabanga! throw window this many milliseconds, whether or not a seat holds a card to throw, "
          "so the time between requests does not tell; 0: no hold. Seats asked to throw that answer later than "
          "this still lengthen the window.")
+
+
+def decision_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --zone, --alpha and --beta (the sequential test that decides a pair of bots) to ``command``."""
+    default = SequentialTest()
+    for option in reversed([
+        click.option("--zone", type=click.FloatRange(0.0, 0.5, min_open=True, max_open=True), default=default.zone,
+                     show_default=True, help="Indifference zone: two bots whose mean score against each other "
+                     "is within 0.5 +- zone may be called equal."),
+        click.option("--alpha", type=click.FloatRange(0.0, 0.5, min_open=True, max_open=True),
+                     default=default.alpha, show_default=True,
+                     help="Per pair: the chance of calling one of two equal bots better."),
+        click.option("--beta", type=click.FloatRange(0.0, 0.5, min_open=True, max_open=True), default=default.beta,
+                     show_default=True, help="Per pair: the chance of missing a difference as wide as the zone."),
+    ]):
+        command = option(command)
+    return command
 
 
 def clock_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -560,37 +581,46 @@ DEFAULT_LADDER_MATCHES = 24
 """The budget of `arena ladder` run with no bot list and no budget: a short demonstration."""
 
 
-def format_board(rows: Sequence[BoardRow]) -> str:
-    """Return the leaderboard as an aligned text table."""
-    header = ("rank", "bot", "mu", "sigma", "mu-3s", "matches", "wins", "points", "faults", "lat p50 ms",
-              "lat p99 ms")
-    body = [(str(r.rank), r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.matches),
-             f"{r.wins:g}", f"{r.mean_points:.1f}", str(r.faults), f"{r.median_ms:.2f}", f"{r.p99_ms:.2f}")
-            for r in rows]
+def format_board(board: Board) -> str:
+    """Return the leaderboard as an aligned text table, then one line per pair of neighbours."""
+    header = ("rank", "ranks", "bot", "estimate", "95% interval", "matches", "decided", "TS mu", "TS sigma",
+              "raw wins", "raw points", "faults", "lat p50 ms", "lat p99 ms")
+    body = []
+    for line in board.lines:
+        r, fit = line.raw, line.fit
+        body.append((str(line.rank), fit.ranks if fit else "-", r.bot, f"{fit.strength:.2f}" if fit else "-",
+                     f"{fit.low:.2f}..{fit.high:.2f}" if fit else "-", str(r.matches),
+                     "yes" if line.decided else "no", f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.wins:g}",
+                     f"{r.mean_points:.1f}", str(r.faults), f"{r.median_ms:.2f}", f"{r.p99_ms:.2f}"))
     widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 1 else cell.rjust(w)
+    lines = ["  ".join(cell.ljust(w) if i == 2 else cell.rjust(w)
                        for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
              for row in (header, *body)]
+    if board.pairs:
+        lines.append(f"neighbours ({board.open_pairs} of {len(board.pairs)} pairs open):")
+        lines += [f"  {pair.describe()}" for pair in board.pairs]
     return "\n".join(lines)
 
 
-def print_board(rows: Sequence[BoardRow], fmt: str, *, sandbox: str | None = None) -> None:
+def print_board(board: Board, fmt: str, *, sandbox: str | None = None) -> None:
     """Print the leaderboard as text, JSON (an object a line) or CSV; ``sandbox`` (the isolation level the
-    ladder ran under) is a field of every JSON and CSV row when given."""
+    ladder ran under) is a field of every JSON and CSV row of a bot when given."""
     extra = {"sandbox": sandbox} if sandbox is not None else {}
+    rows = [line.to_json() | extra for line in board.lines]
     if fmt == "json":
         for row in rows:
-            click.echo(json.dumps(row.to_json() | extra))
+            click.echo(json.dumps(row))
+        for pair in board.pairs:
+            click.echo(json.dumps({"pair": pair.to_json()}))
     elif fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        fields = list(rows[0].to_json()) if rows else list(BoardRow.__dataclass_fields__)
-        writer.writerow([*fields, *extra])
+        writer.writerow(list(rows[0]) if rows else [*BoardLine.__dataclass_fields__, *extra])
         for row in rows:
-            writer.writerow((row.to_json() | extra).values())
+            writer.writerow(row.values())
         click.echo(out.getvalue(), nl=False)
     else:
-        click.echo(format_board(rows))
+        click.echo(format_board(board))
 
 
 class ProgressPrinter:
@@ -605,7 +635,8 @@ class ProgressPrinter:
         planned = f"/{progress.planned}" if progress.planned is not None else ""
         eta = progress.eta_seconds
         eta_text = f", ETA {_duration(eta)}" if eta is not None else ""
-        line = (f"matches {progress.done}{planned}, {progress.rate_per_hour:.0f}/h{eta_text}, "
+        pairs = f", {progress.open_pairs} pairs open" if progress.open_pairs is not None else ""
+        line = (f"matches {progress.done}{planned}, {progress.rate_per_hour:.0f}/h{eta_text}{pairs}, "
                 f"leader {progress.leader} ({progress.leader_rating:.2f})")
         now = time.monotonic()
         if self.tty:
@@ -660,24 +691,42 @@ def _duration(seconds: float) -> str:
                    "table N. Default: discarded.")
 @sandbox_option
 @throw_window_option
+@click.option("--until-decided", is_flag=True,
+              help="Stop when the sequential test has decided every pair of neighbours (or at the budget).")
+@decision_options
+@click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
+                   "that learn between matches. A database rated with another tau is rated again.")
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
            tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
-           max_faults: int, log_dir: Path | None, sandbox_mode: str, throw_window_ms: float) -> None:
+           max_faults: int, log_dir: Path | None, sandbox_mode: str, throw_window_ms: float, until_decided: bool,
+           zone: float, alpha: float, beta: float, tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
     every hand; each rotation by other processes of the bots, since no process ever plays a deal twice.
-    Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default).
-    Stop it any way you like, kill -9 included: the same command resumes where it stood. The leaderboard
-    is printed at the end; `arena leaderboard` shows it at any time.
+    Without --matches or --hours it runs until Ctrl-C (the bundled bots: a short default), or with
+    --until-decided until every pair of neighbours is decided. Stop it any way you like, kill -9 included:
+    the same command resumes where it stood. The leaderboard is printed at the end; `arena leaderboard`
+    shows it at any time.
     """
     game, opts, bots = game_and_bots(game_name, options, bots_path)
-    if matches is None and hours is None and bots_path is None:
+    if matches is None and hours is None and bots_path is None and not until_decided:
         matches = DEFAULT_LADDER_MATCHES
-    sandbox = pick_sandbox(sandbox_mode)
+    test = SequentialTest(zone, alpha, beta)
+    _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
+                max_faults, log_dir, test if until_decided else None, None, tau, pick_sandbox(sandbox_mode),
+                throw_window_ms / 1000)
+
+
+def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
+                hours: float | None, tables: int, seed: int | None, db_path: Path, clock: Clock, max_faults: int,
+                log_dir: Path | None, test: SequentialTest | None, pairs: tuple[tuple[str, str], ...] | None,
+                tau: float, sandbox: Sandbox, throw_window: float) -> Board:
+    """Run a ladder (``arena ladder``, ``arena compare``), print its board and return it."""
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables,
-                          clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir,
-                          sandbox=sandbox, throw_window=throw_window_ms / 1000)
+                          clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
+                          throw_window=throw_window, until_decided=test, pairs=pairs)
     try:
         config.check()
     except LadderError as exc:
@@ -693,19 +742,23 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     progress = ProgressPrinter()
     try:
         try:
-            runner = Ladder(config, store, on_progress=progress, on_note=progress.note)
+            runner = Ladder(config, store, on_progress=progress, on_note=progress.note,
+                            rating_system=TrueSkillSystem.for_game(game.name, seats, tau=tau))
         except (LadderError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
         before = runner.count
-        limits = ([f"until {matches} matches are stored"] if matches is not None else []) + \
+        limits = ([f"until decided ({test.describe()})"] if test is not None else []) + \
+            ([f"until {matches} matches are stored"] if matches is not None else []) + \
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         click.echo(sandbox.describe(), err=True)
-        if runner.done:
+        if runner.done and matches is not None and before >= matches:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)
+        elif runner.done:
+            click.echo("every pair is already decided; nothing to play", err=True)
         try:
             timing = asyncio.run(_run_until_signal(runner))
             progress.finish()
@@ -720,7 +773,14 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         if played:
             click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table "
                        "time outside matches", err=True)
-        print_board(store.leaderboard(), "text")
+        if test is not None:
+            verdicts = runner.verdicts()
+            still = sum(1 for _, v in verdicts if not v.decided)
+            click.echo("every pair decided" if not still else f"{still} of {len(verdicts)} pairs still open "
+                       "(the budget ran out)", err=True)
+        board = build_board(store, test)
+        print_board(board, "text")
+        return board
     finally:
         store.close()
 
@@ -739,15 +799,92 @@ async def _run_until_signal(runner: Ladder) -> Timing:
 
 
 @main.command()
+@click.argument("first")
+@click.argument("second")
+@click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Bot list (TOML) naming FIRST and SECOND; its other bots fill the seats the game needs. "
+                   "Default: the bundled example bots of the game.")
+@game_option
+@click.option("--seats", type=int, default=None,
+              help="Seats per match. Default: the fewest the game is played by (fillers take the extra seats).")
+@click.option("--matches", type=click.IntRange(min=1), default=4000, show_default=True,
+              help="Give up (no verdict) when the database holds this many matches.")
+@click.option("--tables", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
+              help="Matches played at once.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Keep the matches in this database (a rerun resumes). Default: a temporary one.")
+@options_option
+@clock_options
+@decision_options
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for each bot process's output. Default: discarded.")
+@sandbox_option
+def compare(first: str, second: str, bots_path: Path | None, game_name: str, seats: int | None, matches: int,
+            tables: int, db_path: Path | None, options: tuple[str, ...], deadline: float, time_bank: float,
+            max_faults: int, zone: float, alpha: float, beta: float, log_dir: Path | None,
+            sandbox_mode: str) -> None:
+    """Play FIRST against SECOND on shared deals until a sequential test decides which is better.
+
+    Every deal set seats both bots, and the other bots of the list when the game needs more seats, with
+    the seats rotated so that each gets every hand. The test (an SPRT on the per-deal-set scores, as
+    fastchess and fishtest do for game pairs) stops when one bot is better, or when they are equal within
+    the indifference zone; it ends with "FIRST is better", "SECOND is better" or "no difference".
+    """
+    game, opts, bots = game_and_bots(game_name, options, bots_path)
+    names = [b.name for b in bots]
+    for name in (first, second):
+        if name not in names:
+            raise click.UsageError(f"bot {name!r} is not in the bot list ({', '.join(names)})")
+    if first == second:
+        raise click.UsageError("compare two different bots")
+    count = seats if seats is not None else game.min_seats
+    if not game.min_seats <= count <= game.max_seats:
+        raise click.UsageError(f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, not {count}")
+    fillers = [b for b in bots if b.name not in (first, second)]
+    if 2 + len(fillers) < count:
+        raise click.UsageError(f"{count} seats need {count - 2} other bots in the list to fill them; it has "
+                               f"{len(fillers)}")
+    chosen = [b for b in bots if b.name in (first, second)] + fillers[:count - 2]
+    test = SequentialTest(zone, alpha, beta)
+    with contextlib.ExitStack() as stack:
+        if db_path is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-compare-"))
+            db_path = Path(folder) / "compare.db"
+        _run_ladder(game, opts, chosen, count, matches, None, tables, None, db_path, Clock(deadline, time_bank),
+                    max_faults, log_dir, test, ((first, second),), 0.0, pick_sandbox(sandbox_mode), 0.0)
+        store = open_store(db_path, readonly=True)
+        try:
+            paired = Evidence.of(store.results()).paired(first, second)
+        finally:
+            store.close()
+    verdict = test.verdict(paired)
+    mean = sum(paired) / len(paired) if paired else 0.5
+    summary = f"{len(paired)} shared deal sets, mean score of {first} against {second} {mean:.3f}"
+    if verdict is Verdict.FIRST:
+        click.echo(f"{first} is better ({summary})")
+    elif verdict is Verdict.SECOND:
+        click.echo(f"{second} is better ({summary})")
+    elif verdict is Verdict.EQUAL:
+        click.echo(f"no difference within the zone of {zone:g} ({summary})")
+    else:
+        click.echo(f"undecided: the budget of {matches} matches ran out ({summary})")
+
+
+@main.command()
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
               show_default=True, help="The ladder database.")
-@click.option("--json", "fmt", flag_value="json", help="One JSON object a line.")
+@click.option("--json", "fmt", flag_value="json", help="One JSON object a line (then one per pair of neighbours).")
 @click.option("--csv", "fmt", flag_value="csv", help="CSV with a header line.")
-def leaderboard(db_path: Path, fmt: str | None) -> None:
+@decision_options
+def leaderboard(db_path: Path, fmt: str | None, zone: float, alpha: float, beta: float) -> None:
     """Print the leaderboard of a ladder database, also while the ladder runs.
 
-    Bots are ranked by their conservative rating, mu - 3 sigma. Wins count shared wins; points are the mean
-    final total; latency is the bot's median and p99 decision time.
+    Bots are ranked by a batch fit over every stored match (Bradley-Terry on the pairwise results of each
+    match, on TrueSkill's scale): the same matches give the same board whatever order they were played in.
+    The 95% interval and the rank range ("1-2": not separated from a neighbour) come from a bootstrap over
+    deal sets; "decided" says the sequential test has decided the bot's neighbour pairs. TS mu and sigma
+    are the online TrueSkill rating; raw wins and raw points are plain counts and averages over whoever the
+    bot met (not adjusted for opponents). Latency is the median and p99 decision time.
     """
     store = open_store(db_path, readonly=True)
     try:
@@ -755,9 +892,10 @@ def leaderboard(db_path: Path, fmt: str | None) -> None:
         if identity is None:
             raise click.ClickException(f"{str(db_path)!r} holds no ladder yet")
         sandbox = "+".join(store.sandbox_levels()) or "unknown"
+        board = build_board(store, SequentialTest(zone, alpha, beta))
         if fmt is None:
-            click.echo(f"{identity.describe()}; {store.match_count()} matches; bots sandboxed: {sandbox}")
-        print_board(store.leaderboard(), fmt or "text", sandbox=sandbox)
+            click.echo(f"{identity.describe()}; {board.matches} matches; bots sandboxed: {sandbox}")
+        print_board(board, fmt or "text", sandbox=sandbox)
     finally:
         store.close()
 

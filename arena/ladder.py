@@ -2,9 +2,15 @@
 
 A deal set is one seed played once per rotation of its bots' seating, so that every bot of the set gets
 every hand. Deal ``k``'s seed comes from the ladder seed alone, so the same ladder seed gives the same
-seeds, whatever was interrupted. Which bots play a new deal set is decided from the ratings at that moment
-(:func:`arena.ratings.choose_group`). Every finished match is stored with the ratings after it in one
-transaction; a match cut short by a kill is simply played again from its seed on the next start.
+seeds, whatever was interrupted. Which bots play a new deal set is decided by the
+scheduler (:mod:`arena.scheduler`) from the ratings and match counts at that moment. Every finished match is
+rated by the rating system (:mod:`arena.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
+the ratings after it in one transaction; a match cut short by a kill is simply played again from its seed on
+the next start. A database rated by other settings (an older arena, another tau) is rated again from its
+stored matches when the ladder opens it.
+
+With ``until_decided``, the ladder stops planning when the sequential test (:mod:`arena.estimate`) has
+decided every pair of neighbours of the current order (or the pairs it was given), or at the budget.
 
 Work is handed out one match at a time, always the first (deal, rotation) not yet stored or being played,
 so the tables share a deal set and the matches stored are always the first ones in that order: a run with a
@@ -21,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import logging
 import random
 import secrets
@@ -32,12 +39,14 @@ from pathlib import Path
 
 from arena import replay as replay_format
 from arena.deals import DealKey
+from arena.estimate import Evidence, SequentialTest, Verdict, point_order
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, LaunchError, Table
-from arena.ratings import Rating, RatingError, choose_group, rate
+from arena.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
 from arena.referee import DEFAULT_CLOCK, Clock, play_match
 from arena.runner import serving
 from arena.sandbox import Sandbox
+from arena.scheduler import FairScheduler, FieldState, Scheduler
 from arena.server import ArenaServer
 from arena.store import LadderIdentity, Store
 
@@ -73,6 +82,8 @@ class Progress:
     leader: str
     leader_rating: float
     last_match: int = 0
+    open_pairs: int | None = None
+    """Pairs the sequential test has not decided yet (a ladder run until decided), as of the last planned set."""
     deadline: float | None = None
     """When the ladder stops planning (``time.monotonic()`` clock), for a ladder run with ``--hours``."""
 
@@ -109,13 +120,17 @@ class LadderConfig:
     log_dir: Path | None = None
     sandbox: Sandbox | None = None
     """The isolation of the bots (default: the strongest this machine gives)."""
+    throw_window: float = 0.0
+    """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`play_match`)."""
+    until_decided: SequentialTest | None = None
+    """Stop when the sequential test has decided every pair of neighbours (or every pair of ``pairs``)."""
+    pairs: tuple[tuple[str, str], ...] | None = None
+    """The pairs that must be decided; ``None``: the neighbours of the current order."""
 
     def settings(self) -> dict[str, object]:
         """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
         return {"deadline": self.clock.deadline, "time_bank": self.clock.bank, "max_faults": self.max_faults,
                 "tables": self.tables, "matches": self.matches, "hours": self.hours}
-    throw_window: float = 0.0
-    """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`play_match`)."""
 
     def check(self) -> None:
         """Raise :class:`LadderError` when this ladder cannot run: a bad seat count, too few bots."""
@@ -134,6 +149,11 @@ class LadderConfig:
             raise LadderError("two bots of the list have the same name")
         if self.tables < 1:
             raise LadderError(f"a ladder needs at least one table, not {self.tables}")
+        names = {b.name for b in self.bots}
+        for pair in self.pairs or ():
+            for name in pair:
+                if name not in names:
+                    raise LadderError(f"bot {name!r} is not in the bot list")
 
 
 @dataclass
@@ -189,11 +209,14 @@ class Ladder:
 
     def __init__(self, config: LadderConfig, store: Store,
                  on_progress: Callable[[Progress], None] | None = None,
-                 on_note: Callable[[str], None] | None = None,
-                 make_table: Callable[[ArenaServer, LadderConfig, int], Table] | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None, *,
+                 make_table: Callable[[ArenaServer, LadderConfig, int], Table] | None = None,
+                 rating_system: RatingSystem | None = None, scheduler: Scheduler | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
 
         ``make_table(server, config, index)`` makes table ``index`` (default :func:`ladder_table`).
+        ``rating_system`` defaults to TrueSkill with the game's measured draw probability and tau 0,
+        ``scheduler`` to :class:`arena.scheduler.FairScheduler`.
 
         Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.store.StoreError` for a
         database that cannot hold it (another ladder's, unwritable).
@@ -207,14 +230,23 @@ class Ladder:
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
         store.claim(self.identity)
         store.record_settings(config.settings())
+        self.rating_system: RatingSystem = rating_system or TrueSkillSystem.for_game(config.game.name, config.seats)
+        self.scheduler: Scheduler = scheduler or FairScheduler()
         self.specs = {b.name: b for b in config.bots}
         for bot in config.bots:
-            if store.register_bot(bot.name, bot.fingerprint(), bot.command):
-                self.on_note(f"bot {bot.name!r} changed since its last match (command or files); "
-                             "its rating carries on")
+            old = store.register_bot(bot.name, bot.fingerprint(), bot.command, self.rating_system.initial())
+            if old is not None:
+                self.on_note(f"bot {bot.name!r} changed since its last match (command or files): a new entry with "
+                             f"a fresh rating; the old version stays on the board as {old!r}")
         self.available = set(self.specs)
         self.timing = Timing(tables=config.tables)
+        outcomes = store.results()
+        self.evidence = Evidence.of(outcomes)
+        if store.rating_system() != self.rating_system.describe():
+            self._rate_again(outcomes)
         self.ratings: dict[str, Rating] = store.ratings()
+        self.open_pairs: int | None = None
+        self._decided = False
         self.played: dict[str, int] = store.played()
         self.count = store.match_count()
         self._deals: dict[int, _DealSet] = {
@@ -234,10 +266,45 @@ class Ladder:
             for name in gone:
                 self._replace(name)
 
+    def _rate_again(self, outcomes: Sequence[Outcome]) -> None:
+        """Rate every stored match again, in order, with this ladder's rating system (an older database)."""
+        system = self.rating_system
+        ratings = {name: system.initial() for name in self.store.ratings()}
+        for outcome in outcomes:
+            before = [ratings.get(name, system.initial()) for name in outcome.bots]
+            try:
+                after = system.rate(before, outcome.places)
+            except RatingError:
+                continue
+            ratings.update(zip(outcome.bots, after, strict=True))
+        self.store.set_ratings(ratings, system.describe())
+        if outcomes:
+            self.on_note(f"the {len(outcomes)} stored matches were rated again ({system.describe()})")
+
     @property
     def done(self) -> bool:
-        """Return whether the match budget is spent (a ladder with no match budget is never done)."""
-        return self.config.matches is not None and self.count >= self.config.matches
+        """Return whether the match budget is spent or every pair is decided (no budget: never done)."""
+        if self._decided or (self.config.matches is not None and self.count >= self.config.matches):
+            return True
+        verdicts = self.verdicts()
+        return bool(verdicts) and all(verdict.decided for _, verdict in verdicts)
+
+    def verdicts(self) -> list[tuple[tuple[str, str], Verdict]]:
+        """Return the sequential test's verdict on every pair that must be decided (``until_decided`` only).
+
+        The pairs are ``config.pairs``, or the neighbours in the order of the bots of the list by the batch
+        fit over the stored matches (bots without matches last: their pairs are open).
+        """
+        test = self.config.until_decided
+        if test is None:
+            return []
+        if self.config.pairs is not None:
+            pairs = list(self.config.pairs)
+        else:
+            fitted = [b for b in point_order(self.evidence) if b in self.available]
+            order = fitted + sorted(self.available - set(fitted))
+            pairs = list(itertools.pairwise(order))
+        return [((a, b), test.verdict(self.evidence.paired(a, b))) for a, b in pairs]
 
     # ------------------------------------------------------------------------------------------ planning
 
@@ -259,20 +326,33 @@ class Ladder:
                     if rotation not in deal.done and (index, rotation) not in self._busy:
                         self._busy.add((index, rotation))
                         return deal, rotation
-            deal = self._plan()
+            planned = self._plan()
+            if planned is None:
+                return None
+            deal = planned
             self._busy.add((deal.deal, 0))
             return deal, 0
         finally:
             self.timing.scheduling += time.perf_counter() - began
 
-    def _plan(self) -> _DealSet:
+    def _plan(self) -> _DealSet | None:
+        """Plan the next deal set, or return ``None`` when every pair that must be decided is decided."""
         index = self._next_deal
         pool = sorted(self.available)
         if len(pool) < self.config.seats:
             raise LadderError(f"only {len(pool)} bots are left that start ({', '.join(pool)}); "
                               f"{self.config.seats} seats cannot be filled")
+        decided: set[frozenset[str]] = set()
+        if self.config.until_decided is not None:
+            verdicts = self.verdicts()
+            decided = {frozenset(pair) for pair, verdict in verdicts if verdict.decided}
+            self.open_pairs = len(verdicts) - len(decided)
+            if self.open_pairs == 0:
+                self._decided = True
+                return None
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
-        group = choose_group(pool, self.ratings, self.played, self.config.seats, rng)
+        group = self.scheduler.next_group(FieldState(pool, self.ratings, self.played, decided),
+                                          self.config.seats, rng)
         planned = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
         deal = _DealSet(planned.deal, planned.seed, list(planned.bots), set())
         self._deals[index] = deal
@@ -404,9 +484,11 @@ class Ladder:
         self.timing.in_matches += seconds
 
         began = time.perf_counter()
-        before = [self.ratings.get(name, Rating()) for name in seating]
+        before = [self.ratings.get(name, self.rating_system.initial()) for name in seating]
+        places = tuple(None if seat in record.benched else place
+                       for seat, place in enumerate(record.ranking_places()))
         try:
-            after = rate(before, record.ranking_places())
+            after = self.rating_system.rate(before, places)
         except RatingError as exc:
             self.on_note(f"match d{deal.deal}r{rotation} is stored unrated: {exc}")
             after = before
@@ -418,6 +500,7 @@ class Ladder:
                                            replay_format.from_record(record))
         self.timing.storing += time.perf_counter() - rated
         self.ratings.update(new)
+        self.evidence.add(Outcome(deal.deal, rotation, tuple(seating), places))
         for name in seating:
             self.played[name] = self.played.get(name, 0) + 1
         deal.done.add(rotation)
@@ -442,7 +525,8 @@ class Ladder:
         leader, rating = self.leader()
         self.on_progress(Progress(
             done=self.count, planned=self.config.matches, started=self._started, this_run=self._this_run,
-            leader=leader, leader_rating=rating, last_match=match_id, deadline=self._deadline))
+            leader=leader, leader_rating=rating, last_match=match_id, open_pairs=self.open_pairs,
+            deadline=self._deadline))
 
 
 def ladder_table(server: ArenaServer, config: LadderConfig, index: int) -> Table:

@@ -1,114 +1,188 @@
-"""TrueSkill ratings (the ``trueskill`` library) and the choice of who plays whom next.
+"""Rating systems behind one interface; TrueSkill is the ladder's (DESIGN.md "Ladder").
 
-A match is rated once, from its places (lowest total first, equal totals tie, a benched seat last): one
-``rate()`` call per match, never per decision (about 1 ms at 4 seats).
+A match is rated once, from its places (lowest total first, equal totals tie): one ``rate()`` call per match,
+never per decision (about 1 ms at 4 seats). A benched seat (played by the defaults after too many faults) is
+given the place ``None``: it is rated as losing to every seat that finished, and never compared with another
+benched seat (two crashed programs say nothing about each other).
 
 TrueSkill chains the seats in order of place, so of two tied seats the one written first would get a
-slightly different update than the other. :func:`rate` removes that: when places are shared it rates the
-match once per rotation of every tied group and averages, so tied seats that started equal end equal, and
-no bot's update depends on the seat it sat in.
+slightly different update than the other. :meth:`TrueSkillSystem.rate` removes that: when places are shared it
+rates the match once per rotation of every tied group and averages, so tied seats that started equal end
+equal, and no bot's update depends on the seat it sat in.
+
+For programs that do not change, the dynamics factor ``tau`` is 0: with TrueSkill's default (sigma / 100)
+sigma never falls below about 0.7 and the rating becomes a moving average of the last ~140 matches, so the
+same matches fed in another order gave another board most of the time (issue 12). ``tau > 0`` is an option
+for bots that learn. ``draw_probability`` is the rate of shared places measured per game and seat count
+(:data:`DRAW_PROBABILITY`, printed by ``benchmarks/draws.py``), not TrueSkill's 10%.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import trueskill
 
-ENV = trueskill.TrueSkill(draw_probability=0.10)
-"""The rating environment: TrueSkill's defaults (mu 25, sigma 25/3), ties expected one time in ten."""
+MU = 25.0
+SIGMA = MU / 3
+BETA = SIGMA / 2
 
-MAX_CANDIDATE_GROUPS = 24
-"""Groups whose match quality is computed per choice; more would cost ladder time for little gain."""
+DRAW_PROBABILITY: dict[tuple[str, int], float] = {
+    # game, seats -> share of neighbouring places (in the final order) that were shared, measured by
+    # benchmarks/draws.py over 3,000 matches a configuration of the bundled bots
+    ("cabanga", 3): 0.028, ("cabanga", 4): 0.044, ("cabanga", 5): 0.065, ("cabanga", 6): 0.086,
+    ("lama", 2): 0.009, ("lama", 3): 0.018, ("lama", 4): 0.025, ("lama", 5): 0.034, ("lama", 6): 0.047,
+}
+"""The draw probability TrueSkill is given for a game and seat count: how often two seats next to each other
+in a match's final order share their place."""
+
+DEFAULT_DRAW_PROBABILITY = 0.05
+"""For a game and seat count not in :data:`DRAW_PROBABILITY`."""
 
 
 @dataclass(frozen=True, slots=True)
 class Rating:
     """A bot's skill estimate: mean ``mu`` and uncertainty ``sigma``."""
 
-    mu: float = ENV.mu
-    sigma: float = ENV.sigma
+    mu: float = MU
+    sigma: float = SIGMA
 
     @property
     def conservative(self) -> float:
-        """Return mu - 3 sigma: the skill the bot has with high confidence (the leaderboard's order)."""
+        """Return mu - 3 sigma: the skill the bot has with high confidence."""
         return self.mu - 3 * self.sigma
-
-    def _ts(self) -> trueskill.Rating:
-        return ENV.create_rating(self.mu, self.sigma)
 
 
 class RatingError(ArithmeticError):
-    """TrueSkill could not rate a match (an upset too unlikely for its floating-point arithmetic)."""
+    """A rating system could not rate a match (an upset too unlikely for its floating-point arithmetic)."""
 
 
-def rate(ratings: Sequence[Rating], places: Sequence[int]) -> list[Rating]:
-    """Return the ratings after a match in which seat i (rated ``ratings[i]``) took place ``places[i]``.
-
-    Places start at 1; equal places are a tie, rated as a draw between those seats. Raises ValueError when
-    the lengths differ or there are fewer than two, and :class:`RatingError` when TrueSkill's arithmetic
-    fails (a result far too unlikely for the ratings: the caller keeps the old ratings).
-    """
-    if len(ratings) != len(places) or len(ratings) < 2:
-        raise ValueError(f"need one place per rating and two or more seats, got {len(ratings)} and {len(places)}")
-    groups: dict[int, list[int]] = {}
-    # within a place, seats in order of rating (then seat): the same ratings and places give the same
-    # updates whatever the seating
-    for seat in sorted(range(len(places)), key=lambda s: (places[s], ratings[s].mu, ratings[s].sigma, s)):
-        groups.setdefault(places[seat], []).append(seat)
-    runs = math.lcm(*(len(g) for g in groups.values()))
-    mus: list[list[float]] = [[] for _ in ratings]
-    sigmas: list[list[float]] = [[] for _ in ratings]
-    for shift in range(runs):
-        # every tied group rotated by ``shift``: over all runs each tied seat takes every position equally often
-        order = [group[(i + shift) % len(group)] for group in groups.values() for i in range(len(group))]
-        try:
-            rated = ENV.rate([(ratings[s]._ts(),) for s in order], ranks=[places[s] - 1 for s in order])
-        except FloatingPointError as exc:
-            raise RatingError(f"TrueSkill cannot rate places {list(places)}: {exc}") from None
-        for seat, (new,) in zip(order, rated, strict=True):
-            mus[seat].append(float(new.mu))
-            sigmas[seat].append(float(new.sigma))
-    return [Rating(math.fsum(m) / runs, math.fsum(s) / runs) for m, s in zip(mus, sigmas, strict=True)]
+Places = Sequence[int | None]
+"""Each seat's place (1 = best, equal places tie), or ``None`` for a benched seat."""
 
 
-def quality(ratings: Sequence[Rating]) -> float:
-    """Return TrueSkill's match quality of these ratings meeting (0..1; higher is closer to a draw)."""
-    return float(ENV.quality([(r._ts(),) for r in ratings]))
+class RatingSystem(Protocol):
+    """What the ladder needs of a rating model: a first rating, and the ratings after a match."""
+
+    def initial(self) -> Rating:
+        """Return the rating of a bot that has not played."""
+        ...
+
+    def rate(self, ratings: Sequence[Rating], places: Places) -> list[Rating]:
+        """Return the ratings after a match in which seat i (rated ``ratings[i]``) took place ``places[i]``.
+
+        Raises ValueError for bad arguments and :class:`RatingError` when the match cannot be rated.
+        """
+        ...
+
+    def describe(self) -> str:
+        """Return the settings that change ratings; a database rated with other settings is rated again."""
+        ...
 
 
-def choose_group(
-    bots: Sequence[str],
-    ratings: Mapping[str, Rating],
-    played: Mapping[str, int],
-    seats: int,
-    rng: random.Random,
-) -> list[str]:
-    """Return ``seats`` distinct bots to play the next deal set.
+def draw_probability(game: str, seats: int) -> float:
+    """Return the measured draw probability of ``game`` at ``seats`` seats (:data:`DRAW_PROBABILITY`)."""
+    return DRAW_PROBABILITY.get((game, seats), DEFAULT_DRAW_PROBABILITY)
 
-    The most uncertain bot (highest sigma, then fewest matches, then name) always plays, so every bot plays
-    often and unsettled ratings are tested first; the others are the group of best match quality among a
-    bounded random sample of candidate groups. Deterministic for the same inputs and ``rng`` state.
-    Raises ValueError when there are fewer bots than seats.
-    """
-    if len(bots) < seats:
-        raise ValueError(f"{len(bots)} bots cannot fill {seats} seats")
-    default = Rating()
-    order = sorted(bots, key=lambda b: (-ratings.get(b, default).sigma, played.get(b, 0), b))
-    anchor, rest = order[0], sorted(order[1:])
-    if len(rest) == seats - 1:
-        return [anchor, *rest]
-    if math.comb(len(rest), seats - 1) > MAX_CANDIDATE_GROUPS:
-        candidates: set[tuple[str, ...]] = set()
-        while len(candidates) < MAX_CANDIDATE_GROUPS:  # sampled without listing every combination
-            candidates.add(tuple(sorted(rng.sample(rest, seats - 1))))
-        combos = sorted(candidates)
-    else:
-        combos = list(itertools.combinations(rest, seats - 1))
-    best = max(combos, key=lambda c: (quality([ratings.get(b, default) for b in (anchor, *c)]),
-                                      -sum(played.get(b, 0) for b in c)))
-    return [anchor, *best]
+
+class TrueSkillSystem:
+    """TrueSkill (the ``trueskill`` library) with ties and benched seats handled as the module says."""
+
+    def __init__(self, *, draw_probability: float = DEFAULT_DRAW_PROBABILITY, tau: float = 0.0) -> None:
+        if not 0.0 <= draw_probability < 1.0:
+            raise ValueError(f"draw probability must be in [0, 1), not {draw_probability}")
+        if tau < 0:
+            raise ValueError(f"tau must be 0 or more, not {tau}")
+        self.draw_probability = draw_probability
+        self.tau = tau
+        self.env = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=tau, draw_probability=draw_probability)
+
+    @classmethod
+    def for_game(cls, game: str, seats: int, *, tau: float = 0.0) -> TrueSkillSystem:
+        """Return the system for ``game`` at ``seats`` seats, with its measured draw probability."""
+        return cls(draw_probability=draw_probability(game, seats), tau=tau)
+
+    def initial(self) -> Rating:
+        return Rating()
+
+    def describe(self) -> str:
+        return f"trueskill mu={MU:g} sigma={SIGMA:.4f} beta={BETA:.4f} tau={self.tau:g} draw={self.draw_probability:g}"
+
+    def rate(self, ratings: Sequence[Rating], places: Places) -> list[Rating]:
+        if len(ratings) != len(places) or len(ratings) < 2:
+            raise ValueError(f"need one place per rating and two or more seats, got {len(ratings)} and {len(places)}")
+        finished = [s for s, p in enumerate(places) if p is not None]
+        benched = [s for s, p in enumerate(places) if p is None]
+        if any(p is not None and p < 1 for p in places):
+            raise ValueError(f"places start at 1, got {list(places)}")
+        if not finished or len(finished) + min(1, len(benched)) < 2:
+            return list(ratings)  # nobody finished, or one seat alone: nothing was compared
+        after = list(ratings)
+        if not benched:
+            return self._rate_chain(ratings, places, finished, [])
+        # the finishers: rated above the benched seats, whose order among themselves is rotated and averaged
+        whole = self._rate_chain(ratings, places, finished, benched)
+        for s in finished:
+            after[s] = whole[s]
+        # each benched seat: below every finisher, compared with no other benched seat
+        for b in benched:
+            after[b] = self._rate_chain(ratings, places, finished, [b])[b]
+        return after
+
+    def _rate_chain(self, ratings: Sequence[Rating], places: Places, finished: Sequence[int],
+                    benched: Sequence[int]) -> list[Rating]:
+        """Rate ``finished`` by place then ``benched`` below them, averaging over rotations of equal ranks.
+
+        Tied finishers are rotated within their place; benched seats take distinct last places, rotated, so
+        every order of them weighs the same.
+        """
+        groups: dict[int, list[int]] = {}
+        # within a place, seats in order of rating (then seat): the same ratings and places give the same
+        # updates whatever the seating
+        for seat in sorted(finished, key=lambda s: (places[s], ratings[s].mu, ratings[s].sigma, s)):
+            place = places[seat]
+            assert place is not None
+            groups.setdefault(place, []).append(seat)
+        tail = sorted(benched, key=lambda s: (ratings[s].mu, ratings[s].sigma, s))
+        runs = math.lcm(*(len(g) for g in groups.values()), max(1, len(tail)))
+        seats = [*finished, *tail]
+        mus: dict[int, list[float]] = {s: [] for s in seats}
+        sigmas: dict[int, list[float]] = {s: [] for s in seats}
+        for shift in range(runs):
+            order = [group[(i + shift) % len(group)] for group in groups.values() for i in range(len(group))]
+            ranks = [len([p for p in groups if p < (places[s] or 0)]) for s in order]
+            rotated = [tail[(i + shift) % len(tail)] for i in range(len(tail))]
+            order += rotated
+            ranks += [len(groups) + i for i in range(len(rotated))]
+            try:
+                rated = self.env.rate([(self.env.create_rating(ratings[s].mu, ratings[s].sigma),) for s in order],
+                                      ranks=ranks)
+            except FloatingPointError as exc:
+                raise RatingError(f"TrueSkill cannot rate places {list(places)}: {exc}") from None
+            for seat, (new,) in zip(order, rated, strict=True):
+                mus[seat].append(float(new.mu))
+                sigmas[seat].append(float(new.sigma))
+        out = list(ratings)
+        for s in seats:
+            out[s] = Rating(math.fsum(mus[s]) / runs, math.fsum(sigmas[s]) / runs)
+        return out
+
+
+def win_probability(a: Rating, b: Rating) -> float:
+    """Return the probability that ``a`` finishes ahead of ``b`` (TrueSkill's performance model, no draws)."""
+    spread = math.sqrt(2 * BETA**2 + a.sigma**2 + b.sigma**2)
+    return 0.5 * math.erfc(-(a.mu - b.mu) / spread / math.sqrt(2))
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One stored match as the ratings see it: its deal set and rotation, the bots by seat, their places."""
+
+    deal: int
+    rotation: int
+    bots: tuple[str, ...]
+    places: tuple[int | None, ...]
+    """Each seat's place, ``None`` for a benched seat."""

@@ -1,5 +1,10 @@
 """The ladder's SQLite file: bots, deal sets, matches, seats, faults, ratings, replays.
 
+A bot is its name and its fingerprint (its command and files): when the program behind a name changes, the
+old version is kept under a marked name ("greedy (old 1a2b)", retired) with all its matches, and the name
+gets a new entry with a fresh rating. Schema 1 databases (one entry per name) are upgraded in place when
+opened for writing; nothing stored is lost.
+
 One transaction per finished match, so a ladder killed at any moment (kill -9 included) loses no finished
 match and never stores one twice. WAL mode lets ``arena leaderboard`` read while a ladder writes. A store
 opened for writing holds an exclusive lock (``flock``) on the file until it is closed or its process dies,
@@ -22,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from arena import replay as replay_format
-from arena.ratings import Rating
+from arena.ratings import Outcome, Rating
 from arena.referee import MatchRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LATENCY_BUCKET_BASE = 1.05
 """Decision latencies are kept per bot as a histogram of buckets 5% wide (median and p99 within 5%)."""
 
@@ -33,12 +38,14 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL UNIQUE,         -- as shown: the bot list's name, or "NAME (old FINGERPRINT)" when retired
     fingerprint TEXT NOT NULL,
     command TEXT NOT NULL,
     mu REAL NOT NULL,
     sigma REAL NOT NULL,
-    added_at REAL NOT NULL
+    added_at REAL NOT NULL,
+    base TEXT,                         -- the name in the bot list (schema 2)
+    retired INTEGER NOT NULL DEFAULT 0 -- 1 for a version that a changed program replaced (schema 2)
 );
 CREATE TABLE IF NOT EXISTS deals (
     deal INTEGER PRIMARY KEY,
@@ -194,6 +201,7 @@ class Store:
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")  # durable at each commit in WAL mode
                 self.db.executescript(SCHEMA)
+                self._upgrade()
             elif not tables:
                 raise StoreError(f"{where} holds no ladder yet")
             version = self._meta("schema")
@@ -209,6 +217,18 @@ class Store:
         except BaseException:
             self.close()
             raise
+
+    def _upgrade(self) -> None:
+        """Bring a schema 1 database to schema 2: bots get their list name and a retired flag."""
+        columns = {str(row[1]) for row in self.db.execute("PRAGMA table_info(bots)")}
+        with self.transaction() as db:
+            if "base" not in columns:
+                db.execute("ALTER TABLE bots ADD COLUMN base TEXT")
+            if "retired" not in columns:
+                db.execute("ALTER TABLE bots ADD COLUMN retired INTEGER NOT NULL DEFAULT 0")
+            db.execute("UPDATE bots SET base = name WHERE base IS NULL")
+            if self._meta("schema") is not None:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
     def _lock(self) -> None:
         # flock, not fcntl: SQLite's own locks are fcntl locks on the same file, and the two never interact on
@@ -307,19 +327,47 @@ class Store:
         raw = self._meta("sandbox")
         return [str(level) for level in json.loads(raw)] if raw is not None else []
 
-    def register_bot(self, name: str, fingerprint: str, command: Sequence[str]) -> bool:
-        """Add a bot, or update its fingerprint; return whether its command or files changed since."""
-        row = self.db.execute("SELECT fingerprint FROM bots WHERE name = ?", (name,)).fetchone()
+    def register_bot(self, name: str, fingerprint: str, command: Sequence[str],
+                     initial: Rating | None = None) -> str | None:
+        """Make ``name`` stand for the program with ``fingerprint``; return the retired name of its old version.
+
+        When the program changed since its last ladder run, its old entry is kept, with its matches, under
+        "NAME (old FINGERPRINT)", and ``name`` becomes a new entry rated ``initial`` (or takes back an entry of
+        the same fingerprint retired before). Returns ``None`` when nothing changed or the bot is new.
+        """
+        initial = initial or Rating()
+        row = self.db.execute("SELECT id, fingerprint FROM bots WHERE name = ?", (name,)).fetchone()
+        retired: str | None = None
         with self.transaction() as db:
-            if row is None:
-                db.execute("INSERT INTO bots (name, fingerprint, command, mu, sigma, added_at) "
-                           "VALUES (?, ?, ?, ?, ?, ?)",
-                           (name, fingerprint, json.dumps(list(command)), Rating().mu, Rating().sigma, time.time()))
+            if row is not None and row[1] == fingerprint:
+                db.execute("UPDATE bots SET command = ? WHERE id = ?", (json.dumps(list(command)), row[0]))
+                return None
+            if row is not None:
+                retired = self._retired_name(name, str(row[1]))
+                db.execute("UPDATE bots SET name = ?, retired = 1 WHERE id = ?", (retired, row[0]))
+            back = db.execute("SELECT id FROM bots WHERE base = ? AND fingerprint = ? AND retired = 1",
+                              (name, fingerprint)).fetchone()
+            if back is not None:
+                db.execute("UPDATE bots SET name = ?, retired = 0, command = ? WHERE id = ?",
+                           (name, json.dumps(list(command)), back[0]))
             else:
-                db.execute("UPDATE bots SET fingerprint = ?, command = ? WHERE name = ?",
-                           (fingerprint, json.dumps(list(command)), name))
+                db.execute("INSERT INTO bots (name, fingerprint, command, mu, sigma, added_at, base, retired) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                           (name, fingerprint, json.dumps(list(command)), initial.mu, initial.sigma, time.time(),
+                            name))
         self._ids.clear()
-        return row is not None and bool(row[0] != fingerprint)
+        return retired
+
+    def _retired_name(self, name: str, fingerprint: str) -> str:
+        taken = {str(n) for (n,) in self.db.execute("SELECT name FROM bots")}
+        for width in range(min(4, len(fingerprint)), len(fingerprint) + 1):
+            label = f"{name} (old {fingerprint[:width]})"
+            if label not in taken:
+                return label
+        count = 2
+        while f"{name} (old {fingerprint} #{count})" in taken:
+            count += 1
+        return f"{name} (old {fingerprint} #{count})"
 
     def _bot_ids(self) -> dict[str, int]:
         if not self._ids:
@@ -329,6 +377,37 @@ class Store:
     def ratings(self) -> dict[str, Rating]:
         """Return every bot's current rating."""
         return {name: Rating(mu, sigma) for name, mu, sigma in self.db.execute("SELECT name, mu, sigma FROM bots")}
+
+    def rating_system(self) -> str | None:
+        """Return the settings of the rating system that rated the stored matches (``None``: unknown)."""
+        return self._meta("rating")
+
+    def set_ratings(self, ratings: dict[str, Rating], system: str) -> None:
+        """Store every bot's current rating as rated by ``system`` (after rating the stored matches again)."""
+        with self.transaction() as db:
+            db.executemany("UPDATE bots SET mu = ?, sigma = ? WHERE name = ?",
+                           [(r.mu, r.sigma, name) for name, r in ratings.items()])
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('rating', ?)", (system,))
+
+    def results(self) -> list[Outcome]:
+        """Return every stored match by deal set and rotation: its bots by seat and their places (benched: None)."""
+        outcomes: list[Outcome] = []
+        current: tuple[int, int] | None = None
+        bots: list[str] = []
+        places: list[int | None] = []
+        for deal, rotation, name, place, benched in self.db.execute(
+                "SELECT m.deal, m.rotation, b.name, s.place, s.benched FROM matches m "
+                "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+                "ORDER BY m.deal, m.rotation, s.seat"):
+            if (deal, rotation) != current:
+                if current is not None:
+                    outcomes.append(Outcome(current[0], current[1], tuple(bots), tuple(places)))
+                current, bots, places = (int(deal), int(rotation)), [], []
+            bots.append(str(name))
+            places.append(None if benched else int(place))
+        if current is not None:
+            outcomes.append(Outcome(current[0], current[1], tuple(bots), tuple(places)))
+        return outcomes
 
     def played(self) -> dict[str, int]:
         """Return how many stored matches each bot has played."""

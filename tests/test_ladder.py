@@ -28,17 +28,18 @@ from click.testing import CliRunner
 import arena.ladder as ladder_module
 from arena.cli import main
 from arena.deals import DealKey
+from arena.estimate import SequentialTest, Verdict
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.launcher import BotSpec, LaunchError
-from arena.ratings import Rating, rate
+from arena.ratings import Rating, TrueSkillSystem
 from arena.referee import LocalSeat, random_seat
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
-BOARD_COLUMNS = ["rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "mean_points", "faults",
-                 "median_ms", "p99_ms"]
+BOARD_COLUMNS = ["rank", "bot", "ranks", "estimate", "low", "high", "matches", "decided", "mu", "sigma",
+                 "conservative", "raw_wins", "raw_points", "faults", "median_ms", "p99_ms"]
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -98,19 +99,22 @@ def seeds(db: Path) -> list[tuple[int, int, int]]:
 def board(db: Path) -> list[dict[str, Any]]:
     result = arena("leaderboard", "--db", db, "--json")
     assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    return [row for row in map(json.loads, result.stdout.splitlines()) if "pair" not in row]
 
 
 def recomputed_ratings(db: Path) -> dict[str, Rating]:
     """Rate every stored match again, in the order stored, from fresh ratings."""
     ratings: dict[str, Rating] = {}
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        ladder = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'ladder'").fetchone()[0])
+        system = TrueSkillSystem.for_game(ladder["game"], ladder["seats"])
         names = dict(conn.execute("SELECT id, name FROM bots"))
         for (match_id,) in conn.execute("SELECT id FROM matches ORDER BY id").fetchall():
-            seated = conn.execute("SELECT bot_id, place FROM seats WHERE match_id = ? ORDER BY seat",
+            seated = conn.execute("SELECT bot_id, place, benched FROM seats WHERE match_id = ? ORDER BY seat",
                                   (match_id,)).fetchall()
-            bots = [names[bot_id] for bot_id, _ in seated]
-            after = rate([ratings.get(b, Rating()) for b in bots], [place for _, place in seated])
+            bots = [names[bot_id] for bot_id, _, _ in seated]
+            after = system.rate([ratings.get(b, Rating()) for b in bots],
+                                [None if benched else place for _, place, benched in seated])
             ratings.update(zip(bots, after, strict=True))
     return ratings
 
@@ -296,6 +300,56 @@ def test_a_bot_gone_from_the_list_gives_its_unfinished_seats_away(
     assert all("a" not in d.bots for d in store.deals())
 
 
+def test_a_bot_whose_files_change_gets_a_new_entry_and_the_old_one_stays(
+        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    names = ["a", "b", "c", "d"]
+    store = run_fake(tmp_path / "v.db", fake_config(names, 4, matches=8))
+    before = store.ratings()["a"]
+    store.close()
+    config = fake_config(names, 4, matches=16)
+    config.bots[0] = BotSpec("a", ("fake", "a", "version 2"), ROOT)  # another command: another fingerprint
+    notes: list[str] = []
+    store = run_fake(tmp_path / "v.db", config, notes)
+    old = f"a (old {fake_config(names, 4).bots[0].fingerprint()[:4]})"
+    assert any(old in note and "fresh rating" in note for note in notes)
+    ratings, played = store.ratings(), store.played()
+    assert ratings[old] == before and played[old] == 8  # the old version keeps its rating and matches
+    assert played["a"] == 8 and ratings["a"] != before  # the new one started afresh
+    assert old in store.results()[0].bots
+    store.close()
+
+
+def test_a_database_rated_by_other_settings_is_rated_again(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    path = tmp_path / "old.db"
+    store = run_fake(path, fake_config(["a", "b", "c", "d"], 4, matches=12))
+    fresh = store.ratings()
+    store.set_ratings(dict.fromkeys(fresh, Rating(1.0, 1.0)), "trueskill of an older arena, tau 0.0833")
+    store.close()
+    notes: list[str] = []
+    store = Store(path)
+    Ladder(fake_config(["a", "b", "c", "d"], 4, matches=12), store, on_note=notes.append)
+    assert any("12 stored matches were rated again" in note for note in notes)
+    for name, rating in recomputed_ratings(path).items():
+        assert store.ratings()[name].mu == pytest.approx(rating.mu)
+        assert fresh[name].mu == pytest.approx(rating.mu)
+    store.close()
+
+
+def test_a_ladder_until_decided_stops_when_every_neighbour_pair_is_decided(
+        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+    test = SequentialTest(zone=0.45, alpha=0.05, beta=0.05)  # random players are equal: a wide zone ends soon
+    progress: list[Progress] = []
+    store = run_fake(tmp_path / "d.db", fake_config(["a", "b", "c", "d", "e"], 4, matches=2000, until_decided=test),
+                     progress=progress)
+    count = store.match_count()
+    assert 0 < count < 2000 and count % 4 == 0  # stopped by the test, with whole deal sets
+    assert progress[-1].open_pairs == 1  # as of the last deal set planned; then none were open
+    ladder = Ladder(fake_config(["a", "b", "c", "d", "e"], 4, matches=2000, until_decided=test), store)
+    assert all(verdict is Verdict.EQUAL for _, verdict in ladder.verdicts()) and len(ladder.verdicts()) == 4
+    assert ladder.done
+    store.close()
+
+
 def test_progress_reports_every_match_with_the_leader(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
     progress: list[Progress] = []
     store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c"], 3, matches=6, tables=2), progress=progress)
@@ -342,7 +396,7 @@ def test_a_lama_ladder_ranks_strong_medium_random_in_order(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     assert [r["bot"] for r in board(tmp_path / "lama.db")] == ["lama-steady", "lama-quitter", "lama-random"]
     assert "45 matches played" in result.stderr
-    assert result.stdout.splitlines()[0].split()[:2] == ["rank", "bot"]  # the final table
+    assert result.stdout.splitlines()[0].split()[:3] == ["rank", "ranks", "bot"]  # the final table
 
 
 def test_the_same_ladder_gives_the_same_matches(cabanga_ladder: tuple[list[str], Path], tmp_path: Path) -> None:
@@ -415,12 +469,14 @@ def test_leaderboard_as_json_csv_and_text(cabanga_ladder: tuple[list[str], Path]
     _, db = cabanga_ladder
     code, out, _, _ = cli("leaderboard", "--db", db, "--json")
     assert code == 0
-    rows = [json.loads(line) for line in out.splitlines()]
+    rows = [row for row in map(json.loads, out.splitlines()) if "pair" not in row]
     assert [list(r) for r in rows] == [[*BOARD_COLUMNS, "sandbox"]] * 3
     # the isolation the ladder's bots ran under, as this machine gives it
     assert rows[0]["sandbox"] in ("strict", "jail", "limits+cgroups", "limits")
     assert [r["rank"] for r in rows] == [1, 2, 3]
-    assert sum(r["wins"] for r in rows) >= 30
+    assert sum(r["raw_wins"] for r in rows) >= 30
+    assert all(r["low"] <= r["estimate"] <= r["high"] for r in rows)
+    assert [r["estimate"] for r in rows] == sorted((r["estimate"] for r in rows), reverse=True)
     assert all(r["median_ms"] > 0 and r["p99_ms"] >= r["median_ms"] for r in rows)
     assert all(r["conservative"] == pytest.approx(r["mu"] - 3 * r["sigma"], abs=0.01) for r in rows)
 
@@ -435,7 +491,8 @@ def test_leaderboard_as_json_csv_and_text(cabanga_ladder: tuple[list[str], Path]
     assert code == 0
     assert out.startswith("cabanga, 3 seats, ladder seed 3") and "30 matches" in out.splitlines()[0]
     assert out.splitlines()[0].endswith(f"bots sandboxed: {rows[0]['sandbox']}")
-    assert out.splitlines()[1].split()[:2] == ["rank", "bot"]
+    assert out.splitlines()[1].split()[:3] == ["rank", "ranks", "bot"]
+    assert "neighbours (" in out
 
 
 def test_replay_shows_and_verifies_a_stored_match(cabanga_ladder: tuple[list[str], Path]) -> None:
@@ -533,3 +590,20 @@ def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(tmp_path:
         assert code == 0, err  # resumed: the same (stored) seed, not another ladder
         assert len(seeds(db)) == 6
     assert seeds_seen[0] != seeds_seen[1] and min(seeds_seen) > 1000
+
+
+def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
+    bots = write_bot_list(tmp_path / "bots.toml", ["lama-steady", "lama-random", "lama-quitter"])
+    result = arena("compare", "lama-random", "lama-steady", "--bots", bots, "--game", "lama", "--seats", "3",
+                   "--zone", "0.2", "-o", "rounds=1", "--tables", "2", "--db", tmp_path / "c.db")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("lama-steady is better (")
+    store = Store(tmp_path / "c.db", readonly=True)
+    try:
+        outcomes = store.results()
+    finally:
+        store.close()
+    assert all({"lama-steady", "lama-random", "lama-quitter"} == set(o.bots) for o in outcomes)  # a filler seat
+    assert len(outcomes) % 3 == 0 and len(outcomes) < 4000
+    code, _, err, exception = cli("compare", "lama-steady", "nobody", "--bots", bots, "--game", "lama")
+    assert_one_line_error(code, err, exception, "nobody")

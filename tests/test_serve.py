@@ -109,7 +109,8 @@ def cli_board(db: Path) -> list[dict[str, Any]]:
     result = arena("leaderboard", "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     # the isolation level is the ladder's, not a bot's: the pages show it with the settings (summary)
-    return [{k: v for k, v in json.loads(line).items() if k != "sandbox"} for line in result.stdout.splitlines()]
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    return [{k: v for k, v in row.items() if k != "sandbox"} for row in rows if "pair" not in row]
 
 
 def replay_totals(*source: str | Path) -> list[int]:
@@ -145,7 +146,7 @@ def test_the_api_gives_the_leaderboard_of_the_command(server: Server, ladder_db:
     rows = server.json("/api/board")["rows"]
     assert [{k: r[k] for k in c} for r, c in zip(rows, cli_board(ladder_db), strict=True)] == cli_board(ladder_db)
     for row in rows:
-        assert row["low"] <= row["mu"] <= row["high"]
+        assert row["low"] <= row["estimate"] <= row["high"]
 
 
 def test_bad_urls_and_ids_give_a_clear_404_page(server: Server) -> None:
@@ -260,7 +261,8 @@ def test_the_settings_show_the_isolation_level_when_stored_and_never_the_seed(
     source.backup(target)
     source.close()
     before = Reader(copy)
-    levels = {json.loads(line)["sandbox"] for line in arena("leaderboard", "--db", copy, "--json").stdout.splitlines()}
+    board = map(json.loads, arena("leaderboard", "--db", copy, "--json").stdout.splitlines())
+    levels = {row["sandbox"] for row in board if "pair" not in row}
     assert len(levels) == 1
     try:
         assert before.summary()["meta"] == {"sandbox": levels.pop()}
@@ -402,8 +404,8 @@ def test_browser_leaderboard_lists_every_bot_in_the_order_of_the_command(
     assert page.locator("#board svg.interval").count() == len(shown)
     assert "seats: 4" in page.inner_text("#settings") and "deadline" in page.inner_text("#settings")
     shot(page, "leaderboard")
-    page.click("#board th:has-text('points')")  # sortable: ascending mean points
-    points = page.eval_on_selector_all("#board tbody tr td:nth-child(9)", "cells => cells.map(c => +c.textContent)")
+    page.click("#board th:has-text('raw points')")  # sortable: ascending mean points
+    points = page.eval_on_selector_all("#board tbody tr td:nth-child(12)", "cells => cells.map(c => +c.textContent)")
     assert points == sorted(points)
 
 
@@ -465,7 +467,7 @@ def test_browser_head_to_head_bot_and_matches_pages(page: Any, server: Server, l
     assert page.locator("#latency rect").count() > 0 and page.locator("#deadline").count() == 1
     assert page.locator("#bot-matches tbody tr").count() == cli_board(ladder_db)[-1]["matches"]
     shot(page, "bot")
-    wins = {r["bot"]: r["wins"] for r in cli_board(ladder_db)}
+    wins = {r["bot"]: r["raw_wins"] for r in cli_board(ladder_db)}
     open_page(page, f"{server.url}/bot/{bots[0]}")
     page.click("button[data-filter='won']")
     page.wait_for_function(f"document.querySelectorAll('#bot-matches tbody tr').length === {wins[bots[0]]}")

@@ -183,3 +183,40 @@ def test_bad_files_are_a_store_error(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match=message):
             Store(path, readonly=readonly)
     assert junk.stat().st_size == 8192  # never touched
+
+
+def test_a_changed_program_is_a_new_entry_and_its_old_version_is_kept(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.record_match(0, 0, record((3, 1, 2)), BOTS, {"ann": Rating(30, 2)}, 0.1, {})
+    assert store.register_bot("ann", "fann", ["{python}", "ann"]) is None  # unchanged
+    old = store.register_bot("ann", "f2", ["{python}", "ann2"])
+    assert old == "ann (old fann)"
+    ratings = store.ratings()
+    assert ratings["ann"] == Rating() and ratings[old] == Rating(30, 2)  # fresh rating; the old one kept
+    assert store.played() == {"ann": 0, old: 1, "bob": 1, "cat": 1}
+    assert {o.bots for o in store.results()} == {(old, "bob", "cat")}  # its matches stay with the old version
+    # changed back: the first version takes its entry back, the second is retired in turn
+    assert store.register_bot("ann", "fann", ["{python}", "ann"]) == "ann (old f2)"
+    assert store.ratings()["ann"] == Rating(30, 2) and "ann (old fann)" not in store.ratings()
+    store.close()
+
+
+def test_a_schema_1_database_is_upgraded_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = new_store(path)
+    store.record_match(0, 0, record((3, 1, 2)), BOTS, {"ann": Rating(30, 2)}, 0.1, {"seed": 1})
+    store.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:  # what an arena of schema 1 wrote
+        db.execute("ALTER TABLE bots DROP COLUMN base")
+        db.execute("ALTER TABLE bots DROP COLUMN retired")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+        db.commit()
+    reader = Store(path, readonly=True)  # a reader needs no upgrade
+    assert [o.bots for o in reader.results()] == [BOTS]
+    reader.close()
+    store = Store(path)
+    assert store._meta("schema") == "2"
+    assert store.match_count() == 1 and store.replay(1) == {"seed": 1}
+    assert store.rating_system() is None  # rated by an older arena: the ladder rates it again
+    assert store.register_bot("ann", "new", ["{python}", "ann"]) == "ann (old fann)"
+    store.close()

@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from arena.board import build_board
+from arena.estimate import SequentialTest
 from arena.games import get_game
-from arena.store import LATENCY_BUCKET_BASE, BoardRow, Store, StoreError
+from arena.store import LATENCY_BUCKET_BASE, Store, StoreError
 
 log = logging.getLogger("arena.web")
 
@@ -61,21 +63,11 @@ class Withheld(LookupError):
 def board(store: Store) -> list[dict[str, Any]]:
     """Return the leaderboard, best first: the figures and order of ``arena leaderboard --json``.
 
-    This is the one place the web pages get the leaderboard from (the same library call as the command),
-    plus each bot's interval (:func:`interval`) for drawing.
+    This is the one place the web pages get the leaderboard from: the same library call as the command
+    (:func:`arena.board.build_board`, with the sequential test's defaults), whose rows carry each bot's 95%
+    interval (``low``, ``high``) for drawing.
     """
-    rows = []
-    for row in store.leaderboard():
-        data = row.to_json()
-        low, high = interval(row)
-        data["low"], data["high"] = round(low, 3), round(high, 3)
-        rows.append(data)
-    return rows
-
-
-def interval(row: BoardRow) -> tuple[float, float]:
-    """Return the interval drawn for a bot: mu -/+ 3 sigma (its low end is the rating it is ranked by)."""
-    return row.mu - 3 * row.sigma, row.mu + 3 * row.sigma
+    return [line.to_json() for line in build_board(store, SequentialTest()).lines]
 
 
 # ----------------------------------------------------------------------------------------------- caching

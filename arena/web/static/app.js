@@ -132,13 +132,14 @@ function settingsLine(summary) {
 // --- leaderboard -------------------------------------------------------------------------------------
 function intervalCell(row, lo, hi) {
   const width = 220, height = 16, pad = 4;
-  const x = (v) => pad + (hi > lo ? (v - lo) / (hi - lo) : 0.5) * (width - 2 * pad);
   const s = svg("svg", {width, height, class: "interval"});
+  if (row.estimate === null) return s;  // no match yet
+  const x = (v) => pad + (hi > lo ? (v - lo) / (hi - lo) : 0.5) * (width - 2 * pad);
   s.append(svg("line", {x1: x(row.low), x2: x(row.high), y1: 8, y2: 8, stroke: "#2f5fd0", "stroke-width": 3,
                         "stroke-linecap": "round"}));
-  s.append(svg("circle", {cx: x(row.mu), cy: 8, r: 4, fill: "#1d2330"}));
+  s.append(svg("circle", {cx: x(row.estimate), cy: 8, r: 4, fill: "#1d2330"}));
   const title = svg("title", {});
-  title.textContent = `mu ${row.mu} (${row.low} .. ${row.high})`;
+  title.textContent = `estimate ${row.estimate} (95% interval ${row.low} .. ${row.high})`;
   s.append(title);
   return s;
 }
@@ -147,27 +148,32 @@ async function pageBoard() {
   const state = {key: "rank", desc: false};
   let data = null;
   state.redraw = () => {
-    const lo = Math.min(...data.rows.map((r) => r.low)), hi = Math.max(...data.rows.map((r) => r.high));
+    const fitted = data.rows.filter((r) => r.estimate !== null);
+    const lo = Math.min(...fitted.map((r) => r.low)), hi = Math.max(...fitted.map((r) => r.high));
     const columns = [
       {key: "rank", label: "rank", value: (r) => r.rank},
+      {key: "ranks", label: "ranks", value: (r) => r.rank, cell: (r) => r.ranks,
+       title: "the ranks the bot may hold: a range where it is not separated from a neighbour"},
       {key: "bot", label: "bot", cls: "bot", cell: (r) => botLink(r.bot), value: (r) => r.bot},
-      {key: "interval", label: "mu -/+ 3 sigma", cls: "left", cell: (r) => intervalCell(r, lo, hi),
-       value: (r) => r.mu},
-      {key: "mu", label: "mu", cell: (r) => fmt(r.mu, 2), value: (r) => r.mu},
-      {key: "sigma", label: "sigma", cell: (r) => fmt(r.sigma, 2), value: (r) => r.sigma},
-      {key: "conservative", label: "mu-3s", cell: (r) => fmt(r.conservative, 2), value: (r) => r.conservative,
-       title: "the rating bots are ranked by"},
+      {key: "interval", label: "estimate, 95% interval", cls: "left", cell: (r) => intervalCell(r, lo, hi),
+       value: (r) => r.estimate},
+      {key: "estimate", label: "estimate", cell: (r) => fmt(r.estimate, 2), value: (r) => r.estimate},
       {key: "matches", label: "matches", value: (r) => r.matches},
-      {key: "wins", label: "wins", value: (r) => r.wins},
-      {key: "mean_points", label: "points", cell: (r) => fmt(r.mean_points, 1), value: (r) => r.mean_points},
+      {key: "decided", label: "decided", cell: (r) => (r.decided ? "yes" : "no"), value: (r) => +r.decided},
+      {key: "mu", label: "TS mu", cell: (r) => fmt(r.mu, 2), value: (r) => r.mu},
+      {key: "sigma", label: "TS sigma", cell: (r) => fmt(r.sigma, 2), value: (r) => r.sigma},
+      {key: "raw_wins", label: "raw wins", value: (r) => r.raw_wins},
+      {key: "raw_points", label: "raw points", cell: (r) => fmt(r.raw_points, 1), value: (r) => r.raw_points},
       {key: "faults", label: "faults", value: (r) => r.faults},
       {key: "median_ms", label: "lat p50 ms", cell: (r) => fmt(r.median_ms, 2), value: (r) => r.median_ms},
       {key: "p99_ms", label: "lat p99 ms", cell: (r) => fmt(r.p99_ms, 2), value: (r) => r.p99_ms},
     ];
     main.replaceChildren(el("h1", {text: "Leaderboard"}), settingsLine(data.summary),
       sortableTable("board", columns, data.rows, state),
-      el("p", {class: "muted", text: `As of match ${data.at}. Ranked by mu - 3 sigma; wins count shared wins; ` +
-        "points are the mean final total; click a column to sort."}));
+      el("p", {class: "muted", text: `As of match ${data.at}. Ranked by a batch fit over every stored match (the ` +
+        "same matches in any order give the same board), with 95% intervals from a bootstrap over deal sets; " +
+        "TS mu and sigma are the online TrueSkill rating; raw wins and points are not adjusted for the " +
+        "opponents met; click a column to sort."}));
   };
   const load = async () => { data = await getFigure("/api/board", "the leaderboard"); state.redraw(); };
   await load();
@@ -378,8 +384,10 @@ async function pageBot() {
   const drawHead = async () => {
     const data = await getJSON("/api/bot/" + encodeURIComponent(name));
     const r = data.board;
-    const facts = r ? [["rank", r.rank], ["mu", fmt(r.mu, 2)], ["sigma", fmt(r.sigma, 2)], ["matches", r.matches],
-                       ["won", r.wins], ["lost", r.matches - r.wins], ["faulted matches", data.faulted],
+    const facts = r ? [["rank", r.rank + (r.ranks && r.ranks !== String(r.rank) ? ` (${r.ranks})` : "")],
+                       ["estimate", r.estimate === null ? "-" : `${fmt(r.estimate, 2)} (${fmt(r.low, 2)} .. ${fmt(r.high, 2)})`],
+                       ["TS mu", fmt(r.mu, 2)], ["TS sigma", fmt(r.sigma, 2)], ["matches", r.matches],
+                       ["won", r.raw_wins], ["lost", r.matches - r.raw_wins], ["faulted matches", data.faulted],
                        ["faults", r.faults], ["latency p50", fmt(r.median_ms, 2) + " ms"],
                        ["p99", fmt(r.p99_ms, 2) + " ms"]] : [];
     head.replaceChildren(
