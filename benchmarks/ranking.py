@@ -193,7 +193,7 @@ def main() -> None:
                "max_matches": max(stops) if stops else None,
                "right_at_stop": round(sum(right) / len(right), 3) if right else None,
                "right_at_budget": round(sum(r["right"] for r in results if not r["stopped"])
-                                        / max(1, runs - len(stops)), 3)}
+                                        / (runs - len(stops)), 3) if len(stops) < runs else None}
         print(json.dumps(row) if args.json else "  ".join(f"{k}={v}" for k, v in row.items()))
         return
     for i, at in enumerate(checkpoints):

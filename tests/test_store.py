@@ -220,3 +220,23 @@ def test_a_schema_1_database_is_upgraded_and_loses_nothing(tmp_path: Path) -> No
     assert store.rating_system() is None  # rated by an older arena: the ladder rates it again
     assert store.register_bot("ann", "new", ["{python}", "ann"]) == "ann (old fann)"
     store.close()
+
+
+def test_the_same_stored_matches_in_two_orders_give_the_same_board(tmp_path: Path) -> None:
+    from arena.board import build_board
+
+    matches = [(deal, rotation, (deal % 3 + rotation, (deal + 1) % 3 * rotation, 2)) for deal in range(12)
+               for rotation in range(3)]
+    boards = []
+    for name, order in (("a.db", matches), ("b.db", list(reversed(matches)))):
+        store = new_store(tmp_path / name)
+        for deal, rotation, totals in order:
+            seated = BOTS[rotation:] + BOTS[:rotation]
+            rec = record(totals)
+            rec.names = list(seated)
+            store.record_match(deal, rotation, rec, seated, {}, 0.1, {})
+        board = build_board(store, replicates=50)
+        boards.append(([(line.raw.bot, line.fit) for line in board.lines], board.pairs))
+        store.close()
+    assert boards[0] == boards[1]
+    assert all(fit is not None for _, fit in boards[0][0]) and len(boards[0][1]) == 2
