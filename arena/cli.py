@@ -20,6 +20,8 @@ import click
 
 from arena import replay as replay_format
 from arena.check import ask_again, check_bot
+from arena.cluster import ClusterError, RayExecutor
+from arena.executor import Executor
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
@@ -596,17 +598,20 @@ def print_board(rows: Sequence[BoardRow], fmt: str, *, sandbox: str | None = Non
 class ProgressPrinter:
     """Prints the ladder's live progress line on stderr: in place on a terminal, every 10 s otherwise."""
 
-    def __init__(self) -> None:
+    def __init__(self, where: Callable[[], str] | None = None) -> None:
         self.tty = sys.stderr.isatty()
         self.last = 0.0
         self.shown = False
+        self.where = where
+        """Says where the matches are played (a cluster's nodes and tables), at the end of the line."""
 
     def __call__(self, progress: Progress) -> None:
         planned = f"/{progress.planned}" if progress.planned is not None else ""
         eta = progress.eta_seconds
         eta_text = f", ETA {_duration(eta)}" if eta is not None else ""
+        where = f", {self.where()}" if self.where is not None else ""
         line = (f"matches {progress.done}{planned}, {progress.rate_per_hour:.0f}/h{eta_text}, "
-                f"leader {progress.leader} ({progress.leader_rating:.2f})")
+                f"leader {progress.leader} ({progress.leader_rating:.2f}){where}")
         now = time.monotonic()
         if self.tty:
             click.echo(f"\r\x1b[K{line}", nl=False, err=True)
@@ -645,8 +650,13 @@ def _duration(seconds: float) -> str:
               help="Stop when the database holds this many matches (a rerun resumes towards the same total).")
 @click.option("--hours", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Start no new match after this many hours of this run (matches being played finish).")
-@click.option("--tables", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
-              help="Matches played at once.")
+@click.option("--tables", type=click.IntRange(min=1), default=None, show_default="cores",
+              help="Matches played at once; with --cluster, across the cluster (default: its CPUs).")
+@click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
+              help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
+                   "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
+                   "table is a Ray actor with its own bot processes on its node. Every node needs arena and "
+                   "the bots at the paths of the bot list (a shared folder, or the same checkout).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
                    "database holds, or for a new ladder a secret random one (a known seed would let a bot "
@@ -661,7 +671,8 @@ def _duration(seconds: float) -> str:
 @sandbox_option
 @throw_window_option
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
-           tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
+           tables: int | None, cluster: str | None, seed: int | None, db_path: Path, options: tuple[str, ...],
+           deadline: float, time_bank: float,
            max_faults: int, log_dir: Path | None, sandbox_mode: str, throw_window_ms: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
@@ -674,8 +685,11 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     game, opts, bots = game_and_bots(game_name, options, bots_path)
     if matches is None and hours is None and bots_path is None:
         matches = DEFAULT_LADDER_MATCHES
-    sandbox = pick_sandbox(sandbox_mode)
-    config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables,
+    # on a cluster each node picks its own sandbox for the mode (and says which)
+    sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
+    if tables is None and cluster is None:
+        tables = os.cpu_count() or 1
+    config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=Clock(deadline, time_bank), max_faults=max_faults, log_dir=log_dir,
                           sandbox=sandbox, throw_window=throw_window_ms / 1000)
     try:
@@ -691,18 +705,26 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
             raise click.ClickException(str(exc)) from None
         config.seed = held.seed if held is not None else random.SystemRandom().randrange(2**62)
     progress = ProgressPrinter()
+    executor: Executor | None = None
+    if cluster is not None:
+        ray_executor = RayExecutor(cluster, tables, seats=seats, sandbox_mode=sandbox_mode, log_dir=log_dir,
+                                   on_note=progress.note)
+        progress.where = ray_executor.describe
+        executor = ray_executor
     try:
         try:
-            runner = Ladder(config, store, on_progress=progress, on_note=progress.note)
+            runner = Ladder(config, store, on_progress=progress, on_note=progress.note, executor=executor)
         except (LadderError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
         before = runner.count
         limits = ([f"until {matches} matches are stored"] if matches is not None else []) + \
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
-        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
+        place = f"on the Ray cluster at {cluster}, {tables or 'a table per CPU'}" if cluster else f"{tables}"
+        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place} tables, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
-        click.echo(sandbox.describe(), err=True)
+        if sandbox is not None:
+            click.echo(sandbox.describe(), err=True)
         if runner.done:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)
@@ -713,7 +735,7 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
             progress.finish()
             click.echo(f"interrupted: {runner.count} matches stored; the same command resumes", err=True)
             timing = runner.timing
-        except (LadderError, StoreError, ServerError) as exc:
+        except (LadderError, StoreError, ServerError, ClusterError) as exc:
             progress.finish()
             raise click.ClickException(str(exc)) from None
         played = runner.count - before

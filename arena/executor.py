@@ -169,9 +169,16 @@ class LocalExecutor:
             self._free.put_nowait(table)
 
     async def release(self) -> None:
-        """Stop the bots of a free table now, while the other tables finish their last matches."""
+        """Stop the bots of a free table now, while the other tables finish their last matches.
+
+        The table stays usable: a match given to it later starts new processes.
+        """
         if self._free is not None and not self._free.empty():
-            await self._free.get_nowait().close()
+            table = self._free.get_nowait()
+            try:
+                await table.close()
+            finally:
+                self._free.put_nowait(table)
 
     async def close(self) -> None:
         await asyncio.gather(*(t.close() for t in self._all), return_exceptions=True)

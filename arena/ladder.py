@@ -335,6 +335,9 @@ class Ladder:
             self._levels = set(self.store.sandbox_levels())
             try:
                 await self.executor.start()
+                if self.executor.tables != self.timing.tables:  # a cluster's tables are known once it is reached
+                    self.timing.tables = self.config.tables = self.executor.tables
+                    self.store.record_settings(self.config.settings())
                 workers = [asyncio.create_task(self._worker(), name=f"ladder-table-{i}")
                            for i in range(self.executor.tables)]
                 try:
