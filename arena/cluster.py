@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import logging
 import pickle
@@ -229,7 +230,7 @@ class RayExecutor:
             if isinstance(result, StartFailed):
                 raise LaunchError(f"on node {table.node}: {result.message}", bots=result.bots)
             assert isinstance(result, Played)
-            return Played(result.record, result.seating, result.seconds, result.starts, result.sandbox, table.node)
+            return dataclasses.replace(result, where=table.node)
 
     def _pending_tables(self) -> bool:
         return any(not task.done() for task in self._pending)

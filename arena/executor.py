@@ -21,8 +21,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from arena import replay as replay_format
 from arena.deals import DealKey
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, Table
@@ -74,6 +75,9 @@ class Played:
     """The isolation level the bots played under (README "Sandbox"); empty when not known."""
     where: str = ""
     """Where it was played (a node's name), empty on this machine."""
+    replay: dict[str, Any] | None = None
+    """The match's replay (:func:`arena.replay.from_record`), made where it was played to spare the head
+    the work; ``None``: the ladder makes it."""
 
 
 class Executor(Protocol):
@@ -196,6 +200,7 @@ async def play_on(table: Table, job: Job) -> Played:
     seated = time.perf_counter()
     record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                               match_id=job.match, throw_window=job.throw_window)
-    return Played(record, seated - began, time.perf_counter() - seated, table.starts - starts,
-                  table.sandbox.level)
+    seconds = time.perf_counter() - seated
+    return Played(record, seated - began, seconds, table.starts - starts, table.sandbox.level,
+                  replay=replay_format.from_record(record))
 

@@ -415,7 +415,7 @@ class Ladder:
         self.timing.rating += rated - began
 
         match_id = self.store.record_match(deal.deal, rotation, record, seating, new, seconds,
-                                           replay_format.from_record(record))
+                                           played.replay or replay_format.from_record(record))
         self.timing.storing += time.perf_counter() - rated
         self.ratings.update(new)
         for name in seating:
