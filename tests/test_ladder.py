@@ -183,9 +183,11 @@ class FakeExecutor:
 class Fakes:
     broken: set[str] = field(default_factory=set)
     seatings: list[list[str]] = field(default_factory=list)
+    made: list[FakeExecutor] = field(default_factory=list)
 
     def executor(self, config: LadderConfig) -> FakeExecutor:
-        return FakeExecutor(config.tables, self.broken, self.seatings)
+        self.made.append(FakeExecutor(config.tables, self.broken, self.seatings))
+        return self.made[-1]
 
     def ladder(self, config: LadderConfig, store: Store, **kwargs: Any) -> Ladder:
         return Ladder(config, store, executor=self.executor(config), **kwargs)
@@ -293,6 +295,7 @@ def test_too_few_bots_that_start_stop_the_ladder(tmp_path: Path, fake_tables: Fa
                                 on_note=lambda _: None)
     with pytest.raises(LadderError, match="only 2 bots are left that start"):
         asyncio.run(ladder.run())
+    assert fake_tables.made[-1].started and fake_tables.made[-1].closed  # the executor is stopped all the same
     with pytest.raises(LadderError, match="cannot fill 3 seats"):
         Ladder(fake_config(["a", "b"], 3, matches=6), store)
     with pytest.raises(LadderError, match="2 to 6 seats"):
