@@ -22,7 +22,9 @@ import click
 from arena import replay as replay_format
 from arena.board import Board, BoardLine, build_board
 from arena.check import ask_again, check_bot
+from arena.cluster import ClusterError, RayExecutor
 from arena.estimate import Evidence, SequentialTest, Verdict
+from arena.executor import Executor
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
@@ -626,18 +628,21 @@ def print_board(board: Board, fmt: str, *, sandbox: str | None = None) -> None:
 class ProgressPrinter:
     """Prints the ladder's live progress line on stderr: in place on a terminal, every 10 s otherwise."""
 
-    def __init__(self) -> None:
+    def __init__(self, where: Callable[[], str] | None = None) -> None:
         self.tty = sys.stderr.isatty()
         self.last = 0.0
         self.shown = False
+        self.where = where
+        """Says where the matches are played (a cluster's nodes and tables), at the end of the line."""
 
     def __call__(self, progress: Progress) -> None:
         planned = f"/{progress.planned}" if progress.planned is not None else ""
         eta = progress.eta_seconds
         eta_text = f", ETA {_duration(eta)}" if eta is not None else ""
         pairs = f", {progress.open_pairs} pairs open" if progress.open_pairs is not None else ""
+        where = f", {self.where()}" if self.where is not None else ""
         line = (f"matches {progress.done}{planned}, {progress.rate_per_hour:.0f}/h{eta_text}{pairs}, "
-                f"leader {progress.leader} ({progress.leader_rating:.2f})")
+                f"leader {progress.leader} ({progress.leader_rating:.2f}){where}")
         now = time.monotonic()
         if self.tty:
             click.echo(f"\r\x1b[K{line}", nl=False, err=True)
@@ -676,8 +681,13 @@ def _duration(seconds: float) -> str:
               help="Stop when the database holds this many matches (a rerun resumes towards the same total).")
 @click.option("--hours", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Start no new match after this many hours of this run (matches being played finish).")
-@click.option("--tables", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
-              help="Matches played at once.")
+@click.option("--tables", type=click.IntRange(min=1), default=None, show_default="cores",
+              help="Matches played at once; with --cluster, across the cluster (default: its CPUs).")
+@click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
+              help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
+                   "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
+                   "table is a Ray actor with its own bot processes on its node. Every node needs arena and "
+                   "the bots at the paths of the bot list (a shared folder, or the same checkout).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
                    "database holds, or for a new ladder a secret random one (a known seed would let a bot "
@@ -698,9 +708,9 @@ def _duration(seconds: float) -> str:
               help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
                    "that learn between matches. A database rated with another tau is rated again.")
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
-           tables: int, seed: int | None, db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float,
-           max_faults: int, log_dir: Path | None, sandbox_mode: str, throw_window_ms: float, until_decided: bool,
-           zone: float, alpha: float, beta: float, tau: float) -> None:
+           tables: int | None, cluster: str | None, seed: int | None, db_path: Path, options: tuple[str, ...],
+           deadline: float, time_bank: float, max_faults: int, log_dir: Path | None, sandbox_mode: str,
+           throw_window_ms: float, until_decided: bool, zone: float, alpha: float, beta: float, tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
@@ -715,16 +725,21 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         matches = DEFAULT_LADDER_MATCHES
     test = SequentialTest(zone, alpha, beta)
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
-                max_faults, log_dir, test if until_decided else None, None, tau, pick_sandbox(sandbox_mode),
-                throw_window_ms / 1000)
+                max_faults, log_dir, test if until_decided else None, None, tau, sandbox_mode,
+                throw_window_ms / 1000, cluster)
 
 
 def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
-                hours: float | None, tables: int, seed: int | None, db_path: Path, clock: Clock, max_faults: int,
-                log_dir: Path | None, test: SequentialTest | None, pairs: tuple[tuple[str, str], ...] | None,
-                tau: float, sandbox: Sandbox, throw_window: float) -> Board:
-    """Run a ladder (``arena ladder``, ``arena compare``), print its board and return it."""
-    config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables,
+                hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
+                max_faults: int, log_dir: Path | None, test: SequentialTest | None,
+                pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
+                cluster: str | None = None) -> Board:
+    """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it."""
+    # on a cluster each node picks its own sandbox for the mode (and says which)
+    sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
+    if tables is None and cluster is None:
+        tables = os.cpu_count() or 1
+    config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
                           throw_window=throw_window, until_decided=test, pairs=pairs)
     try:
@@ -740,9 +755,15 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             raise click.ClickException(str(exc)) from None
         config.seed = held.seed if held is not None else random.SystemRandom().randrange(2**62)
     progress = ProgressPrinter()
+    executor: Executor | None = None
+    if cluster is not None:
+        ray_executor = RayExecutor(cluster, tables, seats=seats, sandbox_mode=sandbox_mode, log_dir=log_dir,
+                                   on_note=progress.note)
+        progress.where = ray_executor.describe
+        executor = ray_executor
     try:
         try:
-            runner = Ladder(config, store, on_progress=progress, on_note=progress.note,
+            runner = Ladder(config, store, on_progress=progress, on_note=progress.note, executor=executor,
                             rating_system=TrueSkillSystem.for_game(game.name, seats, tau=tau))
         except (LadderError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
@@ -751,9 +772,11 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             ([f"until {matches} matches are stored"] if matches is not None else []) + \
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
-        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {tables} tables, database "
+        place = f"on the Ray cluster at {cluster}, {tables or 'a table per CPU'}" if cluster else f"{tables}"
+        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place} tables, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
-        click.echo(sandbox.describe(), err=True)
+        if sandbox is not None:
+            click.echo(sandbox.describe(), err=True)
         if runner.done and matches is not None and before >= matches:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)
@@ -766,7 +789,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             progress.finish()
             click.echo(f"interrupted: {runner.count} matches stored; the same command resumes", err=True)
             timing = runner.timing
-        except (LadderError, StoreError, ServerError) as exc:
+        except (LadderError, StoreError, ServerError, ClusterError) as exc:
             progress.finish()
             raise click.ClickException(str(exc)) from None
         played = runner.count - before
@@ -851,7 +874,7 @@ def compare(first: str, second: str, bots_path: Path | None, game_name: str, sea
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-compare-"))
             db_path = Path(folder) / "compare.db"
         _run_ladder(game, opts, chosen, count, matches, None, tables, None, db_path, Clock(deadline, time_bank),
-                    max_faults, log_dir, test, ((first, second),), 0.0, pick_sandbox(sandbox_mode), 0.0)
+                    max_faults, log_dir, test, ((first, second),), 0.0, sandbox_mode, 0.0)
         store = open_store(db_path, readonly=True)
         try:
             paired = Evidence.of(store.results()).paired(first, second)

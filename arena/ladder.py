@@ -25,29 +25,24 @@ start; the database is written once per planned deal set and once per finished m
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
 import itertools
 import logging
 import random
 import secrets
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena import replay as replay_format
-from arena.deals import DealKey
 from arena.estimate import Evidence, SequentialTest, Verdict, point_order
+from arena.executor import Executor, Job, LocalExecutor
 from arena.games.base import Game, Options
-from arena.launcher import BotSpec, LaunchError, Table
+from arena.launcher import BotSpec, LaunchError
 from arena.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
-from arena.referee import DEFAULT_CLOCK, Clock, play_match
-from arena.runner import serving
+from arena.referee import DEFAULT_CLOCK, Clock
 from arena.sandbox import Sandbox
 from arena.scheduler import FairScheduler, FieldState, Scheduler
-from arena.server import ArenaServer
 from arena.store import LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
@@ -210,11 +205,12 @@ class Ladder:
     def __init__(self, config: LadderConfig, store: Store,
                  on_progress: Callable[[Progress], None] | None = None,
                  on_note: Callable[[str], None] | None = None, *,
-                 make_table: Callable[[ArenaServer, LadderConfig, int], Table] | None = None,
-                 rating_system: RatingSystem | None = None, scheduler: Scheduler | None = None) -> None:
+                 executor: Executor | None = None, rating_system: RatingSystem | None = None,
+                 scheduler: Scheduler | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
 
-        ``make_table(server, config, index)`` makes table ``index`` (default :func:`ladder_table`).
+        ``executor`` plays the matches (default: :class:`arena.executor.LocalExecutor`, ``config.tables``
+        tables on this machine); the ladder asks it for as many matches at once as it has tables.
         ``rating_system`` defaults to TrueSkill with the game's measured draw probability and tau 0,
         ``scheduler`` to :class:`arena.scheduler.FairScheduler`.
 
@@ -226,7 +222,8 @@ class Ladder:
         self.store = store
         self.on_progress = on_progress
         self.on_note = on_note or (lambda text: log.warning("%s", text))
-        self.make_table = make_table or ladder_table
+        self.executor: Executor = executor or LocalExecutor(config.tables, seats=config.seats,
+                                                            log_dir=config.log_dir, sandbox=config.sandbox)
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
         store.claim(self.identity)
         store.record_settings(config.settings())
@@ -239,7 +236,7 @@ class Ladder:
                 self.on_note(f"bot {bot.name!r} changed since its last match (command or files): a new entry with "
                              f"a fresh rating; the old version stays on the board as {old!r}")
         self.available = set(self.specs)
-        self.timing = Timing(tables=config.tables)
+        self.timing = Timing(tables=self.executor.tables)
         outcomes = store.results()
         self.evidence = Evidence.of(outcomes)
         if store.rating_system() != self.rating_system.describe():
@@ -256,6 +253,7 @@ class Ladder:
         self._busy: set[tuple[int, int]] = set()
         self._spans: list[tuple[float | None, float | None]] = []
         self._failures: dict[str, int] = {}
+        self._levels: set[str] = set()
         self._deadline: float | None = None
         self._started = time.monotonic()
         self._this_run = 0
@@ -414,15 +412,14 @@ class Ladder:
                 return self.timing
             if self.config.sandbox is not None:
                 self.store.note_sandbox(self.config.sandbox.level)
-            # without a log folder the bots still log to a private one, so a bot that fails to start can say why
-            async with serving() as server, contextlib.AsyncExitStack() as stack:
-                config = self.config
-                if config.log_dir is None:
-                    config = dataclasses.replace(config, log_dir=Path(stack.enter_context(
-                        tempfile.TemporaryDirectory(prefix="arena-logs-"))))
-                tables = [self.make_table(server, config, i) for i in range(config.tables)]
-                workers = [asyncio.create_task(self._worker(t), name=f"ladder-table-{i}")
-                           for i, t in enumerate(tables)]
+            self._levels = set(self.store.sandbox_levels())
+            try:
+                await self.executor.start()
+                if self.executor.tables != self.timing.tables:  # a cluster's tables are known once it is reached
+                    self.timing.tables = self.config.tables = self.executor.tables
+                    self.store.record_settings(self.config.settings())
+                workers = [asyncio.create_task(self._worker(), name=f"ladder-table-{i}")
+                           for i in range(self.executor.tables)]
                 try:
                     # the first table to fail stops the others (a bare gather would leave them running)
                     finished, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
@@ -432,8 +429,8 @@ class Ladder:
                     for task in workers:
                         task.cancel()
                     await asyncio.gather(*workers, return_exceptions=True)
-                    await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
-                    self.timing.starts = sum(t.starts for t in tables)
+            finally:
+                await self.executor.close()
         finally:
             end = time.perf_counter()
             self.timing.wall = end - start
@@ -441,46 +438,49 @@ class Ladder:
                                    for first, last in self._spans)
         return self.timing
 
-    async def _worker(self, table: Table) -> None:
+    async def _worker(self) -> None:
         first: float | None = None
         last: float | None = None
         try:
             while (job := self._next_job()) is not None:
                 deal, rotation = job
                 try:
-                    began, ended = await self._play(table, deal, rotation)
+                    began, ended = await self._play(deal, rotation)
                 finally:
                     self._busy.discard((deal.deal, rotation))
                 first = began if first is None else first
                 last = ended
             # no more work for this table: stop its bots now, while the other tables finish their last matches
-            await table.close()
+            await self.executor.release()
         finally:
             self._spans.append((first, last))
 
-    async def _play(self, table: Table, deal: _DealSet, rotation: int) -> tuple[float, float]:
-        """Seat, play, rate and store one match; return when the match itself began and ended."""
+    async def _play(self, deal: _DealSet, rotation: int) -> tuple[float, float]:
+        """Have the executor play one match, then rate and store it; return when the match began and ended."""
         cfg = self.config
-        began = time.perf_counter()
         # opaque: a deal's number plus a guessable ladder seed would give away the deal
         token = secrets.token_hex(8)
         while True:
             seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                seats = await table.seat([self.specs[name] for name in seating],
-                                         deal=DealKey(cfg.game.name, deal.seed), match=token)
+                played = await self.executor.play(Job(
+                    deal.deal, rotation, tuple(self.specs[name] for name in seating), deal.seed, cfg.game,
+                    cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window))
                 break
             except LaunchError as exc:
                 self._start_failed(exc)
         for name in ("", *seating):
             self._failures.pop(name, None)
-        self.timing.seating += time.perf_counter() - began
+        self.timing.seating += played.seating
+        self.timing.starts += played.starts
+        if played.sandbox and played.sandbox not in self._levels:
+            self._levels.add(played.sandbox)
+            self.store.note_sandbox(played.sandbox)
 
-        match_began = began = time.perf_counter()
-        record = await play_match(cfg.game, seats, deal.seed, cfg.options, clock=cfg.clock,
-                                  max_faults=cfg.max_faults, match_id=token, throw_window=cfg.throw_window)
+        record = played.record
         match_ended = time.perf_counter()
-        seconds = match_ended - began
+        match_began = match_ended - played.seconds
+        seconds = played.seconds
         self.timing.in_matches += seconds
 
         began = time.perf_counter()
@@ -497,7 +497,7 @@ class Ladder:
         self.timing.rating += rated - began
 
         match_id = self.store.record_match(deal.deal, rotation, record, seating, new, seconds,
-                                           replay_format.from_record(record))
+                                           played.replay or replay_format.from_record(record))
         self.timing.storing += time.perf_counter() - rated
         self.ratings.update(new)
         self.evidence.add(Outcome(deal.deal, rotation, tuple(seating), places))
@@ -527,15 +527,4 @@ class Ladder:
             done=self.count, planned=self.config.matches, started=self._started, this_run=self._this_run,
             leader=leader, leader_rating=rating, last_match=match_id, open_pairs=self.open_pairs,
             deadline=self._deadline))
-
-
-def ladder_table(server: ArenaServer, config: LadderConfig, index: int) -> Table:
-    """Return table ``index`` of ``config``'s ladder: it keeps one warm process per bot and rotation of a deal set.
-
-    A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
-    each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
-    logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
-    """
-    log_dir = config.log_dir / f"table-{index}" if config.log_dir is not None else None
-    return Table(server, log_dir=log_dir, keep=config.seats * config.seats, sandbox=config.sandbox)
 

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.deals import DealKey, DealLedger, Lane
+from arena.executor import LocalExecutor
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, Timing
 from arena.launcher import BotProcess, BotSpec, LaunchError, Table, log_file_name, machine_sandbox
@@ -51,13 +52,13 @@ def run_ladder(folder: Path, seats: int, tables: int, bots: int, ledger: type[De
     config = LadderConfig(game, game.options({"rounds": 1}), seats, 11, memory_bots(bots),
                           matches=DEAL_SETS * seats, tables=tables, clock=Clock(2.0), log_dir=folder / "logs")
 
-    def make_table(server: ArenaServer, config: LadderConfig, index: int) -> Table:
-        assert config.log_dir is not None
-        return Table(server, log_dir=config.log_dir / f"table-{index}", keep=seats * seats, ledger=ledger())
+    def make_table(server: ArenaServer, index: int) -> Table:
+        return Table(server, log_dir=folder / "logs" / f"table-{index}", keep=seats * seats, ledger=ledger())
 
     store = Store(folder / "ladder.db")
     try:
-        timing = asyncio.run(Ladder(config, store, on_note=lambda _: None, make_table=make_table).run())
+        executor = LocalExecutor(tables, seats=seats, make_table=make_table)
+        timing = asyncio.run(Ladder(config, store, on_note=lambda _: None, executor=executor).run())
         assert store.match_count() == DEAL_SETS * seats
     finally:
         store.close()

@@ -18,22 +18,23 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 import arena.ladder as ladder_module
 from arena.cli import main
-from arena.deals import DealKey
 from arena.estimate import SequentialTest, Verdict
+from arena.executor import Job, Played
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.launcher import BotSpec, LaunchError
 from arena.ratings import Rating, TrueSkillSystem
-from arena.referee import LocalSeat, random_seat
+from arena.referee import play_match, random_seat
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,42 +148,58 @@ def gone(pid: int) -> bool:
 # ------------------------------------------------------------------------ scheduling (in-process players)
 
 
-class FakeTable:
-    """Stands in for :class:`arena.launcher.Table`: random in-process players, some bots never start."""
+class FakeExecutor:
+    """Stands in for :class:`arena.executor.LocalExecutor`: random in-process players, some bots never start.
 
-    broken: ClassVar[set[str]] = set()
-    seatings: ClassVar[list[list[str]]] = []
+    ``broken`` and ``seatings`` are shared by every executor a test makes (through :class:`Fakes`).
+    """
 
-    def __init__(self, server: object, *, log_dir: Path | None = None, keep: int = 0,
-                 sandbox: object = None) -> None:
-        self.starts = 0
-        self.rng = random.Random(len(FakeTable.seatings))  # for the interleaving only
+    def __init__(self, tables: int, broken: set[str], seatings: list[list[str]]) -> None:
+        self.tables = tables
+        self.broken = broken
+        self.seatings = seatings
+        self.rng = random.Random(len(seatings))  # for the interleaving only
+        self.started = self.closed = False
 
-    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
-                   deal: DealKey, match: str = "") -> list[LocalSeat]:
+    async def start(self) -> None:
+        self.started = True
+
+    async def play(self, job: Job) -> Played:
+        assert self.started and not self.closed
         await asyncio.sleep(self.rng.random() / 1000)  # let the tables interleave
-        bad = [b.name for b in bots if b.name in self.broken]
+        bad = [name for name in job.seating if name in self.broken]
         if bad:
             raise LaunchError(f"bot {bad[0]!r} exited with code 3 before connecting", bots=bad)
-        FakeTable.seatings.append([b.name for b in bots])
-        return [random_seat(b.name, b.name) for b in bots]  # the same bots and seed: the same match
+        self.seatings.append(job.seating)
+        seats = [random_seat(name, name) for name in job.seating]  # the same bots and seed: the same match
+        record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
+                                  match_id=job.match, throw_window=job.throw_window)
+        return Played(record, 0.0, 0.001)
 
-    async def close(self) -> None:
+    async def release(self) -> None:
         return None
 
+    async def close(self) -> None:
+        self.closed = True
 
-@contextlib.asynccontextmanager
-async def fake_serving() -> AsyncIterator[None]:
-    yield None
+
+@dataclass
+class Fakes:
+    broken: set[str] = field(default_factory=set)
+    seatings: list[list[str]] = field(default_factory=list)
+    made: list[FakeExecutor] = field(default_factory=list)
+
+    def executor(self, config: LadderConfig) -> FakeExecutor:
+        self.made.append(FakeExecutor(config.tables, self.broken, self.seatings))
+        return self.made[-1]
+
+    def ladder(self, config: LadderConfig, store: Store, **kwargs: Any) -> Ladder:
+        return Ladder(config, store, executor=self.executor(config), **kwargs)
 
 
 @pytest.fixture
-def fake_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[FakeTable]]:
-    monkeypatch.setattr(ladder_module, "Table", FakeTable)
-    monkeypatch.setattr(ladder_module, "serving", fake_serving)
-    FakeTable.broken = set()
-    FakeTable.seatings = []
-    yield FakeTable
+def fake_tables() -> Fakes:
+    return Fakes()
 
 
 def fake_config(names: Sequence[str], seats: int, **kwargs: Any) -> LadderConfig:
@@ -191,11 +208,11 @@ def fake_config(names: Sequence[str], seats: int, **kwargs: Any) -> LadderConfig
     return LadderConfig(game, game.options({"rounds": 1}), seats, kwargs.pop("seed", 5), bots, **kwargs)
 
 
-def run_fake(path: Path, config: LadderConfig, notes: list[str] | None = None,
+def run_fake(fakes: Fakes, path: Path, config: LadderConfig, notes: list[str] | None = None,
              progress: list[Progress] | None = None) -> Store:
     store = Store(path)
-    ladder = Ladder(config, store, on_progress=None if progress is None else progress.append,
-                    on_note=None if notes is None else notes.append)
+    ladder = fakes.ladder(config, store, on_progress=None if progress is None else progress.append,
+                          on_note=None if notes is None else notes.append)
     asyncio.run(ladder.run())
     return store
 
@@ -205,15 +222,16 @@ def first_pairs(seats: int, count: int, seed: int = 5) -> list[tuple[int, int, i
 
 
 def test_a_budget_is_met_exactly_with_the_first_matches_whatever_the_tables(
-        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+        tmp_path: Path, fake_tables: Fakes) -> None:
     for tables in (1, 2, 3, 5):
-        store = run_fake(tmp_path / f"t{tables}.db", fake_config(["a", "b", "c", "d"], 4, matches=10, tables=tables))
+        config = fake_config(["a", "b", "c", "d"], 4, matches=10, tables=tables)
+        store = run_fake(fake_tables, tmp_path / f"t{tables}.db", config)
         assert store.match_seeds() == first_pairs(4, 10), tables
         store.close()
 
 
-def test_a_deal_set_seats_every_bot_at_every_seat_with_one_seed(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
-    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c", "d", "e"], 3, matches=15, tables=2))
+def test_a_deal_set_seats_every_bot_at_every_seat_with_one_seed(tmp_path: Path, fake_tables: Fakes) -> None:
+    store = run_fake(fake_tables, tmp_path / "a.db", fake_config(["a", "b", "c", "d", "e"], 3, matches=15, tables=2))
     seatings: dict[int, list[tuple[str, ...]]] = {}
     for match_id, deal, rotation in store.db.execute("SELECT id, deal, rotation FROM matches").fetchall():
         assert rotation in range(3)
@@ -228,13 +246,13 @@ def test_a_deal_set_seats_every_bot_at_every_seat_with_one_seed(tmp_path: Path, 
 
 
 def test_a_stopped_ladder_resumes_to_the_same_matches_and_ratings_carry_on(
-        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+        tmp_path: Path, fake_tables: Fakes) -> None:
     config = fake_config(["a", "b", "c", "d", "e"], 4, matches=13, tables=1)
-    whole = run_fake(tmp_path / "whole.db", config)
+    whole = run_fake(fake_tables, tmp_path / "whole.db", config)
 
     path = tmp_path / "parts.db"
     store = Store(path)
-    ladder = Ladder(config, store)
+    ladder = fake_tables.ladder(config, store)
 
     async def stop_after(n: int) -> None:
         task = asyncio.create_task(ladder.run())
@@ -247,22 +265,23 @@ def test_a_stopped_ladder_resumes_to_the_same_matches_and_ratings_carry_on(
     asyncio.run(stop_after(6))
     assert store.match_count() == 6
     store.close()
-    parts = run_fake(path, config)
+    parts = run_fake(fake_tables, path, config)
     assert parts.match_seeds() == whole.match_seeds() == first_pairs(4, 13)
     assert [d.bots for d in parts.deals()] == [d.bots for d in whole.deals()]  # one table: the same groups too
     for name, rating in recomputed_ratings(path).items():
         assert parts.ratings()[name].mu == pytest.approx(rating.mu)
         assert parts.ratings()[name].sigma == pytest.approx(rating.sigma)
     parts.close()
-    more = run_fake(path, fake_config(["a", "b", "c", "d", "e"], 4, matches=20, tables=3))
+    more = run_fake(fake_tables, path, fake_config(["a", "b", "c", "d", "e"], 4, matches=20, tables=3))
     assert more.match_seeds() == first_pairs(4, 20)
 
 
 def test_a_bot_that_does_not_start_is_left_out_and_replaced_in_place(
-        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+        tmp_path: Path, fake_tables: Fakes) -> None:
     fake_tables.broken = {"a"}  # the first one chosen
     notes: list[str] = []
-    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c", "d", "e"], 3, matches=12, tables=2), notes)
+    config = fake_config(["a", "b", "c", "d", "e"], 3, matches=12, tables=2)
+    store = run_fake(fake_tables, tmp_path / "a.db", config, notes)
     assert store.match_count() == 12
     assert [n for n in notes if "'a'" in n and "goes on without it" in n] == [notes[0]] and len(notes) == 1
     assert all("a" not in seating for seating in fake_tables.seatings)
@@ -273,12 +292,14 @@ def test_a_bot_that_does_not_start_is_left_out_and_replaced_in_place(
     assert {row.bot: row.matches for row in store.leaderboard()}["a"] == 0
 
 
-def test_too_few_bots_that_start_stop_the_ladder(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+def test_too_few_bots_that_start_stop_the_ladder(tmp_path: Path, fake_tables: Fakes) -> None:
     fake_tables.broken = {"b", "c"}
     store = Store(tmp_path / "a.db")
-    ladder = Ladder(fake_config(["a", "b", "c", "d"], 3, matches=6, tables=2), store, on_note=lambda _: None)
+    ladder = fake_tables.ladder(fake_config(["a", "b", "c", "d"], 3, matches=6, tables=2), store,
+                                on_note=lambda _: None)
     with pytest.raises(LadderError, match="only 2 bots are left that start"):
         asyncio.run(ladder.run())
+    assert fake_tables.made[-1].started and fake_tables.made[-1].closed  # the executor is stopped all the same
     with pytest.raises(LadderError, match="cannot fill 3 seats"):
         Ladder(fake_config(["a", "b"], 3, matches=6), store)
     with pytest.raises(LadderError, match="2 to 6 seats"):
@@ -286,30 +307,30 @@ def test_too_few_bots_that_start_stop_the_ladder(tmp_path: Path, fake_tables: ty
 
 
 def test_a_bot_gone_from_the_list_gives_its_unfinished_seats_away(
-        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+        tmp_path: Path, fake_tables: Fakes) -> None:
     path = tmp_path / "a.db"
     store = Store(path)
-    ladder = Ladder(fake_config(["a", "b", "c", "d"], 3, matches=2), store)
+    ladder = fake_tables.ladder(fake_config(["a", "b", "c", "d"], 3, matches=2), store)
     asyncio.run(ladder.run())
     assert store.match_count() == 2 and "a" in store.deals()[0].bots
     store.close()
     notes: list[str] = []
-    store = run_fake(path, fake_config(["b", "c", "d", "e"], 3, matches=6), notes)
+    store = run_fake(fake_tables, path, fake_config(["b", "c", "d", "e"], 3, matches=6), notes)
     assert store.match_seeds() == first_pairs(3, 6)
     assert any("no longer in the list (a)" in n for n in notes)
     assert all("a" not in d.bots for d in store.deals())
 
 
 def test_a_bot_whose_files_change_gets_a_new_entry_and_the_old_one_stays(
-        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+        tmp_path: Path, fake_tables: Fakes) -> None:
     names = ["a", "b", "c", "d"]
-    store = run_fake(tmp_path / "v.db", fake_config(names, 4, matches=8))
+    store = run_fake(fake_tables, tmp_path / "v.db", fake_config(names, 4, matches=8))
     before = store.ratings()["a"]
     store.close()
     config = fake_config(names, 4, matches=16)
     config.bots[0] = BotSpec("a", ("fake", "a", "version 2"), ROOT)  # another command: another fingerprint
     notes: list[str] = []
-    store = run_fake(tmp_path / "v.db", config, notes)
+    store = run_fake(fake_tables, tmp_path / "v.db", config, notes)
     old = f"a (old {fake_config(names, 4).bots[0].fingerprint()[:4]})"
     assert any(old in note and "fresh rating" in note for note in notes)
     ratings, played = store.ratings(), store.played()
@@ -319,15 +340,15 @@ def test_a_bot_whose_files_change_gets_a_new_entry_and_the_old_one_stays(
     store.close()
 
 
-def test_a_database_rated_by_other_settings_is_rated_again(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+def test_a_database_rated_by_other_settings_is_rated_again(tmp_path: Path, fake_tables: Fakes) -> None:
     path = tmp_path / "old.db"
-    store = run_fake(path, fake_config(["a", "b", "c", "d"], 4, matches=12))
+    store = run_fake(fake_tables, path, fake_config(["a", "b", "c", "d"], 4, matches=12))
     fresh = store.ratings()
     store.set_ratings(dict.fromkeys(fresh, Rating(1.0, 1.0)), "trueskill of an older arena, tau 0.0833")
     store.close()
     notes: list[str] = []
     store = Store(path)
-    Ladder(fake_config(["a", "b", "c", "d"], 4, matches=12), store, on_note=notes.append)
+    fake_tables.ladder(fake_config(["a", "b", "c", "d"], 4, matches=12), store, on_note=notes.append)
     assert any("12 stored matches were rated again" in note for note in notes)
     for name, rating in recomputed_ratings(path).items():
         assert store.ratings()[name].mu == pytest.approx(rating.mu)
@@ -336,31 +357,33 @@ def test_a_database_rated_by_other_settings_is_rated_again(tmp_path: Path, fake_
 
 
 def test_a_ladder_until_decided_stops_when_every_neighbour_pair_is_decided(
-        tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+        tmp_path: Path, fake_tables: Fakes) -> None:
     test = SequentialTest(zone=0.45, alpha=0.05, beta=0.05)  # random players are equal: a wide zone ends soon
     progress: list[Progress] = []
-    store = run_fake(tmp_path / "d.db", fake_config(["a", "b", "c", "d", "e"], 4, matches=2000, until_decided=test),
-                     progress=progress)
+    config = fake_config(["a", "b", "c", "d", "e"], 4, matches=2000, until_decided=test)
+    store = run_fake(fake_tables, tmp_path / "d.db", config, progress=progress)
     count = store.match_count()
     assert 0 < count < 2000 and count % 4 == 0  # stopped by the test, with whole deal sets
     assert progress[-1].open_pairs == 1  # as of the last deal set planned; then none were open
-    ladder = Ladder(fake_config(["a", "b", "c", "d", "e"], 4, matches=2000, until_decided=test), store)
+    ladder = fake_tables.ladder(fake_config(["a", "b", "c", "d", "e"], 4, matches=2000, until_decided=test),
+                                store)
     assert all(verdict is Verdict.EQUAL for _, verdict in ladder.verdicts()) and len(ladder.verdicts()) == 4
     assert ladder.done
     store.close()
 
 
-def test_progress_reports_every_match_with_the_leader(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
+def test_progress_reports_every_match_with_the_leader(tmp_path: Path, fake_tables: Fakes) -> None:
     progress: list[Progress] = []
-    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c"], 3, matches=6, tables=2), progress=progress)
+    config = fake_config(["a", "b", "c"], 3, matches=6, tables=2)
+    store = run_fake(fake_tables, tmp_path / "a.db", config, progress=progress)
     assert [p.done for p in progress] == [1, 2, 3, 4, 5, 6]
     assert all(p.planned == 6 and p.rate_per_hour > 0 for p in progress)
     assert progress[-1].leader == store.leaderboard()[0].bot
     assert progress[-1].eta_seconds == 0
 
 
-def test_an_hours_budget_stops_planning(tmp_path: Path, fake_tables: type[FakeTable]) -> None:
-    store = run_fake(tmp_path / "a.db", fake_config(["a", "b", "c"], 3, hours=1e-9, tables=2))
+def test_an_hours_budget_stops_planning(tmp_path: Path, fake_tables: Fakes) -> None:
+    store = run_fake(fake_tables, tmp_path / "a.db", fake_config(["a", "b", "c"], 3, hours=1e-9, tables=2))
     assert store.match_count() == 0
 
 

@@ -1,0 +1,280 @@
+"""The ladder's tables on a Ray cluster: one Ray actor per table, on the cluster's nodes.
+
+The head process (the one running ``arena ladder --cluster ADDRESS``) stays the only scheduler, rater and
+writer of the database: a :class:`RayExecutor` only plays the :class:`arena.executor.Job` it is given and
+returns the :class:`arena.executor.Played`. Each table is a :class:`TableActor` holding a
+:class:`arena.executor.LocalExecutor` of one table: its own arena server, its own deal ledger and its own
+sandboxed bot processes on the actor's node, so bots never cross the network and a bot process lives in
+exactly one table (the fair-deals guarantee holds per table, as on one machine).
+
+Every node needs this package (the same version) and the bots at the paths the bot list gives: a shared
+filesystem, or the same checkout on every machine. A node that cannot start a bot says so: the
+:class:`arena.launcher.LaunchError` the head sees names the node. A table lost with its node (the actor died)
+gives its match back: the match is played again on another table, from its seed, and nothing of the lost
+attempt is stored (the ladder stores only finished matches). A new actor is asked for in the lost one's
+place, and joins when the cluster finds room for it.
+
+Ray is an optional dependency (``pip install 'arena[cluster]'``): it is imported when a cluster is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import importlib
+import logging
+import pickle
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.executor import Job, LocalExecutor, Played
+from arena.launcher import LaunchError
+from arena.sandbox import choose_sandbox
+
+log = logging.getLogger("arena.cluster")
+
+READY_TIMEOUT = 120.0
+"""Seconds the head waits for the first table of the cluster before giving up."""
+GRACE = 10.0
+"""Seconds the head waits for the other tables once one is ready, before it starts playing without them."""
+
+
+def loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+class ClusterError(RuntimeError):
+    """A cluster that cannot be used: Ray missing, no cluster at the address, every table lost."""
+
+
+@dataclass(frozen=True)
+class StartFailed:
+    """A :class:`LaunchError` of a table, as a plain value (it crosses the network back to the head)."""
+
+    message: str
+    bots: tuple[str, ...]
+
+
+class TableActor:
+    """One table on a node: a :class:`LocalExecutor` of one table, run by the actor's event loop."""
+
+    def __init__(self, index: int, seats: int, sandbox_mode: str, log_dir: str | None) -> None:
+        self.index = index
+        self.seats = seats
+        self.sandbox_mode = sandbox_mode
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.executor: LocalExecutor | None = None
+
+    async def ready(self) -> tuple[str, str, str]:
+        """Start the table's server; return the node's id, its name and the bots' isolation level there."""
+        ray = _ray()
+        node_id = str(ray.get_runtime_context().get_node_id())
+        sandbox = choose_sandbox(self.sandbox_mode)
+        log_dir = self.log_dir / f"table-{self.index}" if self.log_dir is not None else None
+        self.executor = LocalExecutor(1, seats=self.seats, log_dir=log_dir, sandbox=sandbox)
+        await self.executor.start()
+        return node_id, f"{socket.gethostname()}/{node_id[:6]}", sandbox.level
+
+    async def play(self, job: bytes) -> bytes:
+        """Play a pickled :class:`Job`; return the pickled :class:`Played`, or :class:`StartFailed`.
+
+        Plain pickle both ways, not Ray's: the cards in a record are rebuilt by their games' own reduce.
+        """
+        assert self.executor is not None, "ready() first"
+        result: Played | StartFailed
+        try:
+            result = await self.executor.play(pickle.loads(job))
+        except LaunchError as exc:
+            result = StartFailed(str(exc), tuple(exc.bots))
+        return pickle.dumps(result)
+
+    async def release(self) -> None:
+        if self.executor is not None:
+            await self.executor.release()
+
+    async def close(self) -> None:
+        if self.executor is not None:
+            await self.executor.close()
+
+
+def _ray() -> Any:
+    """Return the ``ray`` module, or raise :class:`ClusterError` saying how to install it."""
+    try:
+        return importlib.import_module("ray")
+    except ImportError:
+        raise ClusterError("--cluster needs Ray: pip install 'arena[cluster]'") from None
+
+
+@dataclass
+class _Table:
+    index: int
+    actor: Any
+    node_id: str = ""
+    node: str = ""
+    sandbox: str = ""
+
+
+@dataclass
+class RayExecutor:
+    """Plays jobs on ``tables`` Ray actors, spread over the nodes of the cluster at ``address``.
+
+    ``address`` is what :func:`ray.init` takes: ``ray://HOST:PORT`` (Ray Client), ``HOST:PORT`` of a cluster
+    this machine belongs to, or ``auto`` (the cluster started on this machine). ``tables`` of ``None`` means
+    one table per CPU of the cluster. Each table takes one CPU of its node. ``sandbox_mode`` is chosen on
+    each node (``auto``: the strongest that node gives); ``log_dir`` is a folder on each node.
+    ``on_note`` receives what the operator should read (a lost node, a bot a node cannot start).
+    """
+
+    address: str
+    requested: int | None = None
+    seats: int = 4
+    sandbox_mode: str = "auto"
+    log_dir: Path | None = None
+    on_note: Any = None
+    ready_timeout: float = READY_TIMEOUT
+    _tables: int = 0
+    _ready: list[_Table] = field(default_factory=list)
+    _free: asyncio.Queue[_Table] | None = None
+    _pending: set[asyncio.Task[None]] = field(default_factory=set)
+    _remote: Any = None
+    _made: int = 0
+
+    @property
+    def tables(self) -> int:
+        return self._tables or (self.requested or 0)
+
+    def _note(self, text: str) -> None:
+        (self.on_note or (lambda t: log.warning("%s", t)))(text)
+
+    def describe(self) -> str:
+        """Return the nodes and tables playing now, for the progress line: ``2 nodes, 4 tables``."""
+        nodes = len({t.node_id for t in self._ready})
+        return f"{nodes} node{'s' * (nodes != 1)}, {len(self._ready)} table{'s' * (len(self._ready) != 1)}"
+
+    async def start(self) -> None:
+        ray = _ray()
+        try:
+            await asyncio.to_thread(ray.init, address=self.address, logging_level=logging.ERROR,
+                                    log_to_driver=False, configure_logging=True)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ClusterError(f"no Ray cluster at {self.address!r}: {str(exc).splitlines()[0]}") from None
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        self._tables = self.requested or max(1, cpus)
+        self._remote = ray.remote(num_cpus=1, max_restarts=0)(TableActor)
+        self._free = asyncio.Queue()
+        tables = [self._new_table() for _ in range(self._tables)]
+        waiting = [asyncio.create_task(self._join(t)) for t in tables]
+        self._pending.update(waiting)
+        # play once every table is ready, or a little after the first is when the others find no room
+        deadline = loop_time() + self.ready_timeout
+        pending = set(waiting)
+        while pending and not self._ready and loop_time() < deadline:
+            _, pending = await asyncio.wait(pending, timeout=deadline - loop_time(),
+                                            return_when=asyncio.FIRST_COMPLETED)
+        if not self._ready:
+            await self.close()
+            raise ClusterError(f"no table of the cluster at {self.address!r} became ready in "
+                               f"{self.ready_timeout:.0f} s (a table needs one CPU; the cluster has {cpus})")
+        if pending:
+            _, pending = await asyncio.wait(pending, timeout=GRACE)
+        if pending:
+            self._note(f"{len(self._ready)} of {self._tables} tables are ready; the others join when the "
+                       "cluster has room for them")
+        levels: dict[str, list[str]] = {}
+        for t in self._ready:
+            levels.setdefault(t.node, []).append(t.sandbox)
+        for node, tables_there in sorted(levels.items()):
+            self._note(f"node {node}: {len(tables_there)} table{'s' * (len(tables_there) != 1)}, bots sandboxed: "
+                       f"{', '.join(sorted(set(tables_there)))}")
+
+    def _new_table(self) -> _Table:
+        index = self._made
+        self._made += 1
+        actor = self._remote.options(scheduling_strategy="SPREAD").remote(
+            index, self.seats, self.sandbox_mode, str(self.log_dir) if self.log_dir is not None else None)
+        return _Table(index, actor)
+
+    async def _join(self, table: _Table) -> None:
+        """Wait for ``table``'s actor to be ready, then hand it out; a table that cannot start says why."""
+        ray = _ray()
+        try:
+            table.node_id, table.node, table.sandbox = await table.actor.ready.remote()
+        except ray.exceptions.RayActorError as exc:
+            self._note(f"table {table.index} was lost before it started: {_first_line(exc)}")
+            return
+        except ray.exceptions.RayTaskError as exc:
+            self._note(f"table {table.index} cannot start: {_first_line(exc)}")
+            with contextlib.suppress(Exception):
+                ray.kill(table.actor)
+            return
+        self._ready.append(table)
+        assert self._free is not None
+        self._free.put_nowait(table)
+
+    async def play(self, job: Job) -> Played:
+        ray = _ray()
+        assert self._free is not None, "start() first"
+        while True:
+            if not self._ready and not self._pending_tables():
+                raise ClusterError("every table of the cluster is lost")
+            table = await self._free.get()
+            try:
+                result = pickle.loads(await table.actor.play.remote(pickle.dumps(job)))
+            except ray.exceptions.RayActorError as exc:
+                self._lost(table, job, exc)
+                continue
+            self._free.put_nowait(table)
+            if isinstance(result, StartFailed):
+                raise LaunchError(f"on node {table.node}: {result.message}", bots=result.bots)
+            assert isinstance(result, Played)
+            return dataclasses.replace(result, where=table.node)
+
+    def _pending_tables(self) -> bool:
+        return any(not task.done() for task in self._pending)
+
+    def _lost(self, table: _Table, job: Job, error: BaseException) -> None:
+        """Forget ``table`` (its actor died, with its node or its process); ask for another in its place."""
+        if table in self._ready:
+            self._ready.remove(table)
+        self._note(f"table {table.index} on node {table.node} is lost ({_first_line(error)}); its match "
+                   f"{job.label} is played again on another table, from its seed")
+        replacement = asyncio.create_task(self._join(self._new_table()))
+        self._pending.add(replacement)
+
+    async def release(self) -> None:
+        """Stop the bots of a free table now, while the other tables finish their last matches."""
+        if self._free is not None and not self._free.empty():
+            table = self._free.get_nowait()
+            try:
+                with contextlib.suppress(Exception):  # a lost table is found out by the next match it is given
+                    await table.actor.release.remote()
+            finally:
+                self._free.put_nowait(table)
+
+    async def close(self) -> None:
+        ray = _ray()
+        for task in self._pending:
+            task.cancel()
+        await asyncio.gather(*self._pending, return_exceptions=True)
+        self._pending.clear()
+        await asyncio.gather(*(_close_actor(t) for t in self._ready), return_exceptions=True)
+        self._ready.clear()
+        self._free = None
+        if ray.is_initialized():
+            await asyncio.to_thread(ray.shutdown)
+
+
+async def _close_actor(table: _Table) -> None:
+    ray = _ray()
+    with contextlib.suppress(Exception):  # lost, or slow: its bots go with the actor
+        await asyncio.wait_for(table.actor.close.remote(), timeout=30)
+    with contextlib.suppress(Exception):
+        ray.kill(table.actor)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,206 @@
+"""Executors: where the ladder's matches are played. The ladder plans, rates and stores; an executor plays.
+
+A :class:`Job` is one match of a deal set: the deal, the rotation, the bots by seat, the seed and the rules
+(game, options, clock, fault limit, throw window), and an opaque match token. It is a plain picklable value,
+so it can be sent to another machine (:mod:`arena.cluster`). An executor plays it and returns a
+:class:`Played`: the referee's :class:`arena.referee.MatchRecord` and where the time went. A bot that does not
+start is a :class:`arena.launcher.LaunchError` naming it, raised by :meth:`Executor.play`; the ladder decides
+what to do about it (try again, leave the bot out).
+
+:class:`LocalExecutor` plays on this machine: ``tables`` tables of the shared arena server, each a
+:class:`arena.launcher.Table` with its own deal ledger and warm processes, so no bot process plays a deal
+twice. A job goes to a free table; the ladder never asks for more matches at once than there are tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena import replay as replay_format
+from arena.deals import DealKey
+from arena.games.base import Game, Options
+from arena.launcher import BotSpec, Table
+from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.runner import serving
+from arena.sandbox import Sandbox
+from arena.server import ArenaServer
+
+
+@dataclass(frozen=True)
+class Job:
+    """One match to play: rotation ``rotation`` of deal set ``deal``, ``bots`` by seat, from ``seed``."""
+
+    deal: int
+    rotation: int
+    bots: tuple[BotSpec, ...]
+    seed: int
+    game: Game
+    options: Options
+    match: str
+    """The match token: opaque, never derived from the seed (bots see it)."""
+    clock: Clock = DEFAULT_CLOCK
+    max_faults: int = 3
+    throw_window: float = 0.0
+
+    @property
+    def seating(self) -> list[str]:
+        """Return the bots' names by seat."""
+        return [b.name for b in self.bots]
+
+    @property
+    def label(self) -> str:
+        """Return the match's name in notes: ``d<deal>r<rotation>``."""
+        return f"d{self.deal}r{self.rotation}"
+
+
+@dataclass(frozen=True)
+class Played:
+    """A finished match and where its time went."""
+
+    record: MatchRecord
+    seating: float
+    """Seconds spent starting bot processes and waiting for them to connect."""
+    seconds: float
+    """Seconds inside the match itself."""
+    starts: int = 0
+    """Bot processes started for it."""
+    sandbox: str = ""
+    """The isolation level the bots played under (README "Sandbox"); empty when not known."""
+    where: str = ""
+    """Where it was played (a node's name), empty on this machine."""
+    replay: dict[str, Any] | None = None
+    """The match's replay (:func:`arena.replay.from_record`), made where it was played to spare the head
+    the work; ``None``: the ladder makes it."""
+
+
+class Executor(Protocol):
+    """Plays jobs: at most :attr:`tables` at once. :meth:`start` before the first, :meth:`close` at the end."""
+
+    @property
+    def tables(self) -> int:
+        """Return how many matches it plays at once."""
+        ...
+
+    async def start(self) -> None:
+        """Get ready to play (start servers, reach the cluster)."""
+        ...
+
+    async def play(self, job: Job) -> Played:
+        """Play ``job``; raise :class:`arena.launcher.LaunchError` naming the bots that did not start."""
+        ...
+
+    async def release(self) -> None:
+        """Say that one fewer match will be asked at once from now on (a table may stop its bots)."""
+        ...
+
+    async def close(self) -> None:
+        """Stop everything :meth:`start` and :meth:`play` started; matches in progress are abandoned."""
+        ...
+
+
+def ladder_table(server: ArenaServer, index: int, *, seats: int, log_dir: Path | None,
+                 sandbox: Sandbox | None) -> Table:
+    """Return table ``index`` of a ladder at ``seats`` seats: it keeps one warm process per bot and rotation.
+
+    A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
+    each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
+    logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
+    """
+    folder = log_dir / f"table-{index}" if log_dir is not None else None
+    return Table(server, log_dir=folder, keep=seats * seats, sandbox=sandbox)
+
+
+class LocalExecutor:
+    """Plays jobs on this machine, on ``tables`` tables of one shared arena server.
+
+    ``make_table(server, index)`` makes table ``index`` (default :func:`ladder_table` for ``seats`` seats).
+    Without a log folder the bots still log to a private one, so a bot that fails to start can say why.
+    """
+
+    def __init__(self, tables: int = 1, *, seats: int = 4, log_dir: Path | None = None,
+                 sandbox: Sandbox | None = None,
+                 make_table: Callable[[ArenaServer, int], Table] | None = None) -> None:
+        self._tables = tables
+        self.seats = seats
+        self.log_dir = log_dir
+        self.sandbox = sandbox
+        self.make_table = make_table
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._all: list[Table] = []
+        self._free: asyncio.Queue[Table] | None = None
+
+    @property
+    def tables(self) -> int:
+        return self._tables
+
+    @property
+    def starts(self) -> int:
+        """Return the bot processes started so far, by every table."""
+        return sum(t.starts for t in self._all)
+
+    async def start(self) -> None:
+        stack = contextlib.AsyncExitStack()
+        try:
+            server = await stack.enter_async_context(serving())
+            log_dir = self.log_dir
+            if log_dir is None:
+                log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-logs-")))
+            sandbox = self.sandbox
+            make = self.make_table or (lambda srv, i: ladder_table(srv, i, seats=self.seats, log_dir=log_dir,
+                                                                  sandbox=sandbox))
+            self._all = [make(server, i) for i in range(self._tables)]
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+        self._free = asyncio.Queue()
+        for table in self._all:
+            self._free.put_nowait(table)
+
+    async def play(self, job: Job) -> Played:
+        assert self._free is not None, "start() first"
+        table = await self._free.get()
+        try:
+            return await play_on(table, job)
+        finally:
+            self._free.put_nowait(table)
+
+    async def release(self) -> None:
+        """Stop the bots of a free table now, while the other tables finish their last matches.
+
+        The table stays usable: a match given to it later starts new processes.
+        """
+        if self._free is not None and not self._free.empty():
+            table = self._free.get_nowait()
+            try:
+                await table.close()
+            finally:
+                self._free.put_nowait(table)
+
+    async def close(self) -> None:
+        await asyncio.gather(*(t.close() for t in self._all), return_exceptions=True)
+        self._free = None
+        if self._stack is not None:
+            stack, self._stack = self._stack, None
+            await stack.aclose()
+
+
+async def play_on(table: Table, job: Job) -> Played:
+    """Seat ``job``'s bots at ``table`` and play it there; raise :class:`LaunchError` when a bot does not start."""
+    starts = table.starts
+    began = time.perf_counter()
+    seats = await table.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match)
+    seated = time.perf_counter()
+    record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
+                              match_id=job.match, throw_window=job.throw_window)
+    seconds = time.perf_counter() - seated
+    return Played(record, seated - began, seconds, table.starts - starts, table.sandbox.level,
+                  replay=replay_format.from_record(record))
+

@@ -1,0 +1,180 @@
+"""The ladder on a cluster: matches per hour on a local two-node Ray cluster next to the local executor, and the
+head's own cost per match (how many tables one head can feed).
+
+Run: python benchmarks/cluster.py [--matches N] [--rounds R] [--head-matches M] [--head-only] [--json]
+
+(1) Starts a Ray cluster of two nodes on this machine (loopback, one CPU each, `ray start --block` process
+    groups, stopped at the end), then runs the same Cabanga! ladder of the bundled bots (4 seats, 2 tables,
+    N matches, default 40) alternately on the local executor and on the cluster, R times each (default 2),
+    and prints matches per hour of each. Both use this machine's cores, so this measures what the cluster
+    path costs (actors, pickled jobs and records), not what more machines give.
+(2) Runs a ladder of 8 bots at 4 seats on an executor that returns a stored Cabanga! record at once, so
+    all the time is the head's: scheduling, rating and storing (the SQLite write of every match, replay
+    included). Prints the matches per second the head sustains, and so how many tables of 12-second matches
+    (a bot thinking 100 ms a decision) one head feeds (target: at least 500 matches/s).
+Needs `pip install -e '.[cluster]'` for (1); --head-only skips it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+# the head connects on loopback: Ray otherwise replaces 127.0.0.1 by this machine's network address
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+from arena import replay as replay_format
+from arena.executor import Executor, Job, LocalExecutor, Played
+from arena.games import get_game
+from arena.ladder import Ladder, LadderConfig, Timing
+from arena.launcher import BotSpec, load_bot_list
+from arena.referee import MatchRecord, play_match, random_seat
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+MATCH_SECONDS = 12.0
+"""A 4-seat Cabanga! match of bots thinking 100 ms a decision (the issue's figure)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def local_cluster(folder: Path) -> Any:
+    """Start a Ray head and a second node on this machine; yield the address; kill both process groups."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    nodes: list[subprocess.Popen[bytes]] = []
+    common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"]
+    try:
+        for where in (["--head", f"--port={port}", f"--temp-dir={folder}", "--include-dashboard=false"],
+                      [f"--address=127.0.0.1:{port}"]):
+            nodes.append(subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", *where, *common],
+                                          env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+            time.sleep(8)  # the head first: a node joins a running cluster
+        yield f"127.0.0.1:{port}"
+    finally:
+        for node in reversed(nodes):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(node.pid, signal.SIGKILL)
+            node.wait()
+
+
+def run_ladder(executor: Executor, config: LadderConfig) -> tuple[int, float, Timing]:
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        store = Store(Path(folder) / "ladder.db")
+        try:
+            ladder = Ladder(config, store, on_note=lambda _: None, executor=executor)
+            began = time.perf_counter()
+            timing = asyncio.run(ladder.run())
+            return store.match_count(), time.perf_counter() - began, timing
+        finally:
+            store.close()
+
+
+def throughput(matches: int, rounds: int) -> dict[str, Any]:
+    """Matches per hour of the same ladder on the local executor and on the two-node cluster, alternately."""
+    from arena.cluster import RayExecutor
+
+    game = get_game("cabanga")
+    bots = load_bot_list(ROOT / "bots" / "cabanga.toml")
+    config = LadderConfig(game, game.options(), 4, 1, bots, matches=matches, tables=2)
+    rates: dict[str, list[float]] = {"local": [], "cluster": []}
+    with tempfile.TemporaryDirectory(prefix="arena-ray-", dir="/tmp") as folder, local_cluster(Path(folder)) as address:
+        for _ in range(rounds):
+            for kind in ("local", "cluster"):
+                executor: Executor = (LocalExecutor(2, seats=4) if kind == "local"
+                                      else RayExecutor(address, 2, seats=4, on_note=lambda _: None))
+                stored, wall, _ = run_ladder(executor, config)
+                rates[kind].append(stored / wall * 3600)
+    return {"matches": matches, "rounds": rounds, "tables": 2,
+            "local_per_hour": [round(r) for r in rates["local"]],
+            "cluster_per_hour": [round(r) for r in rates["cluster"]]}
+
+
+class InstantExecutor:
+    """Returns a stored record (and its replay, made where a match is played) at once: every second of the
+    run is the head's."""
+
+    def __init__(self, tables: int, record: MatchRecord) -> None:
+        self.tables = tables
+        self.record = record
+        self.replay = replay_format.from_record(record)
+
+    async def start(self) -> None:
+        return None
+
+    async def play(self, job: Job) -> Played:
+        await asyncio.sleep(0)  # let the other tables' workers run, as a real executor would
+        return Played(self.record, 0.0, 0.0, replay=self.replay)
+
+    async def release(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+def head_cost(matches: int, bots: int = 8, seats: int = 4, tables: int = 64) -> dict[str, Any]:
+    game = get_game("cabanga")
+    names = [f"bot-{i}" for i in range(bots)]
+    record = asyncio.run(play_match(game, [random_seat(n, n) for n in names[:seats]], 1, game.options()))
+    specs = [BotSpec(name, ("none",), ROOT) for name in names]
+    config = LadderConfig(game, game.options(), seats, 1, specs, matches=matches, tables=tables)
+    stored, wall, timing = run_ladder(InstantExecutor(tables, record), config)
+    per_second = stored / wall
+    return {"matches": stored, "bots": bots, "seats": seats, "wall_s": round(wall, 2),
+            "scheduling_ms": round(timing.scheduling / stored * 1000, 3),
+            "rating_ms": round(timing.rating / stored * 1000, 3),
+            "storing_ms": round(timing.storing / stored * 1000, 3),
+            "head_matches_per_s": round(per_second), "ms_per_match": round(wall / stored * 1000, 3),
+            "tables_of_12s_matches": int(per_second * MATCH_SECONDS)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=40, help="matches per ladder of (1) (default 40)")
+    parser.add_argument("--rounds", type=int, default=2, help="ladders of each executor in (1) (default 2)")
+    parser.add_argument("--head-matches", type=int, default=3000, help="matches of (2) (default 3000)")
+    parser.add_argument("--head-only", action="store_true", help="only (2): no Ray cluster")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    args = parser.parse_args(argv)
+    if not args.head_only:
+        figures = throughput(args.matches, args.rounds)
+        if args.json:
+            print(json.dumps(figures), flush=True)
+        else:
+            print(f"(1) Cabanga!, 4 seats, 2 tables, {figures['matches']} matches a ladder, alternately: local "
+                  f"executor {figures['local_per_hour']} matches/h; two-node Ray cluster on this machine "
+                  f"{figures['cluster_per_hour']} matches/h", flush=True)
+    figures = head_cost(args.head_matches)
+    if args.json:
+        print(json.dumps(figures), flush=True)
+    else:
+        print(f"(2) the head alone (scheduling, rating, storing), {figures['bots']} bots at {figures['seats']} "
+              f"seats, {figures['matches']} instant matches in {figures['wall_s']} s: "
+              f"{figures['head_matches_per_s']} matches/s ({figures['ms_per_match']} ms a match: scheduling "
+              f"{figures['scheduling_ms']} ms, rating {figures['rating_ms']} ms, storing {figures['storing_ms']} ms; "
+              f"target >= 500/s); "
+              f"one head feeds about {figures['tables_of_12s_matches']} tables of 12-second matches", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""`arena ladder --cluster`: a real two-node Ray cluster on this machine (loopback only), a node lost mid-run,
+the head killed with SIGKILL; the database ends with exactly the planned matches, the seeds of a local run.
+
+Every Ray process is started here as `ray start --block` in a process group of its own, and killed by group.
+Without Ray (pip install -e '.[cluster]') the tests skip, except under CI=true, where they fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from arena.ladder import deal_seed
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+
+if not HAVE_RAY and os.environ.get("CI") != "true":
+    pytest.skip("Ray is not installed (pip install -e '.[cluster]')", allow_module_level=True)
+
+SEATS = 3
+MATCHES = 18
+
+
+def first_triples(count: int, seed: int) -> list[tuple[int, int, int]]:
+    """The (deal, rotation, seed) triples a local ladder of ``count`` matches stores (tests/test_ladder.py)."""
+    return [(i // SEATS, i % SEATS, deal_seed(seed, i // SEATS)) for i in range(count)]
+
+
+def stored_count(db: Path) -> int:
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
+            return int(conn.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def triples(db: Path) -> list[tuple[int, int, int]]:
+    store = Store(db, readonly=True)
+    try:
+        return store.match_seeds()
+    finally:
+        store.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LocalCluster:
+    """A Ray head and worker nodes on this machine, each a `ray start --block` process group."""
+
+    folder: Path
+    logs: Path
+    env: dict[str, str]
+    port: int = field(default_factory=free_port)
+    nodes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @property
+    def driver_env(self) -> dict[str, str]:
+        """The environment of a process that connects to the cluster (the ladder): loopback only, as Ray
+        otherwise replaces 127.0.0.1 by this machine's address on the network (not for the nodes, which
+        refuse to join a cluster with it)."""
+        return {**self.env, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, head: bool) -> subprocess.Popen[bytes]:
+        where = ["--head", f"--port={self.port}", f"--temp-dir={self.folder}", "--include-dashboard=false"] if head \
+            else [f"--address={self.address}"]
+        node = subprocess.Popen(
+            [sys.executable, "-m", "ray.scripts.scripts", "start", *where, "--num-cpus=1",
+             "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"],
+            env=self.env, start_new_session=True, stdout=subprocess.DEVNULL,
+            stderr=open(self.logs / f"node-{len(self.nodes)}.err", "wb"))  # noqa: SIM115 (closed with the node)
+        self.nodes.append(node)
+        return node
+
+    def wait_for_nodes(self, count: int, timeout: float = 90) -> None:
+        """Wait until the cluster has ``count`` nodes alive (`ray status` run as a child, not imported here)."""
+        end = time.monotonic() + timeout
+        script = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+                  "print(sum(1 for n in ray.nodes() if n['Alive']))")
+        while time.monotonic() < end:
+            result = subprocess.run([sys.executable, "-c", script, self.address], env=self.driver_env,
+                                    capture_output=True, text=True, timeout=60)
+            if result.returncode == 0 and result.stdout.strip().splitlines()[-1:] == [str(count)]:
+                return
+            time.sleep(1)
+        said = "".join(path.read_text(errors="replace")[-1500:] for path in sorted(self.logs.glob("node-*.err")))
+        raise AssertionError(f"the cluster did not reach {count} nodes: {result.stderr[-1500:]}\n{said}")
+
+    def kill(self, node: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(node.pid, signal.SIGKILL)
+        node.wait()
+
+    def stop(self) -> None:
+        for node in reversed(self.nodes):
+            self.kill(node)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    # Ray's sockets live in its temp folder, and a Unix socket path must be short: not under tmp_path
+    folder = Path(tempfile.mkdtemp(prefix="arena-ray-"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    nodes = LocalCluster(folder, tmp_path, env)
+    try:
+        nodes.start(head=True)
+        nodes.wait_for_nodes(1)
+        nodes.start(head=False)
+        nodes.wait_for_nodes(2)
+        yield nodes
+    finally:
+        nodes.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def ladder_command(cluster: LocalCluster, db: Path, seed: int) -> list[str]:
+    bots = ROOT / "bots" / "cabanga.toml"
+    return [sys.executable, "-m", "arena.cli", "ladder", "--cluster", cluster.address, "--bots", str(bots),
+            "--game", "cabanga", "--seats", str(SEATS), "--matches", str(MATCHES), "--tables", "2",
+            "--seed", str(seed), "--db", str(db)]
+
+
+def wait_for_matches(proc: subprocess.Popen[str], db: Path, count: int, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while stored_count(db) < count and proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.05)
+    assert stored_count(db) >= count, f"the ladder stored {stored_count(db)} matches (exit {proc.poll()})"
+
+
+def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_planned_matches(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    db = tmp_path / "cluster.db"
+    proc = subprocess.Popen(ladder_command(cluster, db, seed=7), cwd=ROOT, env=cluster.driver_env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for_matches(proc, db, 2)
+        cluster.kill(cluster.nodes[1])  # the second node, with its table, its server and its bots
+        _, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "2 nodes, 2 tables" in err  # the progress line, before the loss
+    lost = [line for line in err.splitlines() if "is lost" in line]
+    assert lost and "played again on another table, from its seed" in lost[0], err
+    stored = triples(db)
+    assert stored == first_triples(MATCHES, seed=7)  # what a local run stores (tests/test_ladder.py)
+    assert len(set(stored)) == len(stored) == MATCHES
+
+
+def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
+    db = tmp_path / "cluster.db"
+    command = ladder_command(cluster, db, seed=8)
+    proc = subprocess.Popen(command, cwd=ROOT, env=cluster.driver_env, text=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for_matches(proc, db, 1)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    killed_at = stored_count(db)
+    assert 1 <= killed_at < MATCHES
+    result = subprocess.run(command, cwd=ROOT, env=cluster.driver_env, capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, result.stderr
+    assert f"({killed_at} matches stored)" in result.stderr
+    stored = triples(db)
+    assert stored == first_triples(MATCHES, seed=8)
+    assert len(set(stored)) == len(stored) == MATCHES
