@@ -34,6 +34,7 @@ from typing import Any
 # the head connects on loopback: Ray otherwise replaces 127.0.0.1 by this machine's network address
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
+from arena import netns
 from arena import replay as replay_format
 from arena.executor import Executor, Job, LocalExecutor, Played
 from arena.games import get_game
@@ -43,6 +44,8 @@ from arena.referee import MatchRecord, play_match, random_seat
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
+INSIDE = "ARENA_BENCH_NETNS"
+"""Set in the environment of this script run again inside its network namespace."""
 MATCH_SECONDS = 12.0
 """A 4-seat Cabanga! match of bots thinking 100 ms a decision (the issue's figure)."""
 
@@ -155,6 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--head-only", action="store_true", help="only (2): no Ray cluster")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
+    if not args.head_only and not os.environ.get(INSIDE):
+        # (1) runs the cluster and this driver in a network namespace of their own that holds only a loopback:
+        # Ray would otherwise put some of its processes on the machine's network address
+        why = netns.available()
+        if why:
+            print(f"(1) needs a loopback-only network namespace: {why}; run it as root, or --head-only",
+                  file=sys.stderr)
+            return 1
+        with netns.loopback_only("arena-bench") as prefix:
+            return subprocess.run([*prefix, sys.executable, __file__, *(sys.argv[1:] if argv is None else argv)],
+                                  env={**os.environ, INSIDE: "1"}).returncode
     if not args.head_only:
         figures = throughput(args.matches, args.rounds)
         if args.json:

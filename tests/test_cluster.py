@@ -1,8 +1,10 @@
 """`arena ladder --cluster`: a real two-node Ray cluster on this machine (loopback only), a node lost mid-run,
 the head killed with SIGKILL; the database ends with exactly the planned matches, the seeds of a local run.
 
-Every Ray process is started here as `ray start --block` in a process group of its own, and killed by group.
-Without Ray (pip install -e '.[cluster]') the tests skip, except under CI=true, where they fail.
+Every Ray process is started here as `ray start --block` in a process group of its own, and killed by group,
+in a network namespace of the test's own that holds only a loopback (:mod:`arena.netns`), with the ladders
+that use the cluster: Ray would otherwise put some of its processes on the machine's network address.
+Without Ray (pip install -e '.[cluster]') or root the tests skip, except under CI=true, where they fail.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import netns
 from arena.ladder import deal_seed
 from arena.store import Store
 
@@ -71,6 +74,8 @@ class LocalCluster:
     folder: Path
     logs: Path
     env: dict[str, str]
+    prefix: list[str]
+    """Runs a program in the cluster's network namespace (loopback only): every node and every driver."""
     port: int = field(default_factory=free_port)
     nodes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
@@ -89,7 +94,7 @@ class LocalCluster:
         where = ["--head", f"--port={self.port}", f"--temp-dir={self.folder}", "--include-dashboard=false"] if head \
             else [f"--address={self.address}"]
         node = subprocess.Popen(
-            [sys.executable, "-m", "ray.scripts.scripts", "start", *where, "--num-cpus=1",
+            [*self.prefix, sys.executable, "-m", "ray.scripts.scripts", "start", *where, "--num-cpus=1",
              "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"],
             env=self.env, start_new_session=True, stdout=subprocess.DEVNULL,
             stderr=open(self.logs / f"node-{len(self.nodes)}.err", "wb"))  # noqa: SIM115 (closed with the node)
@@ -102,7 +107,7 @@ class LocalCluster:
         script = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
                   "print(sum(1 for n in ray.nodes() if n['Alive']))")
         while time.monotonic() < end:
-            result = subprocess.run([sys.executable, "-c", script, self.address], env=self.driver_env,
+            result = subprocess.run([*self.prefix, sys.executable, "-c", script, self.address], env=self.driver_env,
                                     capture_output=True, text=True, timeout=60)
             if result.returncode == 0 and result.stdout.strip().splitlines()[-1:] == [str(count)]:
                 return
@@ -123,23 +128,28 @@ class LocalCluster:
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
     # Ray's sockets live in its temp folder, and a Unix socket path must be short: not under tmp_path
+    why = netns.available()
+    if why:
+        assert os.environ.get("CI") != "true", f"CI runs the cluster tests: {why}"
+        pytest.skip(f"a loopback-only network namespace for the cluster: {why}")
     folder = Path(tempfile.mkdtemp(prefix="arena-ray-"))
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
-    nodes = LocalCluster(folder, tmp_path, env)
-    try:
+    with contextlib.ExitStack() as stack:
+        prefix = stack.enter_context(netns.loopback_only("arena-ray"))
+        nodes = LocalCluster(folder, tmp_path, env, prefix)
+        stack.callback(shutil.rmtree, folder, ignore_errors=True)
+        stack.callback(nodes.stop)
         nodes.start(head=True)
         nodes.wait_for_nodes(1)
         nodes.start(head=False)
         nodes.wait_for_nodes(2)
         yield nodes
-    finally:
-        nodes.stop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def ladder_command(cluster: LocalCluster, db: Path, seed: int) -> list[str]:
     bots = ROOT / "bots" / "cabanga.toml"
-    return [sys.executable, "-m", "arena.cli", "ladder", "--cluster", cluster.address, "--bots", str(bots),
+    return [*cluster.prefix, sys.executable, "-m", "arena.cli", "ladder", "--cluster", cluster.address, "--bots",
+            str(bots),
             "--game", "cabanga", "--seats", str(SEATS), "--matches", str(MATCHES), "--tables", "2",
             "--seed", str(seed), "--db", str(db)]
 
