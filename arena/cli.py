@@ -656,7 +656,12 @@ def _duration(seconds: float) -> str:
               help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
                    "table is a Ray actor with its own bot processes on its node. Every node needs arena and "
-                   "the bots at the paths of the bot list (a shared folder, or the same checkout).")
+                   "the bots at the paths of the bot list (a shared folder, or the same checkout), or "
+                   "--cluster-ship.")
+@click.option("--cluster-ship", "ship", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              default=None, help="With --cluster: a folder holding every bot of the list, which Ray copies to "
+                                 "each node (its .git, __pycache__, node_modules and *.db left out); the bots "
+                                 "start from the copy.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
                    "database holds, or for a new ladder a secret random one (a known seed would let a bot "
@@ -671,9 +676,9 @@ def _duration(seconds: float) -> str:
 @sandbox_option
 @throw_window_option
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
-           tables: int | None, cluster: str | None, seed: int | None, db_path: Path, options: tuple[str, ...],
-           deadline: float, time_bank: float,
-           max_faults: int, log_dir: Path | None, sandbox_mode: str, throw_window_ms: float) -> None:
+           tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
+           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
+           sandbox_mode: str, throw_window_ms: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
@@ -687,6 +692,12 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         matches = DEFAULT_LADDER_MATCHES
     # on a cluster each node picks its own sandbox for the mode (and says which)
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
+    if ship is not None and cluster is None:
+        raise click.UsageError("--cluster-ship ships the bots to a cluster's nodes: give --cluster too")
+    if ship is not None:
+        outside = [b.name for b in bots if not b.remote and not b.cwd.is_relative_to(ship.resolve())]
+        if outside:
+            raise click.ClickException(f"bot {outside[0]!r} is not in the --cluster-ship folder {str(ship)!r}")
     if tables is None and cluster is None:
         tables = os.cpu_count() or 1
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
@@ -708,7 +719,7 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     executor: Executor | None = None
     if cluster is not None:
         ray_executor = RayExecutor(cluster, tables, seats=seats, sandbox_mode=sandbox_mode, log_dir=log_dir,
-                                   on_note=progress.note)
+                                   on_note=progress.note, ship=ship.resolve() if ship is not None else None)
         progress.where = ray_executor.describe
         executor = ray_executor
     try:

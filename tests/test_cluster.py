@@ -137,11 +137,11 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def ladder_command(cluster: LocalCluster, db: Path, seed: int) -> list[str]:
+def ladder_command(cluster: LocalCluster, db: Path, seed: int, *more: str) -> list[str]:
     bots = ROOT / "bots" / "cabanga.toml"
     return [sys.executable, "-m", "arena.cli", "ladder", "--cluster", cluster.address, "--bots", str(bots),
             "--game", "cabanga", "--seats", str(SEATS), "--matches", str(MATCHES), "--tables", "2",
-            "--seed", str(seed), "--db", str(db)]
+            "--seed", str(seed), "--db", str(db), *more]
 
 
 def wait_for_matches(proc: subprocess.Popen[str], db: Path, count: int, timeout: float = 120) -> None:
@@ -175,7 +175,8 @@ def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_p
 
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
-    command = ladder_command(cluster, db, seed=8)
+    # the bots reach the nodes as a copy Ray makes of their folder (bots/cabanga.toml's cwd: this checkout)
+    command = ladder_command(cluster, db, 8, "--cluster-ship", str(ROOT))
     proc = subprocess.Popen(command, cwd=ROOT, env=cluster.driver_env, text=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
