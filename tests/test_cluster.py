@@ -116,8 +116,30 @@ class LocalCluster:
         node.wait()
 
     def stop(self) -> None:
+        """Kill every node, then any Ray process of this cluster that left its node's group (Ray's workers
+        start sessions of their own): every process naming the cluster's folder."""
         for node in reversed(self.nodes):
             self.kill(node)
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            left = [pid for pid in processes_naming(str(self.folder)) if pid != os.getpid()]
+            if not left:
+                break
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.1)
+
+
+def processes_naming(text: str) -> list[int]:
+    """Return the pids whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture
