@@ -731,8 +731,9 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
         limits = ([f"until {matches} matches are stored"] if matches is not None else []) + \
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
-        place = f"on the Ray cluster at {cluster}, {tables or 'a table per CPU'}" if cluster else f"{tables}"
-        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place} tables, database "
+        place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}"
+        place += f" on the Ray cluster at {cluster}" if cluster else ""
+        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         if sandbox is not None:
             click.echo(sandbox.describe(), err=True)
