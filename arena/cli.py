@@ -687,7 +687,12 @@ def _duration(seconds: float) -> str:
               help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
                    "table is a Ray actor with its own bot processes on its node. Every node needs arena and "
-                   "the bots at the paths of the bot list (a shared folder, or the same checkout).")
+                   "the bots at the paths of the bot list (a shared folder, or the same checkout), or "
+                   "--cluster-ship.")
+@click.option("--cluster-ship", "ship", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              default=None, help="With --cluster: a folder holding every bot of the list, which Ray copies to "
+                                 "each node (its .git, __pycache__, node_modules and *.db left out); the bots "
+                                 "start from the copy.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
                    "database holds, or for a new ladder a secret random one (a known seed would let a bot "
@@ -708,9 +713,10 @@ def _duration(seconds: float) -> str:
               help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
                    "that learn between matches. A database rated with another tau is rated again.")
 def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
-           tables: int | None, cluster: str | None, seed: int | None, db_path: Path, options: tuple[str, ...],
-           deadline: float, time_bank: float, max_faults: int, log_dir: Path | None, sandbox_mode: str,
-           throw_window_ms: float, until_decided: bool, zone: float, alpha: float, beta: float, tau: float) -> None:
+           tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
+           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
+           sandbox_mode: str, throw_window_ms: float, until_decided: bool, zone: float, alpha: float, beta: float,
+           tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
@@ -726,17 +732,23 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     test = SequentialTest(zone, alpha, beta)
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
                 max_faults, log_dir, test if until_decided else None, None, tau, sandbox_mode,
-                throw_window_ms / 1000, cluster)
+                throw_window_ms / 1000, cluster, ship)
 
 
 def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
                 hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
                 pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
-                cluster: str | None = None) -> Board:
+                cluster: str | None = None, ship: Path | None = None) -> Board:
     """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it."""
     # on a cluster each node picks its own sandbox for the mode (and says which)
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
+    if ship is not None and cluster is None:
+        raise click.UsageError("--cluster-ship ships the bots to a cluster's nodes: give --cluster too")
+    if ship is not None:
+        outside = [b.name for b in bots if not b.remote and not b.cwd.is_relative_to(ship.resolve())]
+        if outside:
+            raise click.ClickException(f"bot {outside[0]!r} is not in the --cluster-ship folder {str(ship)!r}")
     if tables is None and cluster is None:
         tables = os.cpu_count() or 1
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
@@ -758,7 +770,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     executor: Executor | None = None
     if cluster is not None:
         ray_executor = RayExecutor(cluster, tables, seats=seats, sandbox_mode=sandbox_mode, log_dir=log_dir,
-                                   on_note=progress.note)
+                                   on_note=progress.note, ship=ship.resolve() if ship is not None else None)
         progress.where = ray_executor.describe
         executor = ray_executor
     try:
@@ -772,8 +784,9 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             ([f"until {matches} matches are stored"] if matches is not None else []) + \
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
-        place = f"on the Ray cluster at {cluster}, {tables or 'a table per CPU'}" if cluster else f"{tables}"
-        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place} tables, database "
+        place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}"
+        place += f" on the Ray cluster at {cluster}" if cluster else ""
+        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         if sandbox is not None:
             click.echo(sandbox.describe(), err=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.executor import Job, LocalExecutor, Played
-from arena.launcher import LaunchError
+from arena.launcher import BotSpec, LaunchError
 from arena.sandbox import choose_sandbox
 
 log = logging.getLogger("arena.cluster")
@@ -78,15 +78,20 @@ class TableActor:
         await self.executor.start()
         return node_id, f"{socket.gethostname()}/{node_id[:6]}", sandbox.level
 
-    async def play(self, job: bytes) -> bytes:
+    async def play(self, job: bytes, shipped: str | None = None) -> bytes:
         """Play a pickled :class:`Job`; return the pickled :class:`Played`, or :class:`StartFailed`.
 
-        Plain pickle both ways, not Ray's: the cards in a record are rebuilt by their games' own reduce.
+        ``shipped``: the head's folder that Ray copied to this node as the actor's working folder; the bots'
+        paths inside it are moved to the copy. Plain pickle both ways, not Ray's: the cards in a record are
+        rebuilt by their games' own reduce.
         """
         assert self.executor is not None, "ready() first"
         result: Played | StartFailed
+        played: Job = pickle.loads(job)
+        if shipped is not None:
+            played = dataclasses.replace(played, bots=tuple(_moved(b, Path(shipped), Path.cwd()) for b in played.bots))
         try:
-            result = await self.executor.play(pickle.loads(job))
+            result = await self.executor.play(played)
         except LaunchError as exc:
             result = StartFailed(str(exc), tuple(exc.bots))
         return pickle.dumps(result)
@@ -98,6 +103,16 @@ class TableActor:
     async def close(self) -> None:
         if self.executor is not None:
             await self.executor.close()
+
+
+def _moved(bot: BotSpec, old: Path, new: Path) -> BotSpec:
+    """Return ``bot`` with its folder, and the absolute paths of its command, moved from ``old`` to ``new``."""
+
+    def move(path: Path) -> Path:
+        return new / path.relative_to(old) if path.is_relative_to(old) else path
+
+    command = tuple(str(move(Path(part))) if part.startswith("/") else part for part in bot.command)
+    return dataclasses.replace(bot, cwd=move(bot.cwd), command=command)
 
 
 def _ray() -> Any:
@@ -135,6 +150,9 @@ class RayExecutor:
     log_dir: Path | None = None
     on_note: Any = None
     ready_timeout: float = READY_TIMEOUT
+    ship: Path | None = None
+    """A folder of this machine holding every bot: Ray copies it to each node (a runtime environment's
+    ``working_dir``) and the bots start from the copy. ``None``: the bots' paths hold on every node."""
     _tables: int = 0
     _ready: list[_Table] = field(default_factory=list)
     _free: asyncio.Queue[_Table] | None = None
@@ -157,8 +175,10 @@ class RayExecutor:
     async def start(self) -> None:
         ray = _ray()
         try:
+            runtime_env = None if self.ship is None else {
+                "working_dir": str(self.ship), "excludes": [".git", "__pycache__", "*.db", "*.db-*", "node_modules"]}
             await asyncio.to_thread(ray.init, address=self.address, logging_level=logging.ERROR,
-                                    log_to_driver=False, configure_logging=True)
+                                    log_to_driver=False, configure_logging=True, runtime_env=runtime_env)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ClusterError(f"no Ray cluster at {self.address!r}: {str(exc).splitlines()[0]}") from None
         cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -222,7 +242,8 @@ class RayExecutor:
                 raise ClusterError("every table of the cluster is lost")
             table = await self._free.get()
             try:
-                result = pickle.loads(await table.actor.play.remote(pickle.dumps(job)))
+                shipped = str(self.ship) if self.ship is not None else None
+                result = pickle.loads(await table.actor.play.remote(pickle.dumps(job), shipped))
             except ray.exceptions.RayActorError as exc:
                 self._lost(table, job, exc)
                 continue

@@ -18,6 +18,10 @@ budget of N matches stores the same (deal, rotation, seed) triples whether or no
 one table the bots of every deal set are the same too; with several, a new deal set's group depends on the
 ratings at the moment it is planned, so on which matches happened to finish first.
 
+The ladder does not play: an executor (:mod:`arena.executor`) plays each (deal, rotation, seating, seed) it is
+given, on this machine's tables or on a Ray cluster's (:mod:`arena.cluster`), and returns the record; the
+ladder stays the only scheduler, rater and writer, wherever the matches are played.
+
 The ladder keeps what it needs to schedule (deal sets, ratings, match counts) in memory, loaded once at the
 start; the database is written once per planned deal set and once per finished match, and read only then.
 """

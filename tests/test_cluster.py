@@ -121,8 +121,30 @@ class LocalCluster:
         node.wait()
 
     def stop(self) -> None:
+        """Kill every node, then any Ray process of this cluster that left its node's group (Ray's workers
+        start sessions of their own): every process naming the cluster's folder."""
         for node in reversed(self.nodes):
             self.kill(node)
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            left = [pid for pid in processes_naming(str(self.folder)) if pid != os.getpid()]
+            if not left:
+                break
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.1)
+
+
+def processes_naming(text: str) -> list[int]:
+    """Return the pids whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture
@@ -146,12 +168,12 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
         yield nodes
 
 
-def ladder_command(cluster: LocalCluster, db: Path, seed: int) -> list[str]:
+def ladder_command(cluster: LocalCluster, db: Path, seed: int, *more: str) -> list[str]:
     bots = ROOT / "bots" / "cabanga.toml"
     return [*cluster.prefix, sys.executable, "-m", "arena.cli", "ladder", "--cluster", cluster.address, "--bots",
             str(bots),
             "--game", "cabanga", "--seats", str(SEATS), "--matches", str(MATCHES), "--tables", "2",
-            "--seed", str(seed), "--db", str(db)]
+            "--seed", str(seed), "--db", str(db), *more]
 
 
 def wait_for_matches(proc: subprocess.Popen[str], db: Path, count: int, timeout: float = 120) -> None:
@@ -185,7 +207,8 @@ def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_p
 
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
-    command = ladder_command(cluster, db, seed=8)
+    # the bots reach the nodes as a copy Ray makes of their folder (bots/cabanga.toml's cwd: this checkout)
+    command = ladder_command(cluster, db, 8, "--cluster-ship", str(ROOT))
     proc = subprocess.Popen(command, cwd=ROOT, env=cluster.driver_env, text=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
