@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -47,9 +46,7 @@ def test_check_passes_every_bundled_bot_in_the_games_its_entry_declares(game: st
     assert not any(run.startswith("lama" if game == "cabanga" else "cabanga") for run in report["runs"])
 
 
-def test_check_passes_the_javascript_bot(tmp_path: Path) -> None:
-    if shutil.which("node") is None or not (ROOT / "bots" / "js" / "node_modules").is_dir():
-        pytest.skip("node, or bots/js/node_modules (npm ci, done by tests/test_js_bot.py), is missing")
+def test_check_passes_the_javascript_bot(tmp_path: Path, js_modules: Path) -> None:
     path = tmp_path / "bots.toml"
     path.write_text(f'[[bot]]\nname = "js"\ncommand = ["node", "bot.js"]\ncwd = "{ROOT / "bots" / "js"}"\n')
     result = CliRunner().invoke(main, ["check", str(path)])

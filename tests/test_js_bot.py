@@ -1,14 +1,13 @@
 """A bot written in another language (JavaScript, bots/js/bot.js) plays a whole match over the protocol.
 
 It is written from proto/arena/v1/arena.proto and the README alone, and loads the .proto at run time.
-The test installs its two npm packages (npm ci, from bots/js/package-lock.json) when they are missing.
+The test installs its two npm packages (npm ci, from bots/js/package-lock.json) when they are missing
+(the js_modules fixture).
 """
 
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
 from pathlib import Path
 
 from arena.games import get_game
@@ -20,17 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "bots" / "js"
 
 
-def ensure_node_modules() -> None:
-    npm = shutil.which("npm")
-    assert npm is not None and shutil.which("node") is not None, "node and npm are needed for the JS bot"
-    if not (JS / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        done = subprocess.run([npm, "ci", "--silent", "--no-audit", "--no-fund"], cwd=JS, capture_output=True,
-                              text=True, timeout=180)
-        assert done.returncode == 0, done.stdout + done.stderr
-
-
-def test_javascript_bot_plays_both_games_without_faults() -> None:
-    ensure_node_modules()
+def test_javascript_bot_plays_both_games_without_faults(js_modules: Path) -> None:
     js = BotSpec("js", ("node", "bot.js"), JS)
     for game_name, others in (("cabanga", ["cabanga_greedy", "cabanga_random"]), ("lama", ["lama_greedy"])):
         game = get_game(game_name)

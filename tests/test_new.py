@@ -39,16 +39,13 @@ def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: st
     assert "PASS: my-bot" in checked.output and f"{game}, 3 seats" in checked.output
 
 
-def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path) -> None:
+def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Path) -> None:
     made = CliRunner().invoke(main, ["new", "jsbot", "--game", "lama", "--lang", "js", "--dir", str(tmp_path)])
     assert made.exit_code == 0, made.output
     folder = tmp_path / "jsbot"
     assert (folder / "arena.proto").read_bytes() == (ROOT / "proto" / "arena" / "v1" / "arena.proto").read_bytes()
-    modules = ROOT / "bots" / "js" / "node_modules"
-    if shutil.which("node") is None or not modules.is_dir():
-        pytest.skip("node, or bots/js/node_modules (npm ci, done by tests/test_js_bot.py), is missing")
     # what `npm install` would fetch: a copy, not a link, since the bot's jail shows only its own folder
-    shutil.copytree(modules, folder / "node_modules", symlinks=True)
+    shutil.copytree(js_modules, folder / "node_modules", symlinks=True)
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: jsbot" in checked.output
