@@ -15,7 +15,6 @@ import os
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -25,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from ladder_db import seeds, stored_count
 
 from arena import netns
 from arena.ladder import deal_seed
-from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_RAY = importlib.util.find_spec("ray") is not None
@@ -43,22 +42,6 @@ MATCHES = 18
 def first_triples(count: int, seed: int) -> list[tuple[int, int, int]]:
     """The (deal, rotation, seed) triples a local ladder of ``count`` matches stores (tests/test_ladder.py)."""
     return [(i // SEATS, i % SEATS, deal_seed(seed, i // SEATS)) for i in range(count)]
-
-
-def stored_count(db: Path) -> int:
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
-            return int(conn.execute("SELECT count(*) FROM matches").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
-def triples(db: Path) -> list[tuple[int, int, int]]:
-    store = Store(db, readonly=True)
-    try:
-        return store.match_seeds()
-    finally:
-        store.close()
 
 
 def free_port() -> int:
@@ -200,7 +183,7 @@ def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_p
     assert "2 nodes, 2 tables" in err  # the progress line, before the loss
     lost = [line for line in err.splitlines() if "is lost" in line]
     assert lost and "played again on another table, from its seed" in lost[0], err
-    stored = triples(db)
+    stored = seeds(db)
     assert stored == first_triples(MATCHES, seed=7)  # what a local run stores (tests/test_ladder.py)
     assert len(set(stored)) == len(stored) == MATCHES
 
@@ -224,6 +207,6 @@ def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: Local
     result = subprocess.run(command, cwd=ROOT, env=cluster.driver_env, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stderr
     assert f"({killed_at} matches stored)" in result.stderr
-    stored = triples(db)
+    stored = seeds(db)
     assert stored == first_triples(MATCHES, seed=8)
     assert len(set(stored)) == len(stored) == MATCHES

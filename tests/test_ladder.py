@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from ladder_db import seeds, stored_count
 
 import arena.ladder as ladder_module
 from arena.cli import main
@@ -78,23 +79,6 @@ def assert_one_line_error(code: int, err: str, exception: BaseException | None, 
     assert len(errors) == 1, err
     for needle in needles:
         assert needle in errors[0], err
-
-
-def stored_count(db: Path) -> int:
-    """Return how many matches the database holds (0 before it exists); read-only, never waits for a lock."""
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
-            return int(conn.execute("SELECT count(*) FROM matches").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
-def seeds(db: Path) -> list[tuple[int, int, int]]:
-    store = Store(db, readonly=True)
-    try:
-        return store.match_seeds()
-    finally:
-        store.close()
 
 
 def board(db: Path) -> list[dict[str, Any]]:
