@@ -156,7 +156,13 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
         yield nodes
     finally:
         nodes.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+        # a dying Ray process may still make its session folders: remove them until they stay gone
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            shutil.rmtree(folder, ignore_errors=True)
+            time.sleep(1)
+            if not folder.exists():
+                break
 
 
 def ladder_command(cluster: LocalCluster, db: Path, seed: int, *more: str) -> list[str]:
