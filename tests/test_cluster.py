@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from ladder_db import seeds, stored_count
+from processes import descendants
 
 from arena import netns
 from arena.ladder import deal_seed
@@ -99,8 +100,14 @@ class LocalCluster:
         raise AssertionError(f"the cluster did not reach {count} nodes: {result.stderr[-1500:]}\n{said}")
 
     def kill(self, node: subprocess.Popen[bytes]) -> None:
+        """Kill a node at once: its process group, and every process below it (Ray's workers, a table's actor
+        among them, start sessions of their own, so the group alone would leave them playing for a while)."""
+        below = descendants(node.pid)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(node.pid, signal.SIGKILL)
+        for pid in below:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         node.wait()
 
     def stop(self) -> None:
@@ -132,23 +139,33 @@ def processes_naming(text: str) -> list[int]:
 
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
-    # Ray's sockets live in its temp folder, and a Unix socket path must be short: not under tmp_path
     why = netns.available()
     if why:
         assert os.environ.get("CI") != "true", f"CI runs the cluster tests: {why}"
         pytest.skip(f"a loopback-only network namespace for the cluster: {why}")
+    # Ray's sockets live in its temp folder, and a Unix socket path must be short: not under tmp_path
     folder = Path(tempfile.mkdtemp(prefix="arena-ray-"))
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
     with contextlib.ExitStack() as stack:
         prefix = stack.enter_context(netns.loopback_only("arena-ray"))
         nodes = LocalCluster(folder, tmp_path, env, prefix)
-        stack.callback(shutil.rmtree, folder, ignore_errors=True)
+        stack.callback(remove_until_gone, folder)
         stack.callback(nodes.stop)
         nodes.start(head=True)
         nodes.wait_for_nodes(1)
         nodes.start(head=False)
         nodes.wait_for_nodes(2)
         yield nodes
+
+
+def remove_until_gone(folder: Path) -> None:
+    """Remove ``folder``: a dying Ray process may still make its session folders, so until it stays gone."""
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        shutil.rmtree(folder, ignore_errors=True)
+        time.sleep(1)
+        if not folder.exists():
+            break
 
 
 def ladder_command(cluster: LocalCluster, db: Path, seed: int, *more: str) -> list[str]:

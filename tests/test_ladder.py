@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from ladder_db import seeds, stored_count
+from processes import descendants
 
 import arena.ladder as ladder_module
 from arena.cli import main
@@ -102,23 +103,6 @@ def recomputed_ratings(db: Path) -> dict[str, Rating]:
                                 [None if benched else place for _, place, benched in seated])
             ratings.update(zip(bots, after, strict=True))
     return ratings
-
-
-def descendants(pid: int) -> list[int]:
-    """Return the pids of every process below ``pid`` (a ladder's bot processes, and any helpers of theirs)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                stat = (entry / "stat").read_text()
-                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: list[int] = []
-    frontier = [pid]
-    while frontier:
-        below = [child for child, parent in parents.items() if parent in frontier]
-        found += below
-        frontier = below
-    return found
 
 
 def gone(pid: int) -> bool:
