@@ -21,3 +21,14 @@ def descendants(pid: int) -> list[int]:
         found += below
         frontier = below
     return found
+
+
+def processes_naming(text: str) -> list[int]:
+    """Return the live processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from ladder_db import seeds, stored_count
-from processes import descendants
+from processes import descendants, processes_naming
 
 from arena import netns
 from arena.ladder import deal_seed
@@ -124,17 +124,6 @@ class LocalCluster:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.1)
-
-
-def processes_naming(text: str) -> list[int]:
-    """Return the pids whose command line holds ``text``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if text.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-    return found
 
 
 @pytest.fixture

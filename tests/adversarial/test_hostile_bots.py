@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
+from processes import processes_naming
 
 from arena import replay as replay_format
 from arena import server as server_module
@@ -31,20 +32,6 @@ def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) ->
     assert {f.kind for f in record.faults} & set(kinds), record.faults
     if benched:
         assert 0 in record.benched and record.ranking_places()[0] == 3
-
-
-def marked(mark: str) -> list[int]:
-    """Return the live processes whose command line holds ``mark``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if mark.encode() in f.read():
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
 
 
 # (mode, fault kinds that may be recorded); each is one hostile match
@@ -135,12 +122,12 @@ def test_children_that_try_to_outlive_the_bot_die_with_it(arena: Arena, mode: st
         check_fault(record, FaultKind.CRASH)
     else:
         assert record.faults == []
-        assert marked(mark), "the escaping child did not start"
+        assert processes_naming(mark), "the escaping child did not start"
     arena.retire(name)
     deadline = time.monotonic() + 3
-    while marked(mark) and time.monotonic() < deadline:
+    while processes_naming(mark) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert marked(mark) == [], "a child of the bot outlived it"
+    assert processes_naming(mark) == [], "a child of the bot outlived it"
     arena.healthy()
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
+from processes import processes_naming
 
 from arena.deals import DealKey
 from arena.games import get_game
@@ -50,19 +51,6 @@ def log_lines(arena: Arena, name: str, prefix: str) -> list[str]:
             if line.startswith(prefix)]
 
 
-def marked(mark: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if mark.encode() in f.read():
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
-
-
 def test_a_jailed_bot_cannot_undo_its_jail_or_read_what_is_not_its_own(arena: Arena, tmp_path: Path) -> None:
     needs(arena, jail=True)
     db = tmp_path / "arena.db"
@@ -90,12 +78,12 @@ def test_a_fork_bomb_costs_only_the_bomber(arena: Arena) -> None:
     name = "hostile-bomb"
     try:
         record = arena.play(hostile(name, "fork-bomb", "200", mark), deadline=DEFAULT_DEADLINE)
-        spinning = len(marked(mark))
+        spinning = len(processes_naming(mark))
         only_the_attacker(record, FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.DISCONNECT)
         assert 0 < spinning < 128, spinning  # the bot's processes and threads are at most 128
     finally:
         arena.retire(name)
-    assert marked(mark) == [], "processes of the fork bomb outlived the bot"
+    assert processes_naming(mark) == [], "processes of the fork bomb outlived the bot"
     arena.healthy()
 
 
