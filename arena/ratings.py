@@ -42,6 +42,9 @@ in a match's final order share their place."""
 DEFAULT_DRAW_PROBABILITY = 0.05
 """For a game and seat count not in :data:`DRAW_PROBABILITY`."""
 
+MIN_DELTA = trueskill.DELTA
+"""The message passing stops when no message moves more than this (the library's default)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rating:
@@ -99,6 +102,8 @@ class TrueSkillSystem:
         self.draw_probability = draw_probability
         self.tau = tau
         self.env = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=tau, draw_probability=draw_probability)
+        self.margin = trueskill.calc_draw_margin(draw_probability, 2, self.env)
+        """The draw margin between two one-player teams."""
 
     @classmethod
     def for_game(cls, game: str, seats: int, *, tau: float = 0.0) -> TrueSkillSystem:
@@ -157,17 +162,128 @@ class TrueSkillSystem:
             rotated = [tail[(i + shift) % len(tail)] for i in range(len(tail))]
             order += rotated
             ranks += [len(groups) + i for i in range(len(rotated))]
+            ties = [ranks[i] == ranks[i + 1] for i in range(len(ranks) - 1)]
             try:
-                rated = self.env.rate([(self.env.create_rating(ratings[s].mu, ratings[s].sigma),) for s in order],
-                                      ranks=ranks)
+                rated = self._chain([ratings[s] for s in order], ties)
             except FloatingPointError as exc:
                 raise RatingError(f"TrueSkill cannot rate places {list(places)}: {exc}") from None
-            for seat, (new,) in zip(order, rated, strict=True):
-                mus[seat].append(float(new.mu))
-                sigmas[seat].append(float(new.sigma))
+            for seat, (mu, sigma) in zip(order, rated, strict=True):
+                mus[seat].append(mu)
+                sigmas[seat].append(sigma)
         out = list(ratings)
         for s in seats:
             out[s] = Rating(math.fsum(mus[s]) / runs, math.fsum(sigmas[s]) / runs)
+        return out
+
+
+    def _chain(self, ratings: Sequence[Rating], ties: Sequence[bool]) -> list[tuple[float, float]]:
+        """Return (mu, sigma) after a match of one-player teams finishing in the order given.
+
+        ``ties[j]`` says whether teams ``j`` and ``j + 1`` shared their place. This is the ``trueskill``
+        library's ``rate`` on already sorted teams: its factor graph, its message schedule and stopping rule,
+        its draw margin and its v and w functions (on its normal distribution), with the graph written out
+        for teams of one player in flat lists of Gaussians in natural parameters (precision ``pi``,
+        precision-adjusted mean ``tau``). So the ratings are the library's to rounding
+        (``tests/test_ratings.py`` compares them), and an upset too unlikely raises ``FloatingPointError`` as
+        the library does. The library builds a graph of objects at every call, about 1 ms at 4 seats; this
+        takes about a tenth of that, which lets one ladder head rate hundreds of matches a second
+        (``benchmarks/cluster.py``).
+        """
+        n = len(ratings)
+        beta2 = BETA**2
+        # each seat's prior (tau widens sigma) and its performance as its team's: the fixed message
+        # the team-performance variable t_i gets from below
+        prior = [(s2**-1, s2**-1 * r.mu) for r in ratings for s2 in (r.sigma**2 + self.tau**2,)]
+        base_pi = [pi / (1.0 + beta2 * pi) for pi, _ in prior]
+        base_tau = [tau / (1.0 + beta2 * pi) for pi, tau in prior]
+        # messages of the difference factor j (d_j = t_j - t_{j+1}) to t_j (left) and t_{j+1} (right), to
+        # d_j (down), and of the truncation factor to d_j (trunc)
+        diffs = n - 1
+        left_pi, left_tau = [0.0] * diffs, [0.0] * diffs
+        right_pi, right_tau = [0.0] * diffs, [0.0] * diffs
+        down_pi, down_tau = [0.0] * diffs, [0.0] * diffs
+        trunc_pi, trunc_tau = [0.0] * diffs, [0.0] * diffs
+        cdf, pdf, margin = self.env.cdf, self.env.pdf, self.margin
+
+        def team(i: int, without: int) -> tuple[float, float]:
+            """Return t_i without the message of difference factor ``without`` as (mean, variance)."""
+            pi, tau = base_pi[i], base_tau[i]
+            if i > 0 and without != i - 1:
+                pi, tau = pi + right_pi[i - 1], tau + right_tau[i - 1]
+            if i < diffs and without != i:
+                pi, tau = pi + left_pi[i], tau + left_tau[i]
+            return (tau / pi if pi else 0.0), (1.0 / pi if pi else math.inf)
+
+        def down(j: int) -> None:
+            (mu_a, var_a), (mu_b, var_b) = team(j, j), team(j + 1, j)
+            pi = 1.0 / (var_a + var_b)
+            down_pi[j], down_tau[j] = pi, pi * (mu_a - mu_b)
+
+        def truncate(j: int) -> float:
+            """Match d_j's moments to the truncated Gaussian of the result; return how far d_j moved."""
+            pi, tau = down_pi[j], down_tau[j]
+            sqrt_pi = math.sqrt(pi)
+            x, m = tau / sqrt_pi, margin * sqrt_pi
+            if ties[j]:
+                a, b = m - abs(x), -m - abs(x)
+                denom = cdf(a) - cdf(b)
+                if not denom:
+                    raise FloatingPointError("a draw too unlikely to rate")
+                v = (pdf(b) - pdf(a)) / denom
+                w = v**2 + (a * pdf(a) - b * pdf(b)) / denom
+                v = -v if x < 0 else v
+            else:
+                y = x - m
+                denom = cdf(y)
+                v = pdf(y) / denom if denom else -y
+                w = v * (v + y)
+                if not 0 < w < 1:
+                    raise FloatingPointError("an upset too unlikely to rate")
+            new_pi, new_tau = pi / (1.0 - w), (tau + sqrt_pi * v) / (1.0 - w)
+            old_pi, old_tau = pi + trunc_pi[j], tau + trunc_tau[j]
+            trunc_pi[j], trunc_tau[j] = new_pi - pi, new_tau - tau
+            pi_delta = abs(old_pi - new_pi)
+            return 0.0 if pi_delta == math.inf else max(abs(old_tau - new_tau), math.sqrt(pi_delta))
+
+        def up(j: int, side: int) -> None:
+            """Send t_j (side 0: t_j = d_j + t_{j+1}) or t_{j+1} (side 1: t_{j+1} = t_j - d_j) its message."""
+            d_var = 1.0 / trunc_pi[j] if trunc_pi[j] else math.inf
+            d_mu = trunc_tau[j] / trunc_pi[j] if trunc_pi[j] else 0.0
+            if side == 0:
+                mu, var = team(j + 1, j)
+                pi = 1.0 / (d_var + var)
+                left_pi[j], left_tau[j] = pi, pi * (d_mu + mu)
+            else:
+                mu, var = team(j, j)
+                pi = 1.0 / (var + d_var)
+                right_pi[j], right_tau[j] = pi, pi * (mu - d_mu)
+
+        for _ in range(10):
+            if diffs == 1:
+                down(0)
+                delta = truncate(0)
+            else:
+                delta = 0.0
+                for j in range(diffs - 1):
+                    down(j)
+                    delta = max(delta, truncate(j))
+                    up(j, 1)
+                for j in range(diffs - 1, 0, -1):
+                    down(j)
+                    delta = max(delta, truncate(j))
+                    up(j, 0)
+            if delta <= MIN_DELTA:
+                break
+        up(0, 0)
+        up(diffs - 1, 1)
+        out = []
+        for i, (pi, tau) in enumerate(prior):
+            # what the differences taught t_i goes down to the skill through the performance's noise
+            msg_pi = (right_pi[i - 1] if i > 0 else 0.0) + (left_pi[i] if i < diffs else 0.0)
+            msg_tau = (right_tau[i - 1] if i > 0 else 0.0) + (left_tau[i] if i < diffs else 0.0)
+            a = 1.0 / (1.0 + beta2 * msg_pi)
+            pi, tau = pi + a * msg_pi, tau + a * msg_tau
+            out.append((tau / pi, math.sqrt(1.0 / pi)))
         return out
 
 

@@ -101,3 +101,29 @@ def test_rate_rejects_bad_arguments_and_reports_impossible_upsets() -> None:
         TrueSkillSystem(tau=-1)
     with pytest.raises(RatingError):
         rate([Rating(-100, 0.8), Rating(160, 0.8)], [1, 2])
+
+
+@pytest.mark.parametrize("draw, tau", [(0.044, 0.0), (0.10, 25 / 300), (0.30, 0.0)])
+def test_the_written_out_graph_rates_as_the_trueskill_library_does(draw: float, tau: float) -> None:
+    """The ladder's TrueSkill is the library's factor graph written out for one-player teams: same ratings
+    (to the library's stopping tolerance, far below what the board shows) and the same refusals."""
+    system = TrueSkillSystem(draw_probability=draw, tau=tau)
+    env = system.env
+    rng = random.Random(f"{draw}/{tau}")
+    refused = 0
+    for _ in range(600):
+        n = rng.randint(2, 6)
+        ratings = [Rating(rng.uniform(-20, 70), rng.uniform(0.2, 9)) for _ in range(n)]
+        ranks = sorted(rng.randint(0, n - 1) for _ in range(n))
+        ties = [ranks[i] == ranks[i + 1] for i in range(n - 1)]
+        try:
+            expected = [r for (r,) in env.rate([(env.create_rating(r.mu, r.sigma),) for r in ratings], ranks=ranks)]
+        except FloatingPointError:
+            refused += 1
+            with pytest.raises(FloatingPointError):
+                system._chain(ratings, ties)
+            continue
+        for (mu, sigma), want in zip(system._chain(ratings, ties), expected, strict=True):
+            assert mu == pytest.approx(want.mu, abs=1e-5)
+            assert sigma == pytest.approx(want.sigma, abs=1e-5)
+    assert refused < 600  # most were rated: the comparison compared something
