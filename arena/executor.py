@@ -3,9 +3,9 @@
 A :class:`Job` is one match of a deal set: the deal, the rotation, the bots by seat, the seed and the rules
 (game, options, clock, fault limit, throw window), and an opaque match token. It is a plain picklable value,
 so it can be sent to another machine (:mod:`arena.cluster`). An executor plays it and returns a
-:class:`Played`: the referee's :class:`arena.referee.MatchRecord` and where the time went. A bot that does not
-start is a :class:`arena.launcher.LaunchError` naming it, raised by :meth:`Executor.play`; the ladder decides
-what to do about it (try again, leave the bot out).
+:class:`Played`: the match's summary and packed replay, both made where it was played, and where the time
+went. A bot that does not start is a :class:`arena.launcher.LaunchError` naming it, raised by
+:meth:`Executor.play`; the ladder decides what to do about it (try again, leave the bot out).
 
 :class:`LocalExecutor` plays on this machine: ``tables`` tables of the shared arena server, each a
 :class:`arena.launcher.Table` with its own deal ledger and warm processes, so no bot process plays a deal
@@ -21,13 +21,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from arena import replay as replay_format
 from arena.deals import DealKey
 from arena.games.base import Game, Options
 from arena.launcher import BotSpec, Table
-from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, play_match
 from arena.runner import serving
 from arena.sandbox import Sandbox
 from arena.server import ArenaServer
@@ -62,9 +62,12 @@ class Job:
 
 @dataclass(frozen=True)
 class Played:
-    """A finished match and where its time went."""
+    """A finished match, as much of it as the ladder's head needs, and where its time went."""
 
-    record: MatchRecord
+    summary: MatchSummary
+    """The outcome, faults and decision times (:meth:`arena.referee.MatchRecord.summary`)."""
+    replay: bytes
+    """The match's replay as a database stores it (:func:`arena.replay.pack`), made where it was played."""
     seating: float
     """Seconds spent starting bot processes and waiting for them to connect."""
     seconds: float
@@ -75,9 +78,15 @@ class Played:
     """The isolation level the bots played under (README "Sandbox"); empty when not known."""
     where: str = ""
     """Where it was played (a node's name), empty on this machine."""
-    replay: dict[str, Any] | None = None
-    """The match's replay (:func:`arena.replay.from_record`), made where it was played to spare the head
-    the work; ``None``: the ladder makes it."""
+
+    @classmethod
+    def of(cls, record: MatchRecord, seating: float, seconds: float, starts: int = 0, sandbox: str = "") -> Played:
+        """Return the played match of ``record``: its summary and packed replay, made here, where it was played.
+
+        The head gets a few hundred bytes to unpickle, not the record's events and cards, and compresses no
+        replay: that work is spread over the tables (``benchmarks/cluster.py`` measures the head).
+        """
+        return cls(record.summary(), replay_format.pack(record), seating, seconds, starts, sandbox)
 
 
 class Executor(Protocol):
@@ -201,6 +210,5 @@ async def play_on(table: Table, job: Job) -> Played:
     record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                               match_id=job.match, throw_window=job.throw_window)
     seconds = time.perf_counter() - seated
-    return Played(record, seated - began, seconds, table.starts - starts, table.sandbox.level,
-                  replay=replay_format.from_record(record))
+    return Played.of(record, seated - began, seconds, table.starts - starts, table.sandbox.level)
 

@@ -5,8 +5,9 @@ every hand. Deal ``k``'s seed comes from the ladder seed alone, so the same ladd
 seeds, whatever was interrupted. Which bots play a new deal set is decided by the
 scheduler (:mod:`arena.scheduler`) from the ratings and match counts at that moment. Every finished match is
 rated by the rating system (:mod:`arena.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
-the ratings after it in one transaction; a match cut short by a kill is simply played again from its seed on
-the next start. A database rated by other settings (an older arena, another tau) is rated again from its
+the ratings after it, whole, before its table plays on (matches that finish together share one transaction:
+group commit); a match cut short by a kill, or finished but not yet committed, is simply played again from
+its seed on the next start. A database rated by other settings (an older arena, another tau) is rated again from its
 stored matches when the ladder opens it.
 
 With ``until_decided``, the ladder stops planning when the sequential test (:mod:`arena.estimate`) has
@@ -23,7 +24,8 @@ given, on this machine's tables or on a Ray cluster's (:mod:`arena.cluster`), an
 ladder stays the only scheduler, rater and writer, wherever the matches are played.
 
 The ladder keeps what it needs to schedule (deal sets, ratings, match counts) in memory, loaded once at the
-start; the database is written once per planned deal set and once per finished match, and read only then.
+start; the database is written once per planned deal set and once per group of matches that finished
+together, and read only then.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import replay as replay_format
 from arena.estimate import Evidence, SequentialTest, Verdict, point_order
 from arena.executor import Executor, Job, LocalExecutor
 from arena.games.base import Game, Options
@@ -47,7 +48,7 @@ from arena.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillS
 from arena.referee import DEFAULT_CLOCK, Clock
 from arena.sandbox import Sandbox
 from arena.scheduler import FairScheduler, FieldState, Scheduler
-from arena.store import LadderIdentity, Store
+from arena.store import Finished, LadderIdentity, Store
 
 log = logging.getLogger("arena.ladder")
 
@@ -175,6 +176,8 @@ class Timing:
     storing: float = 0.0
     starts: int = 0
     """Bot processes started (the first ones of each table, and restarts)."""
+    commits: int = 0
+    """Transactions that stored matches (matches that finish together share one)."""
     ramp: float = 0.0
     """Table time before each table's first match began and after its last match ended (start-up, shutdown)."""
 
@@ -261,6 +264,9 @@ class Ladder:
         self._deadline: float | None = None
         self._started = time.monotonic()
         self._this_run = 0
+        self._batch: list[Finished] = []
+        """Finished matches waiting for the next commit (:meth:`_store`)."""
+        self._committed: asyncio.Future[list[int]] | None = None
         gone = sorted({b for i in self._open for b in self._deals[i].bots} - self.available)
         if gone:
             self.on_note(f"unfinished deal sets name bots no longer in the list ({', '.join(gone)}); "
@@ -481,7 +487,7 @@ class Ladder:
             self._levels.add(played.sandbox)
             self.store.note_sandbox(played.sandbox)
 
-        record = played.record
+        summary = played.summary
         match_ended = time.perf_counter()
         match_began = match_ended - played.seconds
         seconds = played.seconds
@@ -489,21 +495,18 @@ class Ladder:
 
         began = time.perf_counter()
         before = [self.ratings.get(name, self.rating_system.initial()) for name in seating]
-        places = tuple(None if seat in record.benched else place
-                       for seat, place in enumerate(record.ranking_places()))
+        places = summary.rated_places
         try:
             after = self.rating_system.rate(before, places)
         except RatingError as exc:
             self.on_note(f"match d{deal.deal}r{rotation} is stored unrated: {exc}")
             after = before
         new = dict(zip(seating, after, strict=True))
-        rated = time.perf_counter()
-        self.timing.rating += rated - began
+        self.ratings.update(new)  # the next match is rated from these, stored or not yet
+        self.timing.rating += time.perf_counter() - began
 
-        match_id = self.store.record_match(deal.deal, rotation, record, seating, new, seconds,
-                                           played.replay or replay_format.from_record(record))
-        self.timing.storing += time.perf_counter() - rated
-        self.ratings.update(new)
+        match_id = await self._store(Finished(deal.deal, rotation, summary, tuple(seating), new, seconds,
+                                              played.replay))
         self.evidence.add(Outcome(deal.deal, rotation, tuple(seating), places))
         for name in seating:
             self.played[name] = self.played.get(name, 0) + 1
@@ -515,6 +518,39 @@ class Ladder:
         self.timing.matches += 1
         self._report(match_id)
         return match_began, match_ended
+
+    async def _store(self, finished: Finished) -> int:
+        """Store ``finished``, with every match that finished in the same turn of the event loop, in one
+        transaction; return its id once it is committed.
+
+        This is group commit: at a few matches a second each match has a transaction of its own; when
+        hundreds finish a second (a cluster), those that arrive together share one, which costs hardly more
+        than one alone. A table plays on only once its match is committed, so a kill loses no more than the
+        matches that finished in the last turn, and those are played again from their seeds.
+        """
+        loop = asyncio.get_running_loop()
+        if self._committed is None:
+            self._committed = loop.create_future()
+            loop.call_soon(self._commit)
+        position = len(self._batch)
+        self._batch.append(finished)
+        # shielded: a table cancelled meanwhile must not cancel the commit the others wait for
+        ids = await asyncio.shield(self._committed)
+        return ids[position]
+
+    def _commit(self) -> None:
+        batch, self._batch = self._batch, []
+        committed, self._committed = self._committed, None
+        assert committed is not None
+        began = time.perf_counter()
+        try:
+            committed.set_result(self.store.record_matches(batch))
+            self.timing.commits += 1
+        except Exception as exc:  # StoreError, or a bug: every table waiting for it raises it
+            committed.set_exception(exc)
+            committed.add_done_callback(lambda f: f.exception())  # seen, even if every waiter is gone
+        finally:
+            self.timing.storing += time.perf_counter() - began
 
     def leader(self) -> tuple[str, float]:
         """Return the leaderboard's first bot (best mu - 3 sigma, then name) and its conservative rating."""

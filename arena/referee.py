@@ -274,6 +274,37 @@ class MatchRecord:
             places[s] = len(ok) + 1
         return tuple(places)
 
+    def summary(self) -> MatchSummary:
+        """Return what a ladder keeps of this finished match besides its replay."""
+        assert self.result is not None, "the match has not finished"
+        return MatchSummary(self.seed, len(self.steps), tuple(self.result.totals), self.ranking_places(),
+                            frozenset(self.benched), tuple(self.faults), tuple(tuple(s) for s in self.latencies))
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """A finished match as a ladder rates and stores it: the outcome, the faults and the decision times.
+
+    It is all the ladder's head needs besides the replay, and small: a table on another machine sends this
+    and the packed replay (:func:`arena.replay.pack`) instead of the record, whose events and cards would
+    cost the head more to unpickle than to rate and store the match.
+    """
+
+    seed: int
+    steps: int
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+    """The places used for ratings (:meth:`MatchRecord.ranking_places`): benched seats last, shared."""
+    benched: frozenset[int]
+    faults: tuple[Fault, ...]
+    latencies: tuple[tuple[float, ...], ...]
+    """Per seat: the seconds of each decision."""
+
+    @property
+    def rated_places(self) -> tuple[int | None, ...]:
+        """Return each seat's place for a rating system: ``None`` for a benched seat."""
+        return tuple(None if seat in self.benched else place for seat, place in enumerate(self.places))
+
 
 async def play_match(
     game: Game,

@@ -75,6 +75,11 @@ def read(path: Path) -> dict[str, Any]:
     return data
 
 
+def pack(record: MatchRecord) -> bytes:
+    """Return a played match's replay as a database stores it: :func:`compress` of :func:`from_record`."""
+    return compress(from_record(record))
+
+
 def compress(data: Mapping[str, Any]) -> bytes:
     """Return a replay as compressed JSON, for a database (some 8 KB of JSON become 1.3 KB)."""
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)

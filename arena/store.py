@@ -5,10 +5,12 @@ old version is kept under a marked name ("greedy (old 1a2b)", retired) with all 
 gets a new entry with a fresh rating. Schema 1 databases (one entry per name) are upgraded in place when
 opened for writing; nothing stored is lost.
 
-One transaction per finished match, so a ladder killed at any moment (kill -9 included) loses no finished
-match and never stores one twice. WAL mode lets ``arena leaderboard`` read while a ladder writes. A store
-opened for writing holds an exclusive lock (``flock``) on the file until it is closed or its process dies,
-so two ladders never write one database.
+A match is stored whole, with the ratings after it, in one transaction, or not at all, so a ladder killed at
+any moment (kill -9 included) never stores half a match nor one twice. Matches that finish together may
+share a transaction (:meth:`Store.record_matches`); the ladder commits them before their tables play on.
+WAL mode lets ``arena leaderboard`` read while a ladder writes. A store opened for writing holds an
+exclusive lock (``flock``) on the file until it is closed or its process dies, so two ladders never write
+one database.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 from arena import replay as replay_format
 from arena.ratings import Outcome, Rating
-from arena.referee import MatchRecord
+from arena.referee import MatchSummary
 
 SCHEMA_VERSION = 2
 LATENCY_BUCKET_BASE = 1.05
@@ -134,6 +136,21 @@ class Deal:
 
 
 @dataclass(frozen=True, slots=True)
+class Finished:
+    """A finished match to store: rotation ``rotation`` of deal set ``deal``, its summary, the bots by seat,
+    the ratings after it (of the bots it changed), its seconds, and its replay as :func:`arena.replay.pack`
+    made it (where the match was played: the head only stores the bytes)."""
+
+    deal: int
+    rotation: int
+    match: MatchSummary
+    bots: tuple[str, ...]
+    ratings_after: dict[str, Rating]
+    seconds: float
+    replay: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class BoardRow:
     """One line of the leaderboard."""
 
@@ -158,8 +175,12 @@ class BoardRow:
         }
 
 
+_LOG_BASE = math.log(LATENCY_BUCKET_BASE)
+
+
 def _bucket(seconds: float) -> int:
-    return max(0, int(math.log(max(seconds * 1e6, 1.0), LATENCY_BUCKET_BASE)))
+    # math.log(x, base) is log(x) / log(base): the same buckets, one logarithm fewer
+    return max(0, int(math.log(max(seconds * 1e6, 1.0)) / _LOG_BASE))
 
 
 def _bucket_seconds(bucket: int) -> float:
@@ -442,44 +463,57 @@ class Store:
         return [(int(d), int(r), int(s)) for d, r, s in self.db.execute(
             "SELECT deal, rotation, seed FROM matches ORDER BY deal, rotation")]
 
-    def record_match(self, deal: int, rotation: int, record: MatchRecord, bots: Sequence[str],
-                     ratings_after: dict[str, Rating], seconds: float, replay: dict[str, Any]) -> int:
-        """Store a finished match, its seats, faults and the ratings after it, in one transaction.
+    def record_match(self, deal: int, rotation: int, match: MatchSummary, bots: Sequence[str],
+                     ratings_after: dict[str, Rating], seconds: float, replay: bytes) -> int:
+        """Store one finished match (:meth:`record_matches` of one); return its id."""
+        return self.record_matches([Finished(deal, rotation, match, tuple(bots), ratings_after, seconds, replay)])[0]
 
-        ``bots`` are the bot names by seat. Returns the match id. Raises :class:`StoreError` when the
-        database cannot be written (then nothing of the match is stored).
+    def record_matches(self, matches: Sequence[Finished]) -> list[int]:
+        """Store finished matches, their seats, faults and the ratings after each, in one transaction.
+
+        They are stored in the order given (the ratings after the last are the bots' current ones). Returns
+        their ids. Raises :class:`StoreError` when the database cannot be written: then none of them is
+        stored. One transaction for matches that finished together costs far less than one each: the
+        pages of the indexes they share are written once (``benchmarks/cluster.py``).
         """
-        assert record.result is not None
-        places = record.ranking_places()
-        faults = [0] * len(bots)
-        for f in record.faults:
-            faults[f.seat] += 1
-        blob = replay_format.compress(replay)
-        with self.transaction() as db:
-            ids = self._bot_ids()
-            cursor = db.execute(
-                "INSERT INTO matches (deal, rotation, seed, finished_at, seconds, steps, replay) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (deal, rotation, record.seed, time.time(), seconds, len(record.steps), blob))
-            match_id = int(cursor.lastrowid or 0)
-            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-                (match_id, seat, ids[name], record.result.totals[seat], places[seat], seat in record.benched,
-                 faults[seat], len(record.latencies[seat])) for seat, name in enumerate(bots)])
-            buckets: dict[tuple[int, int], int] = {}
-            for seat, name in enumerate(bots):
-                for seconds_taken in record.latencies[seat]:
-                    key = (ids[name], _bucket(seconds_taken))
+        ids = self._bot_ids()
+        buckets: dict[tuple[int, int], int] = {}
+        for finished in matches:
+            for seat, name in enumerate(finished.bots):
+                bot_id = ids[name]
+                for seconds_taken in finished.match.latencies[seat]:
+                    key = (bot_id, _bucket(seconds_taken))
                     buckets[key] = buckets.get(key, 0) + 1
+        stored: list[int] = []
+        with self.transaction() as db:
+            for finished in matches:
+                match, bots = finished.match, finished.bots
+                cursor = db.execute(
+                    "INSERT INTO matches (deal, rotation, seed, finished_at, seconds, steps, replay) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (finished.deal, finished.rotation, match.seed, time.time(), finished.seconds, match.steps,
+                     finished.replay))
+                match_id = int(cursor.lastrowid or 0)
+                stored.append(match_id)
+                faults = [0] * len(bots)
+                for f in match.faults:
+                    faults[f.seat] += 1
+                db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+                    (match_id, seat, ids[name], match.totals[seat], match.places[seat], seat in match.benched,
+                     faults[seat], len(match.latencies[seat])) for seat, name in enumerate(bots)])
+                db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
+                               [(match_id, f.seat, f.step, f.kind.value, f.detail) for f in match.faults])
+                db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)",
+                               [(match_id, ids[name], r.mu, r.sigma) for name, r in finished.ratings_after.items()])
             db.executemany("INSERT INTO latency VALUES (?, ?, ?) ON CONFLICT (bot_id, bucket) "
                            "DO UPDATE SET count = count + excluded.count",
                            [(bot_id, b, n) for (bot_id, b), n in buckets.items()])
-            db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
-                           [(match_id, f.seat, f.step, f.kind.value, f.detail) for f in record.faults])
+            current: dict[str, Rating] = {}
+            for finished in matches:
+                current.update(finished.ratings_after)
             db.executemany("UPDATE bots SET mu = ?, sigma = ? WHERE id = ?",
-                           [(r.mu, r.sigma, ids[name]) for name, r in ratings_after.items()])
-            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)",
-                           [(match_id, ids[name], r.mu, r.sigma) for name, r in ratings_after.items()])
-        return match_id
+                           [(r.mu, r.sigma, ids[name]) for name, r in current.items()])
+        return stored
 
     def replay(self, match_id: int) -> dict[str, Any]:
         """Return the stored replay of a match. Raises :class:`StoreError` for an unknown id."""

@@ -37,7 +37,7 @@ from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed,
 from arena.launcher import BotSpec, LaunchError
 from arena.ratings import Rating, TrueSkillSystem
 from arena.referee import play_match, random_seat
-from arena.store import Store
+from arena.store import Finished, Store, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -122,6 +122,9 @@ class FakeExecutor:
     ``broken`` and ``seatings`` are shared by every executor a test makes (through :class:`Fakes`).
     """
 
+    max_wait = 0.001
+    """The most seconds a match waits before it is played (at random: the tables interleave)."""
+
     def __init__(self, tables: int, broken: set[str], seatings: list[list[str]]) -> None:
         self.tables = tables
         self.broken = broken
@@ -134,7 +137,7 @@ class FakeExecutor:
 
     async def play(self, job: Job) -> Played:
         assert self.started and not self.closed
-        await asyncio.sleep(self.rng.random() / 1000)  # let the tables interleave
+        await asyncio.sleep(self.rng.random() * self.max_wait)  # let the tables interleave
         bad = [name for name in job.seating if name in self.broken]
         if bad:
             raise LaunchError(f"bot {bad[0]!r} exited with code 3 before connecting", bots=bad)
@@ -142,7 +145,7 @@ class FakeExecutor:
         seats = [random_seat(name, name) for name in job.seating]  # the same bots and seed: the same match
         record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                                   match_id=job.match, throw_window=job.throw_window)
-        return Played(record, 0.0, 0.001)
+        return Played.of(record, 0.0, 0.001)
 
     async def release(self) -> None:
         return None
@@ -242,6 +245,55 @@ def test_a_stopped_ladder_resumes_to_the_same_matches_and_ratings_carry_on(
     parts.close()
     more = run_fake(fake_tables, path, fake_config(["a", "b", "c", "d", "e"], 4, matches=20, tables=3))
     assert more.match_seeds() == first_pairs(4, 20)
+
+
+class Together(FakeExecutor):
+    """Every table's match finishes in the same turn of the event loop (as on a busy cluster)."""
+
+    max_wait = 0.0
+
+
+class CountingStore(Store):
+    """Counts the transactions that store matches; the ``fail_at``-th one fails as a full disk would."""
+
+    def __init__(self, path: Path, fail_at: int | None = None) -> None:
+        super().__init__(path)
+        self.batches: list[int] = []
+        self.fail_at = fail_at
+
+    def record_matches(self, matches: Sequence[Finished]) -> list[int]:
+        self.batches.append(len(matches))
+        if len(self.batches) == self.fail_at:
+            raise StoreError("cannot write to 'ladder.db': database or disk is full")
+        return super().record_matches(matches)
+
+
+def test_matches_that_finish_together_share_a_transaction_and_are_rated_in_order(tmp_path: Path) -> None:
+    config = fake_config(["a", "b", "c", "d", "e"], 4, matches=24, tables=4)
+    store = CountingStore(tmp_path / "a.db")
+    ladder = Ladder(config, store, executor=Together(4, set(), []))
+    timing = asyncio.run(ladder.run())
+    assert sum(store.batches) == 24 and timing.commits == len(store.batches)
+    assert max(store.batches) > 1 and len(store.batches) < 24  # group commit happened
+    assert store.match_seeds() == first_pairs(4, 24)
+    for name, rating in recomputed_ratings(tmp_path / "a.db").items():  # in the order stored: the order rated
+        assert store.ratings()[name].mu == pytest.approx(rating.mu)
+        assert store.ratings()[name].sigma == pytest.approx(rating.sigma)
+    store.close()
+
+
+def test_a_failed_commit_stops_the_ladder_and_stores_none_of_its_matches(tmp_path: Path) -> None:
+    config = fake_config(["a", "b", "c", "d", "e"], 4, matches=24, tables=4)
+    store = CountingStore(tmp_path / "a.db", fail_at=2)
+    ladder = Ladder(config, store, executor=Together(4, set(), []))
+    with pytest.raises(StoreError, match="disk is full"):
+        asyncio.run(ladder.run())
+    assert store.match_count() == store.batches[0]  # the first commit only
+    store.close()
+    # the next run plays the lost matches again from their seeds
+    again = run_fake(Fakes(), tmp_path / "a.db", config)
+    assert again.match_seeds() == first_pairs(4, 24)
+    again.close()
 
 
 def test_a_bot_that_does_not_start_is_left_out_and_replaced_in_place(

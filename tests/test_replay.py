@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from click.testing import CliRunner
 
 from arena import replay as replay_format
 from arena.cli import main
+from arena.executor import Played
 from arena.games import get_game
 from arena.games.base import Event
 from arena.games.cabanga import PenaltyCards
@@ -48,7 +50,7 @@ def stored_match(tmp_path: Path, game_name: str, seats: int) -> tuple[Path, Matc
     for name in record.names:
         store.register_bot(name, "f" + name, ["{python}", name])
     store.plan_deal(0, SEED, record.names)
-    store.record_match(0, 0, record, record.names, {}, 1.0, replay_format.from_record(record))
+    store.record_match(0, 0, record.summary(), record.names, {}, 1.0, replay_format.pack(record))
     store.close()
     return path, record
 
@@ -156,3 +158,23 @@ def test_replay_file_round_trip_and_verification(tmp_path: Path) -> None:
         replay_format.read(tmp_path / "nope.json")
     assert all(isinstance(e, Event) for e in replay_format.rerun(data)[1])
     assert [f.kind for f in record.faults] == [] and FaultKind.CRASH.value == "crash"
+
+
+def test_a_table_sends_the_head_a_summary_and_the_packed_replay_not_the_record(tmp_path: Path) -> None:
+    """What crosses from a cluster's table to the head: the outcome, faults and decision times, and the replay
+    as the database stores it; the record's events and cards stay on the table."""
+    _, record = stored_match(tmp_path, "cabanga", 4)
+    played = Played.of(record, 0.1, 2.0, starts=4, sandbox="strict")
+    summary = played.summary
+    assert summary.seed == SEED and summary.steps == len(record.steps)
+    assert record.result is not None and summary.totals == tuple(record.result.totals)
+    assert summary.places == record.ranking_places() and summary.benched == record.benched
+    assert summary.faults == tuple(record.faults) and len(summary.faults) > 0
+    assert [list(s) for s in summary.latencies] == record.latencies
+    assert summary.rated_places == tuple(None if s in record.benched else p
+                                         for s, p in enumerate(record.ranking_places()))
+    assert replay_format.decompress(played.replay) == replay_format.from_record(record)
+    sent = pickle.dumps(played)
+    assert pickle.loads(sent) == played
+    # no event nor card: the head unpickles plain values, not the game's objects (a record holds hundreds)
+    assert b"arena.games" in pickle.dumps(record) and b"arena.games" not in sent

@@ -44,8 +44,8 @@ def test_shared_first_places_count_as_wins_for_both(tmp_path: Path) -> None:
     store.plan_deal(0, 11, BOTS)
     rec = record((3, 3, 10))
     assert rec.ranking_places() == (1, 1, 3)
-    store.record_match(0, 0, rec, list(BOTS), {}, 0.5, replay_format.from_record(rec))
-    store.record_match(0, 1, record((2, 5, 9)), list(BOTS), {}, 0.5, {})
+    store.record_match(0, 0, rec.summary(), list(BOTS), {}, 0.5, replay_format.pack(rec))
+    store.record_match(0, 1, record((2, 5, 9)).summary(), list(BOTS), {}, 0.5, b"")
     board = {row.bot: row for row in store.leaderboard()}
     assert board["ann"].wins == 2 and board["bob"].wins == 1 and board["cat"].wins == 0
     assert board["ann"].matches == board["cat"].matches == 2
@@ -58,7 +58,7 @@ def test_a_benched_seat_is_placed_last_and_its_faults_are_counted(tmp_path: Path
     faults = [Fault(0, step, FaultKind.TIMEOUT, "late") for step in range(3)]
     rec = record((1, 5, 9), benched={0}, faults=faults)
     assert rec.ranking_places() == (3, 1, 2)
-    store.record_match(0, 0, rec, list(BOTS), {}, 0.5, {})
+    store.record_match(0, 0, rec.summary(), list(BOTS), {}, 0.5, b"")
     board = {row.bot: row for row in store.leaderboard()}
     assert board["ann"].wins == 0 and board["ann"].faults == 3 and board["bob"].wins == 1
     assert store.db.execute("SELECT count(*) FROM faults").fetchone()[0] == 3
@@ -68,7 +68,7 @@ def test_ratings_are_stored_after_every_match_and_order_the_board(tmp_path: Path
     store = new_store(tmp_path / "a.db")
     store.plan_deal(0, 11, BOTS)
     after = {"ann": Rating(30, 2), "bob": Rating(20, 2), "cat": Rating(28, 5)}
-    match_id = store.record_match(0, 0, record((1, 5, 9)), list(BOTS), after, 0.5, {})
+    match_id = store.record_match(0, 0, record((1, 5, 9)).summary(), list(BOTS), after, 0.5, b"")
     assert store.ratings() == after
     stored = store.db.execute("SELECT count(*) FROM ratings WHERE match_id = ?", (match_id,)).fetchone()[0]
     assert stored == 3
@@ -80,7 +80,7 @@ def test_latency_median_and_p99_come_from_the_histogram(tmp_path: Path) -> None:
     store = new_store(tmp_path / "a.db")
     store.plan_deal(0, 11, BOTS)
     ann = [0.002] * 98 + [0.050] * 2
-    store.record_match(0, 0, record((1, 5, 9), latencies=[ann, [0.010], []]), list(BOTS), {}, 0.5, {})
+    store.record_match(0, 0, record((1, 5, 9), latencies=[ann, [0.010], []]).summary(), list(BOTS), {}, 0.5, b"")
     board = {row.bot: row for row in store.leaderboard()}
     assert board["ann"].median_ms == pytest.approx(2.0, rel=0.05)
     assert board["ann"].p99_ms == pytest.approx(50.0, rel=0.05)
@@ -91,14 +91,14 @@ def test_latency_median_and_p99_come_from_the_histogram(tmp_path: Path) -> None:
 def test_a_match_is_stored_whole_or_not_at_all(tmp_path: Path) -> None:
     store = new_store(tmp_path / "a.db")
     store.plan_deal(0, 11, BOTS)
-    with pytest.raises(KeyError):  # an unknown bot fails half-way through the transaction
-        store.record_match(0, 0, record((1, 5, 9)), ["ann", "bob", "nobody"], {}, 0.5, {})
+    with pytest.raises(KeyError):  # a rating for an unknown bot fails half-way through the transaction
+        store.record_match(0, 0, record((1, 5, 9)).summary(), list(BOTS), {"nobody": Rating()}, 0.5, b"")
     assert store.match_count() == 0
     assert store.db.execute("SELECT count(*) FROM seats").fetchone()[0] == 0
     assert store.db.execute("SELECT count(*) FROM latency").fetchone()[0] == 0
-    store.record_match(0, 0, record((1, 5, 9)), list(BOTS), {}, 0.5, {})
+    store.record_match(0, 0, record((1, 5, 9)).summary(), list(BOTS), {}, 0.5, b"")
     with pytest.raises(StoreError):  # the same (deal, rotation) twice
-        store.record_match(0, 0, record((1, 5, 9)), list(BOTS), {}, 0.5, {})
+        store.record_match(0, 0, record((1, 5, 9)).summary(), list(BOTS), {}, 0.5, b"")
     assert store.match_count() == 1
 
 
@@ -110,8 +110,8 @@ def test_deals_seeds_and_replays_survive_reopening(tmp_path: Path) -> None:
     replay = replay_format.from_record(real)
     store.plan_deal(0, 77, BOTS)
     store.plan_deal(1, 88, ("cat", "bob", "ann"))
-    store.record_match(0, 2, real, list(BOTS), {}, 0.5, replay)
-    store.record_match(0, 0, real, list(BOTS), {}, 0.5, replay)
+    store.record_match(0, 2, real.summary(), list(BOTS), {}, 0.5, replay_format.compress(replay))
+    store.record_match(0, 0, real.summary(), list(BOTS), {}, 0.5, replay_format.compress(replay))
     store.replace_deal_bots(1, ("cat", "bob", "dan"))
     store.close()
     again = Store(path, readonly=True)
@@ -187,7 +187,7 @@ def test_bad_files_are_a_store_error(tmp_path: Path) -> None:
 
 def test_a_changed_program_is_a_new_entry_and_its_old_version_is_kept(tmp_path: Path) -> None:
     store = new_store(tmp_path / "a.db")
-    store.record_match(0, 0, record((3, 1, 2)), BOTS, {"ann": Rating(30, 2)}, 0.1, {})
+    store.record_match(0, 0, record((3, 1, 2)).summary(), BOTS, {"ann": Rating(30, 2)}, 0.1, b"")
     assert store.register_bot("ann", "fann", ["{python}", "ann"]) is None  # unchanged
     old = store.register_bot("ann", "f2", ["{python}", "ann2"])
     assert old == "ann (old fann)"
@@ -204,7 +204,8 @@ def test_a_changed_program_is_a_new_entry_and_its_old_version_is_kept(tmp_path: 
 def test_a_schema_1_database_is_upgraded_and_loses_nothing(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     store = new_store(path)
-    store.record_match(0, 0, record((3, 1, 2)), BOTS, {"ann": Rating(30, 2)}, 0.1, {"seed": 1})
+    store.record_match(0, 0, record((3, 1, 2)).summary(), BOTS, {"ann": Rating(30, 2)}, 0.1,
+                       replay_format.compress({"seed": 1}))
     store.close()
     with contextlib.closing(sqlite3.connect(path)) as db:  # what an arena of schema 1 wrote
         db.execute("ALTER TABLE bots DROP COLUMN base")
@@ -234,7 +235,7 @@ def test_the_same_stored_matches_in_two_orders_give_the_same_board(tmp_path: Pat
             seated = BOTS[rotation:] + BOTS[:rotation]
             rec = record(totals)
             rec.names = list(seated)
-            store.record_match(deal, rotation, rec, seated, {}, 0.1, {})
+            store.record_match(deal, rotation, rec.summary(), seated, {}, 0.1, b"")
         board = build_board(store, replicates=50)
         boards.append(([(line.raw.bot, line.fit) for line in board.lines], board.pairs))
         store.close()
