@@ -22,10 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
+import hashlib
 import importlib
 import logging
 import pickle
 import socket
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,10 @@ log = logging.getLogger("arena.cluster")
 
 READY_TIMEOUT = 120.0
 """Seconds the head waits for the first table of the cluster before giving up."""
+CONNECT_TIMEOUT = 90.0
+"""Seconds the head waits for the cluster to accept it as a driver (Ray Client itself gives up after 30)."""
+REACH_TIMEOUT = 10.0
+"""Seconds the head waits for the cluster's address to accept a TCP connection at all."""
 GRACE = 10.0
 """Seconds the head waits for the other tables once one is ready, before it starts playing without them."""
 
@@ -68,15 +75,16 @@ class TableActor:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.executor: LocalExecutor | None = None
 
-    async def ready(self) -> tuple[str, str, str]:
-        """Start the table's server; return the node's id, its name and the bots' isolation level there."""
+    async def ready(self) -> tuple[str, str, str, str]:
+        """Start the table's server; return the node's id, its name, the bots' isolation level there and the
+        :func:`code_fingerprint` of the arena installed there."""
         ray = _ray()
         node_id = str(ray.get_runtime_context().get_node_id())
         sandbox = choose_sandbox(self.sandbox_mode)
         log_dir = self.log_dir / f"table-{self.index}" if self.log_dir is not None else None
         self.executor = LocalExecutor(1, seats=self.seats, log_dir=log_dir, sandbox=sandbox)
         await self.executor.start()
-        return node_id, f"{socket.gethostname()}/{node_id[:6]}", sandbox.level
+        return node_id, f"{socket.gethostname()}/{node_id[:6]}", sandbox.level, code_fingerprint()
 
     async def play(self, job: bytes, shipped: str | None = None) -> bytes:
         """Play a pickled :class:`Job`; return the pickled :class:`Played`, or :class:`StartFailed`.
@@ -115,6 +123,86 @@ def _moved(bot: BotSpec, old: Path, new: Path) -> BotSpec:
     return dataclasses.replace(bot, cwd=move(bot.cwd), command=command)
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """Return a hash of this arena's code (its Python files and protocol), which every node must run alike.
+
+    A node with another arena (an older checkout, a local change) could play other rules or another protocol
+    and the head could not tell from its records; its tables are refused instead (:meth:`RayExecutor.start`).
+    """
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in {".py", ".proto"} and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def endpoint(address: str) -> tuple[str, int] | None:
+    """Return the host and port of ``ray://HOST:PORT`` or ``HOST:PORT``; ``None`` for ``auto`` and the like."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def check_reachable(address: str, timeout: float = REACH_TIMEOUT) -> None:
+    """Raise :class:`ClusterError` when nothing accepts a TCP connection at ``address``'s host and port.
+
+    Ray retries a cluster address that is wrong for as long as it runs (a refused port, an unreachable
+    host), printing its own warnings; this says so in one line within ``timeout`` seconds instead.
+    """
+    where = endpoint(address)
+    if where is None:
+        return
+    try:
+        with socket.create_connection(where, timeout=timeout):
+            pass
+    except TimeoutError:
+        raise ClusterError(f"no Ray cluster at {address!r}: {where[0]}:{where[1]} did not answer in "
+                           f"{timeout:.0f} s") from None
+    except OSError as exc:
+        raise ClusterError(f"no Ray cluster at {address!r}: {exc.strerror or exc}") from None
+
+
+async def connect(ray: Any, address: str, timeout: float, **options: Any) -> None:
+    """Run ``ray.init(address=address, **options)``; raise :class:`ClusterError` when it fails or takes longer
+    than ``timeout`` seconds (an address that accepts connections but is no Ray cluster: Ray would wait on).
+
+    ``ray.init`` cannot be interrupted, so it runs in a daemon thread of its own, which is left behind on a
+    timeout: the process can still exit.
+    """
+    await asyncio.to_thread(check_reachable, address, min(timeout, REACH_TIMEOUT))
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def report(error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def init() -> None:
+        try:
+            ray.init(address=address, **options)
+        except BaseException as exc:  # handed to the waiting head, whatever it is
+            loop.call_soon_threadsafe(report, exc)
+        else:
+            loop.call_soon_threadsafe(report, None)
+
+    threading.Thread(target=init, name="ray-init", daemon=True).start()
+    try:
+        await asyncio.wait_for(asyncio.shield(done), timeout)
+    except TimeoutError:
+        raise ClusterError(f"no Ray cluster at {address!r}: it accepts connections but did not take this process "
+                           f"as a driver in {timeout:.0f} s (is it a Ray cluster's address, of the same Ray "
+                           "version?)") from None
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ClusterError(f"no Ray cluster at {address!r}: {str(exc).splitlines()[0]}") from None
+
+
 def _ray() -> Any:
     """Return the ``ray`` module, or raise :class:`ClusterError` saying how to install it."""
     try:
@@ -130,6 +218,11 @@ class _Table:
     node_id: str = ""
     node: str = ""
     sandbox: str = ""
+
+    def kill(self) -> None:
+        """Kill the table's actor (and so its server and bots), if it still lives."""
+        with contextlib.suppress(Exception):
+            _ray().kill(self.actor)
 
 
 @dataclass
@@ -150,6 +243,7 @@ class RayExecutor:
     log_dir: Path | None = None
     on_note: Any = None
     ready_timeout: float = READY_TIMEOUT
+    connect_timeout: float = CONNECT_TIMEOUT
     ship: Path | None = None
     """A folder of this machine holding every bot: Ray copies it to each node (a runtime environment's
     ``working_dir``) and the bots start from the copy. ``None``: the bots' paths hold on every node."""
@@ -174,13 +268,10 @@ class RayExecutor:
 
     async def start(self) -> None:
         ray = _ray()
-        try:
-            runtime_env = None if self.ship is None else {
-                "working_dir": str(self.ship), "excludes": [".git", "__pycache__", "*.db", "*.db-*", "node_modules"]}
-            await asyncio.to_thread(ray.init, address=self.address, logging_level=logging.ERROR,
-                                    log_to_driver=False, configure_logging=True, runtime_env=runtime_env)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise ClusterError(f"no Ray cluster at {self.address!r}: {str(exc).splitlines()[0]}") from None
+        runtime_env = None if self.ship is None else {
+            "working_dir": str(self.ship), "excludes": [".git", "__pycache__", "*.db", "*.db-*", "node_modules"]}
+        await connect(ray, self.address, self.connect_timeout, logging_level=logging.ERROR, log_to_driver=False,
+                      configure_logging=True, runtime_env=runtime_env)
         cpus = int(ray.cluster_resources().get("CPU", 0))
         self._tables = self.requested or max(1, cpus)
         self._remote = ray.remote(num_cpus=1, max_restarts=0)(TableActor)
@@ -196,6 +287,8 @@ class RayExecutor:
                                             return_when=asyncio.FIRST_COMPLETED)
         if not self._ready:
             await self.close()
+            if not pending:  # every table answered, and none could be used: the notes above say why
+                raise ClusterError(f"no table of the cluster at {self.address!r} can be used (see above)")
             raise ClusterError(f"no table of the cluster at {self.address!r} became ready in "
                                f"{self.ready_timeout:.0f} s (a table needs one CPU; the cluster has {cpus})")
         if pending:
@@ -221,14 +314,18 @@ class RayExecutor:
         """Wait for ``table``'s actor to be ready, then hand it out; a table that cannot start says why."""
         ray = _ray()
         try:
-            table.node_id, table.node, table.sandbox = await table.actor.ready.remote()
+            table.node_id, table.node, table.sandbox, code = await table.actor.ready.remote()
         except ray.exceptions.RayActorError as exc:
             self._note(f"table {table.index} was lost before it started: {_first_line(exc)}")
             return
         except ray.exceptions.RayTaskError as exc:
             self._note(f"table {table.index} cannot start: {_first_line(exc)}")
-            with contextlib.suppress(Exception):
-                ray.kill(table.actor)
+            table.kill()
+            return
+        if code != code_fingerprint():
+            self._note(f"table {table.index} is not used: node {table.node} runs another arena (code {code}, this "
+                       f"one {code_fingerprint()}); install the same version there")
+            table.kill()
             return
         self._ready.append(table)
         assert self._free is not None
@@ -289,11 +386,9 @@ class RayExecutor:
 
 
 async def _close_actor(table: _Table) -> None:
-    ray = _ray()
     with contextlib.suppress(Exception):  # lost, or slow: its bots go with the actor
         await asyncio.wait_for(table.actor.close.remote(), timeout=30)
-    with contextlib.suppress(Exception):
-        ray.kill(table.actor)
+    table.kill()
 
 
 def _first_line(error: BaseException) -> str:

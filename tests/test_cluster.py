@@ -9,6 +9,7 @@ Without Ray (pip install -e '.[cluster]') or root the tests skip, except under C
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import os
@@ -216,3 +217,79 @@ def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: Local
     stored = seeds(db)
     assert stored == first_triples(MATCHES, seed=8)
     assert len(set(stored)) == len(stored) == MATCHES
+
+
+@pytest.fixture
+def loopback() -> Iterator[list[str]]:
+    """The command prefix of a loopback-only network namespace (Ray resolves 127.0.0.1 to the machine's address
+    outside one)."""
+    why = netns.available()
+    if why:
+        assert os.environ.get("CI") != "true", f"CI runs the cluster tests: {why}"
+        pytest.skip(f"a loopback-only network namespace: {why}")
+    with netns.loopback_only("arena-ray-addr") as prefix:
+        yield prefix
+
+
+def test_a_cluster_address_where_nothing_listens_is_a_one_line_error(loopback: list[str], tmp_path: Path) -> None:
+    command = [*loopback, sys.executable, "-m", "arena.cli", "ladder", "--cluster", f"127.0.0.1:{free_port()}",
+               "--bots", str(ROOT / "bots" / "cabanga.toml"), "--game", "cabanga", "--seats", "3", "--matches", "3",
+               "--db", str(tmp_path / "a.db")]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "no Ray cluster at '127.0.0.1:" in errors[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_address_that_answers_but_is_no_ray_cluster_is_given_up_after_the_timeout(loopback: list[str]) -> None:
+    # a listener that accepts and says nothing, in the namespace: Ray alone would wait on it for ever
+    script = (
+        "import asyncio, socket\n"
+        "from arena.cluster import ClusterError, RayExecutor\n"
+        "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
+        "try:\n"
+        "    asyncio.run(RayExecutor(f'127.0.0.1:{s.getsockname()[1]}', 1, connect_timeout=3).start())\n"
+        "except ClusterError as exc:\n"
+        "    print(exc)\n"
+    )
+    result = subprocess.run([*loopback, sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert "did not take this process as a driver in 3 s" in result.stdout, result.stdout + result.stderr
+
+
+class FakeActor:
+    """A table actor that is ready at once, on a node whose arena has the code fingerprint ``code``."""
+
+    killed = False
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.ready = self
+
+    async def remote(self) -> tuple[str, str, str, str]:
+        return "node0123456789", "machine/node01", "strict", self.code
+
+
+def test_a_node_running_another_arena_is_refused_and_says_so() -> None:
+    from arena.cluster import RayExecutor, _Table, code_fingerprint
+
+    notes: list[str] = []
+    executor = RayExecutor("auto", 2, on_note=notes.append)
+
+    class Table(_Table):
+        def kill(self) -> None:  # a fake actor: no Ray to ask
+            self.actor.killed = True
+
+    same, other = Table(0, FakeActor(code_fingerprint())), Table(1, FakeActor("0123456789ab"))
+
+    async def join() -> None:
+        executor._free = asyncio.Queue()
+        await executor._join(same)
+        await executor._join(other)
+
+    asyncio.run(join())
+    assert [t.index for t in executor._ready] == [0] and other.actor.killed and not same.actor.killed
+    assert len(notes) == 1 and "table 1 is not used: node machine/node01 runs another arena" in notes[0]
+    assert len(code_fingerprint()) == 12 and code_fingerprint() != "0123456789ab"
