@@ -83,8 +83,8 @@ class Played:
     def of(cls, record: MatchRecord, seating: float, seconds: float, starts: int = 0, sandbox: str = "") -> Played:
         """Return the played match of ``record``: its summary and packed replay, made here, where it was played.
 
-        The head gets a few hundred bytes to unpickle, not the record's events and cards, and compresses no
-        replay: that work is spread over the tables (``benchmarks/cluster.py`` measures the head).
+        The head gets a few kilobytes of plain values to unpickle, not the record's events and cards, and
+        compresses no replay: that work is spread over the tables (``benchmarks/cluster.py`` measures the head).
         """
         return cls(record.summary(), replay_format.pack(record), seating, seconds, starts, sandbox)
 

@@ -7,8 +7,8 @@ scheduler (:mod:`arena.scheduler`) from the ratings and match counts at that mom
 rated by the rating system (:mod:`arena.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
 the ratings after it, whole, before its table plays on (matches that finish together share one transaction:
 group commit); a match cut short by a kill, or finished but not yet committed, is simply played again from
-its seed on the next start. A database rated by other settings (an older arena, another tau) is rated again from its
-stored matches when the ladder opens it.
+its seed on the next start. A database rated by other settings (an older arena, another tau) is rated again
+from its stored matches when the ladder opens it.
 
 With ``until_decided``, the ladder stops planning when the sequential test (:mod:`arena.estimate`) has
 decided every pair of neighbours of the current order (or the pairs it was given), or at the budget.

@@ -1,7 +1,8 @@
 """Rating systems behind one interface; TrueSkill is the ladder's (DESIGN.md "Ladder").
 
 A match is rated once, from its places (lowest total first, equal totals tie): one ``rate()`` call per match,
-never per decision (about 1 ms at 4 seats). A benched seat (played by the defaults after too many faults) is
+never per decision (about 0.1 ms at 4 seats: the ``trueskill`` library's factor graph, written out for
+one-player teams in :meth:`TrueSkillSystem._chain`). A benched seat (played by the defaults after too many faults) is
 given the place ``None``: it is rated as losing to every seat that finished, and never compared with another
 benched seat (two crashed programs say nothing about each other).
 
@@ -175,7 +176,6 @@ class TrueSkillSystem:
             out[s] = Rating(math.fsum(mus[s]) / runs, math.fsum(sigmas[s]) / runs)
         return out
 
-
     def _chain(self, ratings: Sequence[Rating], ties: Sequence[bool]) -> list[tuple[float, float]]:
         """Return (mu, sigma) after a match of one-player teams finishing in the order given.
 
@@ -191,9 +191,10 @@ class TrueSkillSystem:
         """
         n = len(ratings)
         beta2 = BETA**2
-        # each seat's prior (tau widens sigma) and its performance as its team's: the fixed message
-        # the team-performance variable t_i gets from below
-        prior = [(s2**-1, s2**-1 * r.mu) for r in ratings for s2 in (r.sigma**2 + self.tau**2,)]
+        # each seat's prior (tau widens sigma), and its performance (the skill plus noise of variance beta^2):
+        # the fixed message the team-performance variable t_i gets from below
+        variances = [r.sigma**2 + self.tau**2 for r in ratings]
+        prior = [(1.0 / var, r.mu / var) for r, var in zip(ratings, variances, strict=True)]
         base_pi = [pi / (1.0 + beta2 * pi) for pi, _ in prior]
         base_tau = [tau / (1.0 + beta2 * pi) for pi, tau in prior]
         # messages of the difference factor j (d_j = t_j - t_{j+1}) to t_j (left) and t_{j+1} (right), to

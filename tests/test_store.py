@@ -15,7 +15,7 @@ from arena.games import get_game
 from arena.games.base import MatchResult
 from arena.ratings import Rating
 from arena.referee import Fault, FaultKind, MatchRecord, play_match, random_seat
-from arena.store import LadderIdentity, Store, StoreError
+from arena.store import Finished, LadderIdentity, Store, StoreError
 
 IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
 BOTS = ("ann", "bob", "cat")
@@ -241,3 +241,24 @@ def test_the_same_stored_matches_in_two_orders_give_the_same_board(tmp_path: Pat
         store.close()
     assert boards[0] == boards[1]
     assert all(fit is not None for _, fit in boards[0][0]) and len(boards[0][1]) == 2
+
+
+def test_matches_stored_together_keep_their_order_and_fail_together(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.plan_deal(0, 11, BOTS)
+    first, second = {"ann": Rating(26, 7)}, {"ann": Rating(27, 6), "bob": Rating(24, 6)}
+    batch = [Finished(0, 0, record((1, 5, 9), latencies=[[0.002], [0.002], []]).summary(), BOTS, first, 0.1, b""),
+             Finished(0, 1, record((1, 5, 9), latencies=[[0.002], [], []]).summary(), BOTS, second, 0.1, b"")]
+    assert store.record_matches(batch) == [1, 2]
+    assert store.match_seeds() == [(0, 0, 1), (0, 1, 1)]
+    assert store.ratings()["ann"] == Rating(27, 6) and store.ratings()["bob"] == Rating(24, 6)  # the last ones
+    history = store.db.execute("SELECT match_id, r.mu FROM ratings r JOIN bots b ON b.id = r.bot_id "
+                               "WHERE b.name = 'ann' ORDER BY match_id").fetchall()
+    assert history == [(1, 26.0), (2, 27.0)]
+    assert store.db.execute("SELECT count FROM latency l JOIN bots b ON b.id = l.bot_id "
+                            "WHERE b.name = 'ann'").fetchall() == [(2,)]  # one bucket, both matches
+    again = [Finished(0, 2, batch[0].match, BOTS, {}, 0.1, b""), batch[1]]  # (0, 1) is stored already
+    with pytest.raises(StoreError):
+        store.record_matches(again)
+    assert store.match_count() == 2  # (0, 2) went with it
+    store.close()
