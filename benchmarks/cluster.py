@@ -1,20 +1,25 @@
 """The ladder on a cluster: matches per hour on a local two-node Ray cluster next to the local executor, and the
 head's own cost per match (how many tables one head can feed).
 
-Run: python benchmarks/cluster.py [--matches N] [--rounds R] [--head-matches M] [--head-only] [--json]
+Run: python benchmarks/cluster.py [--matches N] [--rounds R] [--head-matches M] [--ray-calls C] [--head-only]
+     [--json]
 
 (1) Starts a Ray cluster of two nodes on this machine (loopback, one CPU each, `ray start --block` process
     groups, stopped at the end), then runs the same Cabanga! ladder of the bundled bots (4 seats, 2 tables,
     N matches, default 40) alternately on the local executor and on the cluster, R times each (default 2),
     and prints matches per hour of each. Both use this machine's cores, so this measures what the cluster
-    path costs (actors, pickled jobs and records), not what more machines give.
+    path costs (actors, pickled jobs and results), not what more machines give.
 (2) Runs a ladder of 8 bots at 4 seats on an executor that returns a stored Cabanga! match at once (its
     summary and packed replay, pickled as a table sends them), so all the time is the head's: unpickling,
     scheduling, rating and storing (the SQLite write of every match, replay included). Prints the matches
     per second the head sustains, and so how many tables of 12-second matches (a bot thinking 100 ms a
     decision) one head feeds (target: at least 500 matches/s). Twice: with 64 tables, whose matches finish
     together and share transactions (group commit), and with one, where every match has its own.
-Needs `pip install -e '.[cluster]'` for (1); --head-only skips it.
+(3) On the cluster of (1): Ray's own cost at the head, which (2) leaves out: C calls (default 3000) to 8
+    actors whose result is ready at once, 64 under way, job and result pickled as the Ray executor does;
+    prints the head's CPU time a call (all its threads, Ray's included), and with (2) the matches per second
+    one head sustains through Ray.
+Needs `pip install -e '.[cluster]'` for (1) and (3); --head-only skips them.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import pickle
 import signal
@@ -36,10 +42,14 @@ from typing import Any
 
 # the head connects on loopback: Ray otherwise replaces 127.0.0.1 by this machine's network address
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# the cluster lives in a loopback-only namespace of its own: no token authentication unless asked for (Ray turns it
+# on for a cluster started where ~/.ray/auth_token exists, and then only drivers that read the same token get in)
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
 from arena import netns
 from arena.executor import Executor, Job, LocalExecutor, Played
 from arena.games import get_game
+from arena.games.base import Game
 from arena.ladder import Ladder, LadderConfig, Timing
 from arena.launcher import BotSpec, load_bot_list
 from arena.referee import MatchRecord, play_match, random_seat
@@ -93,8 +103,9 @@ def run_ladder(executor: Executor, config: LadderConfig) -> tuple[int, float, Ti
             store.close()
 
 
-def throughput(matches: int, rounds: int) -> dict[str, Any]:
-    """Matches per hour of the same ladder on the local executor and on the two-node cluster, alternately."""
+def throughput(matches: int, rounds: int, calls: int) -> dict[str, Any]:
+    """Matches per hour of the same ladder on the local executor and on the two-node cluster, alternately; then
+    Ray's own cost at the head (:func:`ray_cost`, ``calls`` calls)."""
     from arena.cluster import RayExecutor
 
     game = get_game("cabanga")
@@ -108,9 +119,10 @@ def throughput(matches: int, rounds: int) -> dict[str, Any]:
                                       else RayExecutor(address, 2, seats=4, on_note=lambda _: None))
                 stored, wall, _ = run_ladder(executor, config)
                 rates[kind].append(stored / wall * 3600)
+        ray_figures = ray_cost(address, calls)
     return {"matches": matches, "rounds": rounds, "tables": 2,
             "local_per_hour": [round(r) for r in rates["local"]],
-            "cluster_per_hour": [round(r) for r in rates["cluster"]]}
+            "cluster_per_hour": [round(r) for r in rates["cluster"]], "ray": ray_figures}
 
 
 class InstantExecutor:
@@ -139,11 +151,16 @@ class InstantExecutor:
         return None
 
 
-def head_cost(matches: int, bots: int = 8, seats: int = 4, tables: int = 64) -> dict[str, Any]:
+def instant_match(bots: int, seats: int) -> tuple[Game, list[BotSpec], MatchRecord]:
+    """Return the game, ``bots`` bot specs and a Cabanga! record of the first ``seats`` of them (random play)."""
     game = get_game("cabanga")
     names = [f"bot-{i}" for i in range(bots)]
     record = asyncio.run(play_match(game, [random_seat(n, n) for n in names[:seats]], 1, game.options()))
-    specs = [BotSpec(name, ("none",), ROOT) for name in names]
+    return game, [BotSpec(name, ("none",), ROOT) for name in names], record
+
+
+def head_cost(matches: int, bots: int = 8, seats: int = 4, tables: int = 64) -> dict[str, Any]:
+    game, specs, record = instant_match(bots, seats)
     config = LadderConfig(game, game.options(), seats, 1, specs, matches=matches, tables=tables)
     stored, wall, timing = run_ladder(InstantExecutor(tables, record), config)
     per_second = stored / wall
@@ -156,11 +173,59 @@ def head_cost(matches: int, bots: int = 8, seats: int = 4, tables: int = 64) -> 
             "tables_of_12s_matches": int(per_second * MATCH_SECONDS)}
 
 
+class ReadyTable:
+    """A Ray actor with a table's interface whose result is ready at once: what a call costs is Ray's."""
+
+    def __init__(self, result: bytes) -> None:
+        self.result = result
+
+    async def play(self, job: bytes, shipped: str | None = None) -> bytes:
+        return self.result
+
+
+def ray_cost(address: str, calls: int, actors: int = 8, in_flight: int = 64) -> dict[str, Any]:
+    """Ray's own cost at the head for a table's call: the head's CPU time a call (all its threads, Ray's
+    included), calling ``actors`` ready tables of the cluster with ``in_flight`` calls under way, the job
+    pickled and the result unpickled as :class:`arena.cluster.RayExecutor` does."""
+    import ray
+
+    game, specs, record = instant_match(8, 4)
+    job = pickle.dumps(Job(0, 0, tuple(specs[:4]), 1, game, game.options(), "0123456789abcdef"))
+    result = pickle.dumps(Played.of(record, 0.0, 0.0))
+    ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=0)(ReadyTable)
+        tables: list[Any] = [remote.remote(result) for _ in range(actors)]
+        ray.get([t.play.remote(job) for t in tables])  # every actor up
+
+        async def drive() -> None:
+            free: asyncio.Queue[Any] = asyncio.Queue()
+            for i in range(in_flight):
+                free.put_nowait(tables[i % actors])
+
+            async def call() -> None:
+                table = await free.get()
+                played = pickle.loads(await table.play.remote(pickle.dumps(pickle.loads(job))))
+                assert isinstance(played, Played)
+                free.put_nowait(table)
+
+            await asyncio.gather(*(call() for _ in range(calls)))
+
+        cpu, began = time.process_time(), time.perf_counter()
+        asyncio.run(drive())
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - began
+    finally:
+        ray.shutdown()
+    return {"calls": calls, "actors": actors, "in_flight": in_flight, "calls_per_s": round(calls / wall),
+            "head_cpu_ms_per_call": round(cpu / calls * 1000, 3)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=40, help="matches per ladder of (1) (default 40)")
     parser.add_argument("--rounds", type=int, default=2, help="ladders of each executor in (1) (default 2)")
     parser.add_argument("--head-matches", type=int, default=3000, help="matches of (2) (default 3000)")
+    parser.add_argument("--ray-calls", type=int, default=3000, help="calls of (3) (default 3000)")
     parser.add_argument("--head-only", action="store_true", help="only (2): no Ray cluster")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
@@ -175,27 +240,36 @@ def main(argv: list[str] | None = None) -> int:
         with netns.loopback_only("arena-bench") as prefix:
             return subprocess.run([*prefix, sys.executable, __file__, *(sys.argv[1:] if argv is None else argv)],
                                   env={**os.environ, INSIDE: "1"}).returncode
+    ray_ms: float | None = None
     if not args.head_only:
-        figures = throughput(args.matches, args.rounds)
+        figures = throughput(args.matches, args.rounds, args.ray_calls)
+        ray_ms = figures["ray"]["head_cpu_ms_per_call"]
         if args.json:
             print(json.dumps(figures), flush=True)
         else:
             print(f"(1) Cabanga!, 4 seats, 2 tables, {figures['matches']} matches a ladder, alternately: local "
                   f"executor {figures['local_per_hour']} matches/h; two-node Ray cluster on this machine "
                   f"{figures['cluster_per_hour']} matches/h", flush=True)
+            ray = figures["ray"]
+            print(f"(3) Ray's own cost at the head: {ray['head_cpu_ms_per_call']} ms of the head's CPU a call "
+                  f"({ray['calls']} calls to {ray['actors']} ready tables, {ray['in_flight']} under way: "
+                  f"{ray['calls_per_s']} calls/s on this machine)", flush=True)
     # 64 tables whose matches finish in the same turn of the head's loop (group commit at work), then one
     # table: every match alone in its transaction, as when matches arrive one at a time
     for tables in (64, 1):
         figures = head_cost(args.head_matches, tables=tables)
         if args.json:
             print(json.dumps(figures), flush=True)
-        else:
-            print(f"(2) the head alone (scheduling, rating, storing), {figures['bots']} bots at {figures['seats']} "
-                  f"seats, {figures['tables']} instant tables, {figures['matches']} matches in {figures['wall_s']} s "
-                  f"({figures['matches_per_commit']} a commit): {figures['head_matches_per_s']} matches/s "
-                  f"({figures['ms_per_match']} ms a match: scheduling {figures['scheduling_ms']} ms, rating "
-                  f"{figures['rating_ms']} ms, storing {figures['storing_ms']} ms; target >= 500/s); "
-                  f"one head feeds about {figures['tables_of_12s_matches']} tables of 12-second matches", flush=True)
+            continue
+        print(f"(2) the head alone (scheduling, rating, storing), {figures['bots']} bots at {figures['seats']} "
+              f"seats, {figures['tables']} instant tables, {figures['matches']} matches in {figures['wall_s']} s "
+              f"({figures['matches_per_commit']} a commit): {figures['head_matches_per_s']} matches/s "
+              f"({figures['ms_per_match']} ms a match: scheduling {figures['scheduling_ms']} ms, rating "
+              f"{figures['rating_ms']} ms, storing {figures['storing_ms']} ms; target >= 500/s); "
+              f"one head feeds about {figures['tables_of_12s_matches']} tables of 12-second matches", flush=True)
+        if ray_ms is not None:
+            through_ray = 1000 / (figures["ms_per_match"] + ray_ms)
+            print(f"    with (3), the head through Ray: about {through_ray:.0f} matches/s", flush=True)
     return 0
 
 

@@ -135,7 +135,10 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
         pytest.skip(f"a loopback-only network namespace for the cluster: {why}")
     # Ray's sockets live in its temp folder, and a Unix socket path must be short: not under tmp_path
     folder = Path(tempfile.mkdtemp(prefix="arena-ray-"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    # the cluster lives in a loopback-only namespace of the test's own: no token authentication, whatever this
+    # machine holds (Ray turns it on for a cluster started where ~/.ray/auth_token exists, which any local
+    # ray.init() writes; then only drivers that read the same token get in)
+    env = {"RAY_AUTH_MODE": "disabled", **os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
     with contextlib.ExitStack() as stack:
         prefix = stack.enter_context(netns.loopback_only("arena-ray"))
         nodes = LocalCluster(folder, tmp_path, env, prefix)
