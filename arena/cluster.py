@@ -9,7 +9,10 @@ exactly one table (the fair-deals guarantee holds per table, as on one machine).
 
 Every node needs this package (the same version) and the bots at the paths the bot list gives: a shared
 filesystem, or the same checkout on every machine. A node that cannot start a bot says so: the
-:class:`arena.launcher.LaunchError` the head sees names the node. A table lost with its node (the actor died)
+:class:`arena.launcher.LaunchError` the head sees names the node, and counts against the bot, as on one
+machine. But when the bot has already played on another node, the node is at fault (a file or a package
+missing there): its tables are retired, the head says so, and the match is played on another table. A node
+whose arena code differs from the head's has its tables refused. A table lost with its node (the actor died)
 gives its match back: the match is played again on another table, from its seed, and nothing of the lost
 attempt is stored (the ladder stores only finished matches). A new actor is asked for in the lost one's
 place, and joins when the cluster finds room for it.
@@ -253,6 +256,10 @@ class RayExecutor:
     _pending: set[asyncio.Task[None]] = field(default_factory=set)
     _remote: Any = None
     _made: int = 0
+    _played_on: dict[str, set[str]] = field(default_factory=dict)
+    """Per bot, the nodes (ids) where it has played a match."""
+    _retired: set[str] = field(default_factory=set)
+    """Nodes whose tables are no longer used: they cannot start a bot that starts elsewhere."""
 
     @property
     def tables(self) -> int:
@@ -322,6 +329,10 @@ class RayExecutor:
             self._note(f"table {table.index} cannot start: {_first_line(exc)}")
             table.kill()
             return
+        if table.node_id in self._retired:
+            self._note(f"table {table.index} is not used: node {table.node} cannot start every bot")
+            table.kill()
+            return
         if code != code_fingerprint():
             self._note(f"table {table.index} is not used: node {table.node} runs another arena (code {code}, this "
                        f"one {code_fingerprint()}); install the same version there")
@@ -336,19 +347,49 @@ class RayExecutor:
         assert self._free is not None, "start() first"
         while True:
             if not self._ready and not self._pending_tables():
-                raise ClusterError("every table of the cluster is lost")
+                raise ClusterError("every table of the cluster is lost or retired")
             table = await self._free.get()
+            if table.node_id in self._retired:
+                table.kill()
+                continue
             try:
                 shipped = str(self.ship) if self.ship is not None else None
                 result = pickle.loads(await table.actor.play.remote(pickle.dumps(job), shipped))
             except ray.exceptions.RayActorError as exc:
                 self._lost(table, job, exc)
                 continue
-            self._free.put_nowait(table)
             if isinstance(result, StartFailed):
+                if result.bots and all(self._played_on.get(bot, set()) - {table.node_id} for bot in result.bots):
+                    self._retire(table, job, result)
+                    continue
+                self._give_back(table)
                 raise LaunchError(f"on node {table.node}: {result.message}", bots=result.bots)
+            self._give_back(table)
             assert isinstance(result, Played)
+            for bot in job.seating:
+                self._played_on.setdefault(bot, set()).add(table.node_id)
             return dataclasses.replace(result, where=table.node)
+
+    def _give_back(self, table: _Table) -> None:
+        """Make ``table`` free for the next match, or kill it if its node was retired meanwhile."""
+        assert self._free is not None
+        if table.node_id in self._retired:
+            table.kill()
+        else:
+            self._free.put_nowait(table)
+
+    def _retire(self, table: _Table, job: Job, failed: StartFailed) -> None:
+        """Stop using ``table``'s node: it cannot start bots that have played on other nodes (a file or a
+        package missing there: not the bots' fault, so they are not charged). Its tables are killed as they
+        come free, once their matches end; none replaces them."""
+        self._retired.add(table.node_id)
+        gone = [t for t in self._ready if t.node_id == table.node_id]
+        for t in gone:
+            self._ready.remove(t)
+        table.kill()
+        self._note(f"node {table.node} cannot start {', '.join(failed.bots)}, which played on other nodes "
+                   f"({failed.message}); its {len(gone)} table{'s' * (len(gone) != 1)} are no longer used, and "
+                   f"match {job.label} is played on another table")
 
     def _pending_tables(self) -> bool:
         return any(not task.done() for task in self._pending)

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import importlib.util
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -20,16 +21,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ladder_db import seeds, stored_count
 from processes import descendants, processes_naming
 
 from arena import netns
+from arena.cluster import RayExecutor, StartFailed, _Table, code_fingerprint
+from arena.executor import Job, Played
+from arena.games import get_game
 from arena.ladder import deal_seed
+from arena.launcher import BotSpec, LaunchError
+from arena.referee import MatchSummary
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_RAY = importlib.util.find_spec("ray") is not None
@@ -263,36 +270,86 @@ def test_an_address_that_answers_but_is_no_ray_cluster_is_given_up_after_the_tim
 
 
 class FakeActor:
-    """A table actor that is ready at once, on a node whose arena has the code fingerprint ``code``."""
+    """A table actor on node ``node``, ready at once with the arena code ``code``; its matches are ready at once,
+    or, on a node that lacks bot ``missing``, fail to start it."""
 
     killed = False
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, node: str = "node01", missing: str | None = None) -> None:
         self.code = code
-        self.ready = self
+        self.node = node
+        self.missing = missing
+        self.ready = Remote(self._ready)
+        self.play = Remote(self._play)
 
-    async def remote(self) -> tuple[str, str, str, str]:
-        return "node0123456789", "machine/node01", "strict", self.code
+    async def _ready(self) -> tuple[str, str, str, str]:
+        return f"{self.node}-id", f"machine/{self.node}", "strict", self.code
+
+    async def _play(self, job: bytes, shipped: str | None) -> bytes:
+        seating = pickle.loads(job).seating
+        if self.missing in seating:
+            return pickle.dumps(StartFailed(f"bot {self.missing!r} exited with code 3 before connecting",
+                                            (self.missing,)))
+        summary = MatchSummary(1, 0, (1, 2, 3), (1, 2, 3), frozenset(), (), ((), (), ()))
+        return pickle.dumps(Played(summary, b"", 0.0, 0.0))
 
 
-def test_a_node_running_another_arena_is_refused_and_says_so() -> None:
-    from arena.cluster import RayExecutor, _Table, code_fingerprint
+@dataclass
+class Remote:
+    """A fake actor method: ``method.remote(...)`` is awaitable, as Ray's object references are."""
 
-    notes: list[str] = []
-    executor = RayExecutor("auto", 2, on_note=notes.append)
+    call: Callable[..., Awaitable[Any]]
 
-    class Table(_Table):
-        def kill(self) -> None:  # a fake actor: no Ray to ask
-            self.actor.killed = True
+    def remote(self, *args: Any) -> Awaitable[Any]:
+        return self.call(*args)
 
-    same, other = Table(0, FakeActor(code_fingerprint())), Table(1, FakeActor("0123456789ab"))
+
+class FakeTable(_Table):
+    def kill(self) -> None:  # a fake actor: no Ray to ask
+        self.actor.killed = True
+
+
+def joined(executor: RayExecutor, *actors: FakeActor) -> list[FakeTable]:
+    """Join tables of ``actors`` to ``executor``, in order."""
+    tables = [FakeTable(i, actor) for i, actor in enumerate(actors)]
 
     async def join() -> None:
         executor._free = asyncio.Queue()
-        await executor._join(same)
-        await executor._join(other)
+        for table in tables:
+            await executor._join(table)
 
     asyncio.run(join())
-    assert [t.index for t in executor._ready] == [0] and other.actor.killed and not same.actor.killed
+    return tables
+
+
+def test_a_node_running_another_arena_is_refused_and_says_so() -> None:
+    notes: list[str] = []
+    executor = RayExecutor("auto", 2, on_note=notes.append)
+    same, other = joined(executor, FakeActor(code_fingerprint()), FakeActor("0123456789ab"))
+    assert executor._ready == [same] and other.actor.killed and not same.actor.killed
     assert len(notes) == 1 and "table 1 is not used: node machine/node01 runs another arena" in notes[0]
     assert len(code_fingerprint()) == 12 and code_fingerprint() != "0123456789ab"
+
+
+def test_a_node_that_cannot_start_a_bot_others_start_is_retired_not_the_bot() -> None:
+    notes: list[str] = []
+    executor = RayExecutor("auto", 3, on_note=notes.append)
+    code = code_fingerprint()
+    bad, good, also_good = joined(executor, FakeActor(code, "nodeB", missing="x"), FakeActor(code, "nodeA"),
+                                  FakeActor(code, "nodeA"))
+    game = get_game("cabanga")
+    job = Job(0, 0, tuple(BotSpec(name, ("none",), ROOT) for name in ("x", "y", "z")), 1, game, game.options(),
+              "0123456789abcdef")
+
+    async def play() -> list[str]:
+        where: list[str] = []
+        with pytest.raises(LaunchError) as failed:  # x never started anywhere: its failure is charged to it
+            await executor.play(job)
+        assert list(failed.value.bots) == ["x"] and "on node machine/nodeB" in str(failed.value)
+        for _ in range(3):  # nodeA, nodeA, then nodeB again: x plays on nodeA, so nodeB is at fault
+            where.append((await executor.play(job)).where)
+        return where
+
+    assert asyncio.run(play()) == ["machine/nodeA"] * 3
+    assert executor._ready == [good, also_good] and bad.actor.killed and not good.actor.killed
+    assert len(notes) == 1 and "node machine/nodeB cannot start x, which played on other nodes" in notes[0]
