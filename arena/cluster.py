@@ -321,7 +321,7 @@ class RayExecutor:
         """Wait for ``table``'s actor to be ready, then hand it out; a table that cannot start says why."""
         ray = _ray()
         try:
-            table.node_id, table.node, table.sandbox, code = await table.actor.ready.remote()
+            answer = tuple(await table.actor.ready.remote())
         except ray.exceptions.RayActorError as exc:
             self._note(f"table {table.index} was lost before it started: {_first_line(exc)}")
             return
@@ -329,6 +329,8 @@ class RayExecutor:
             self._note(f"table {table.index} cannot start: {_first_line(exc)}")
             table.kill()
             return
+        table.node_id, table.node, table.sandbox = answer[:3]
+        code = answer[3] if len(answer) > 3 else "of an arena before fingerprints"  # its ready() said 3 things
         if table.node_id in self._retired:
             self._note(f"table {table.index} is not used: node {table.node} cannot start every bot")
             table.kill()

@@ -275,15 +275,16 @@ class FakeActor:
 
     killed = False
 
-    def __init__(self, code: str, node: str = "node01", missing: str | None = None) -> None:
+    def __init__(self, code: str | None, node: str = "node01", missing: str | None = None) -> None:
         self.code = code
         self.node = node
         self.missing = missing
         self.ready = Remote(self._ready)
         self.play = Remote(self._play)
 
-    async def _ready(self) -> tuple[str, str, str, str]:
-        return f"{self.node}-id", f"machine/{self.node}", "strict", self.code
+    async def _ready(self) -> tuple[str, ...]:
+        node = (f"{self.node}-id", f"machine/{self.node}", "strict")
+        return node if self.code is None else (*node, self.code)  # None: an arena from before fingerprints
 
     async def _play(self, job: bytes, shipped: str | None) -> bytes:
         seating = pickle.loads(job).seating
@@ -325,9 +326,10 @@ def joined(executor: RayExecutor, *actors: FakeActor) -> list[FakeTable]:
 def test_a_node_running_another_arena_is_refused_and_says_so() -> None:
     notes: list[str] = []
     executor = RayExecutor("auto", 2, on_note=notes.append)
-    same, other = joined(executor, FakeActor(code_fingerprint()), FakeActor("0123456789ab"))
-    assert executor._ready == [same] and other.actor.killed and not same.actor.killed
-    assert len(notes) == 1 and "table 1 is not used: node machine/node01 runs another arena" in notes[0]
+    same, other, older = joined(executor, FakeActor(code_fingerprint()), FakeActor("0123456789ab"), FakeActor(None))
+    assert executor._ready == [same] and other.actor.killed and older.actor.killed and not same.actor.killed
+    assert len(notes) == 2 and "table 1 is not used: node machine/node01 runs another arena" in notes[0]
+    assert "table 2 is not used" in notes[1] and "before fingerprints" in notes[1]
     assert len(code_fingerprint()) == 12 and code_fingerprint() != "0123456789ab"
 
 
