@@ -126,4 +126,4 @@ def test_the_written_out_graph_rates_as_the_trueskill_library_does(draw: float, 
         for (mu, sigma), want in zip(system._chain(ratings, ties), expected, strict=True):
             assert mu == pytest.approx(want.mu, abs=1e-5)
             assert sigma == pytest.approx(want.sigma, abs=1e-5)
-    assert refused < 600  # most were rated: the comparison compared something
+    assert refused < 600  # matches were rated: the comparison compared something
