@@ -460,8 +460,9 @@ def _read_cpu(pid: int) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _descendants(root: int) -> list[int]:
-    """Return every live process below ``root`` (scanning /proc)."""
+def descendants(root: int) -> list[int]:
+    """Return every live process below ``root`` (scanning /proc). Also for the arena (a local Ray cluster's
+    workers, tests): standard library only, as everything here."""
     parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -478,6 +479,20 @@ def _descendants(root: int) -> list[int]:
         for child in parents.get(todo.pop(), []):
             found.append(child)
             todo.append(child)
+    return found
+
+
+def processes_naming(text: str) -> list[int]:
+    """Return the live processes whose command line holds ``text`` (scanning /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
     return found
 
 
@@ -582,7 +597,7 @@ class _Supervisor:
             return self.group.cpu_seconds()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         total = usage.ru_utime + usage.ru_stime  # everything already reaped by the supervisor
-        return total + sum(_read_cpu(pid) for pid in _descendants(os.getpid()))
+        return total + sum(_read_cpu(pid) for pid in descendants(os.getpid()))
 
     def start(self) -> None:
         args = self.args
@@ -698,7 +713,7 @@ class _Supervisor:
         if self.group is not None:
             self.group.kill()
         if self.reap():
-            for pid in _descendants(os.getpid()):
+            for pid in descendants(os.getpid()):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
 
@@ -709,7 +724,7 @@ class _Supervisor:
             self.group.kill()
         deadline = time.monotonic() + 5.0
         while self.reap() and time.monotonic() < deadline:
-            for pid in _descendants(os.getpid()):
+            for pid in descendants(os.getpid()):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.002)

@@ -4,8 +4,8 @@ head's own cost per match (how many tables one head can feed).
 Run: python benchmarks/cluster.py [--matches N] [--rounds R] [--head-matches M] [--ray-calls C] [--head-only]
      [--json]
 
-(1) Starts a Ray cluster of two nodes on this machine (loopback, one CPU each, `ray start --block` process
-    groups, stopped at the end), then runs the same Cabanga! ladder of the bundled bots (4 seats, 2 tables,
+(1) Starts a Ray cluster of two nodes on this machine (arena.localcluster: loopback only, one CPU each,
+    every process of it stopped at the end), then runs the same Cabanga! ladder of the bundled bots (4 seats, 2 tables,
     N matches, default 40) alternately on the local executor and on the cluster, R times each (default 2),
     and prints matches per hour of each. Both use this machine's cores, so this measures what the cluster
     path costs (actors, pickled jobs and results), not what more machines give.
@@ -26,13 +26,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import os
 import pickle
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,8 +39,7 @@ from typing import Any
 
 # the head connects on loopback: Ray otherwise replaces 127.0.0.1 by this machine's network address
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-# the cluster lives in a loopback-only namespace of its own: no token authentication unless asked for (Ray turns it
-# on for a cluster started where ~/.ray/auth_token exists, and then only drivers that read the same token get in)
+# this driver, as the cluster's nodes (arena.localcluster): no token authentication unless asked for
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
 from arena import netns
@@ -52,6 +48,7 @@ from arena.games import get_game
 from arena.games.base import Game
 from arena.ladder import Ladder, LadderConfig, Timing
 from arena.launcher import BotSpec, load_bot_list
+from arena.localcluster import local_cluster
 from arena.referee import MatchRecord, play_match, random_seat
 from arena.store import Store
 
@@ -60,35 +57,6 @@ INSIDE = "ARENA_BENCH_NETNS"
 """Set in the environment of this script run again inside its network namespace."""
 MATCH_SECONDS = 12.0
 """A 4-seat Cabanga! match of bots thinking 100 ms a decision (the issue's figure)."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def local_cluster(folder: Path) -> Any:
-    """Start a Ray head and a second node on this machine; yield the address; kill both process groups."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    nodes: list[subprocess.Popen[bytes]] = []
-    common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"]
-    try:
-        for where in (["--head", f"--port={port}", f"--temp-dir={folder}", "--include-dashboard=false"],
-                      [f"--address=127.0.0.1:{port}"]):
-            nodes.append(subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", *where, *common],
-                                          env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL))
-            time.sleep(8)  # the head first: a node joins a running cluster
-        yield f"127.0.0.1:{port}"
-    finally:
-        for node in reversed(nodes):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(node.pid, signal.SIGKILL)
-            node.wait()
 
 
 def run_ladder(executor: Executor, config: LadderConfig) -> tuple[int, float, Timing]:
@@ -112,7 +80,11 @@ def throughput(matches: int, rounds: int, calls: int) -> dict[str, Any]:
     bots = load_bot_list(ROOT / "bots" / "cabanga.toml")
     config = LadderConfig(game, game.options(), 4, 1, bots, matches=matches, tables=2)
     rates: dict[str, list[float]] = {"local": [], "cluster": []}
-    with tempfile.TemporaryDirectory(prefix="arena-ray-", dir="/tmp") as folder, local_cluster(Path(folder)) as address:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # this process runs in the cluster's namespace already (main): the ladders are its drivers
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs, \
+            local_cluster(2, Path(logs), env, namespace=False) as cluster:
+        address = cluster.address
         for _ in range(rounds):
             for kind in ("local", "cluster"):
                 executor: Executor = (LocalExecutor(2, seats=4) if kind == "local"

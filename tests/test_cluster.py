@@ -1,34 +1,29 @@
 """`arena ladder --cluster`: a real two-node Ray cluster on this machine (loopback only), a node lost mid-run,
 the head killed with SIGKILL; the database ends with exactly the planned matches, the seeds of a local run.
 
-Every Ray process is started here as `ray start --block` in a process group of its own, and killed by group,
-in a network namespace of the test's own that holds only a loopback (:mod:`arena.netns`), with the ladders
-that use the cluster: Ray would otherwise put some of its processes on the machine's network address.
+The cluster is :mod:`arena.localcluster`'s: every node a `ray start --block` process group, killed with every
+process it left, in a network namespace that holds only a loopback (:mod:`arena.netns`), where the ladders
+that use it run too: Ray would otherwise put some of its processes on the machine's network address.
 Without Ray (pip install -e '.[cluster]') or root the tests skip, except under CI=true, where they fail.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib.util
 import os
 import pickle
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ladder_db import seeds, stored_count
-from processes import descendants, processes_naming
 
 from arena import netns
 from arena.cluster import RayExecutor, StartFailed, _Table, code_fingerprint
@@ -36,6 +31,7 @@ from arena.executor import Job, Played
 from arena.games import get_game
 from arena.ladder import deal_seed
 from arena.launcher import BotSpec, LaunchError
+from arena.localcluster import LocalCluster, free_port, local_cluster
 from arena.referee import MatchSummary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,119 +49,14 @@ def first_triples(count: int, seed: int) -> list[tuple[int, int, int]]:
     return [(i // SEATS, i % SEATS, deal_seed(seed, i // SEATS)) for i in range(count)]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class LocalCluster:
-    """A Ray head and worker nodes on this machine, each a `ray start --block` process group."""
-
-    folder: Path
-    logs: Path
-    env: dict[str, str]
-    prefix: list[str]
-    """Runs a program in the cluster's network namespace (loopback only): every node and every driver."""
-    port: int = field(default_factory=free_port)
-    nodes: list[subprocess.Popen[bytes]] = field(default_factory=list)
-
-    @property
-    def driver_env(self) -> dict[str, str]:
-        """The environment of a process that connects to the cluster (the ladder): loopback only, as Ray
-        otherwise replaces 127.0.0.1 by this machine's address on the network (not for the nodes, which
-        refuse to join a cluster with it)."""
-        return {**self.env, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def start(self, head: bool) -> subprocess.Popen[bytes]:
-        where = ["--head", f"--port={self.port}", f"--temp-dir={self.folder}", "--include-dashboard=false"] if head \
-            else [f"--address={self.address}"]
-        node = subprocess.Popen(
-            [*self.prefix, sys.executable, "-m", "ray.scripts.scripts", "start", *where, "--num-cpus=1",
-             "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"],
-            env=self.env, start_new_session=True, stdout=subprocess.DEVNULL,
-            stderr=open(self.logs / f"node-{len(self.nodes)}.err", "wb"))  # noqa: SIM115 (closed with the node)
-        self.nodes.append(node)
-        return node
-
-    def wait_for_nodes(self, count: int, timeout: float = 90) -> None:
-        """Wait until the cluster has ``count`` nodes alive (`ray status` run as a child, not imported here)."""
-        end = time.monotonic() + timeout
-        script = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
-                  "print(sum(1 for n in ray.nodes() if n['Alive']))")
-        while time.monotonic() < end:
-            result = subprocess.run([*self.prefix, sys.executable, "-c", script, self.address], env=self.driver_env,
-                                    capture_output=True, text=True, timeout=60)
-            if result.returncode == 0 and result.stdout.strip().splitlines()[-1:] == [str(count)]:
-                return
-            time.sleep(1)
-        said = "".join(path.read_text(errors="replace")[-1500:] for path in sorted(self.logs.glob("node-*.err")))
-        raise AssertionError(f"the cluster did not reach {count} nodes: {result.stderr[-1500:]}\n{said}")
-
-    def kill(self, node: subprocess.Popen[bytes]) -> None:
-        """Kill a node at once: its process group, and every process below it (Ray's workers, a table's actor
-        among them, start sessions of their own, so the group alone would leave them playing for a while)."""
-        below = descendants(node.pid)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(node.pid, signal.SIGKILL)
-        for pid in below:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        node.wait()
-
-    def stop(self) -> None:
-        """Kill every node, then any Ray process of this cluster that left its node's group (Ray's workers
-        start sessions of their own): every process naming the cluster's folder."""
-        for node in reversed(self.nodes):
-            self.kill(node)
-        end = time.monotonic() + 15
-        while time.monotonic() < end:
-            left = [pid for pid in processes_naming(str(self.folder)) if pid != os.getpid()]
-            if not left:
-                break
-            for pid in left:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.1)
-
-
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
     why = netns.available()
     if why:
         assert os.environ.get("CI") != "true", f"CI runs the cluster tests: {why}"
         pytest.skip(f"a loopback-only network namespace for the cluster: {why}")
-    # Ray's sockets live in its temp folder, and a Unix socket path must be short: not under tmp_path
-    folder = Path(tempfile.mkdtemp(prefix="arena-ray-"))
-    # the cluster lives in a loopback-only namespace of the test's own: no token authentication, whatever this
-    # machine holds (Ray turns it on for a cluster started where ~/.ray/auth_token exists, which any local
-    # ray.init() writes; then only drivers that read the same token get in)
-    env = {"RAY_AUTH_MODE": "disabled", **os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
-    with contextlib.ExitStack() as stack:
-        prefix = stack.enter_context(netns.loopback_only("arena-ray"))
-        nodes = LocalCluster(folder, tmp_path, env, prefix)
-        stack.callback(remove_until_gone, folder)
-        stack.callback(nodes.stop)
-        nodes.start(head=True)
-        nodes.wait_for_nodes(1)
-        nodes.start(head=False)
-        nodes.wait_for_nodes(2)
+    with local_cluster(2, tmp_path, {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}) as nodes:
         yield nodes
-
-
-def remove_until_gone(folder: Path) -> None:
-    """Remove ``folder``: a dying Ray process may still make its session folders, so until it stays gone."""
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        shutil.rmtree(folder, ignore_errors=True)
-        time.sleep(1)
-        if not folder.exists():
-            break
 
 
 def ladder_command(cluster: LocalCluster, db: Path, seed: int, *more: str) -> list[str]:

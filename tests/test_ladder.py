@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from ladder_db import seeds, stored_count
-from processes import descendants
 
 import arena.ladder as ladder_module
 from arena.cli import main
@@ -37,6 +36,7 @@ from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed,
 from arena.launcher import BotSpec, LaunchError
 from arena.ratings import Rating, TrueSkillSystem
 from arena.referee import play_match, random_seat
+from arena.sandbox import descendants
 from arena.store import Finished, Store, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent

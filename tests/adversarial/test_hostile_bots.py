@@ -12,14 +12,13 @@ from pathlib import Path
 
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
-from processes import processes_naming
 
 from arena import replay as replay_format
 from arena import server as server_module
 from arena.games.base import MatchOver
 from arena.launcher import log_file_name
 from arena.referee import FaultKind, MatchRecord
-from arena.sandbox import CPU_EXIT_CODE, Isolation
+from arena.sandbox import CPU_EXIT_CODE, Isolation, processes_naming
 
 
 def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) -> None:

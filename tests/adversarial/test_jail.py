@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
-from processes import processes_naming
 
 from arena.deals import DealKey
 from arena.games import get_game
 from arena.launcher import BotSpec, Table, log_file_name
 from arena.referee import Clock, FaultKind, MatchRecord, play_match
 from arena.runner import serving
-from arena.sandbox import Isolation, own_cgroups
+from arena.sandbox import Isolation, own_cgroups, processes_naming
 
 DEFAULT_DEADLINE = 1.0
 CI = os.environ.get("CI") == "true"
