@@ -338,6 +338,29 @@ def test_a_slow_figure_is_pending_first_then_kept_while_matches_land() -> None:
         reader.background.shutdown(wait=True, cancel_futures=True)
 
 
+def test_a_slow_stale_figure_is_recomputed_when_asked_again_after_ten_times_its_cost() -> None:
+    reader = FakeReader()
+    now = [0.0]
+
+    def compute(_: object) -> int:
+        now[0] += 1.0  # each computation costs one (fake) second: slow
+        return reader.newest * 10
+
+    figure = Live(reader, compute, clock=lambda: now[0])  # type: ignore[arg-type]
+    try:
+        assert figure.get(wait=30) == (10, 1)
+        reader.newest = 2  # the ladder stores one more match, then no more
+        assert figure.get(wait=30) == (10, 1)  # too soon after the last computation: stale, nothing started
+        now[0] += 9.5
+        assert figure.get(wait=30) == (10, 1)
+        now[0] += 0.5  # ten times the last cost has passed: the next ask starts a recomputation
+        assert figure.get(wait=30) == (10, 1)
+        reader.background.submit(lambda: None).result(timeout=30)  # the one worker has finished it
+        assert figure.get(wait=0) == (20, 2)
+    finally:
+        reader.background.shutdown(wait=True, cancel_futures=True)
+
+
 def test_a_quick_figure_is_never_stale() -> None:
     reader = FakeReader()
     figure = Live(reader, lambda _: reader.newest * 10)  # type: ignore[arg-type]
@@ -407,6 +430,29 @@ def test_browser_leaderboard_lists_every_bot_in_the_order_of_the_command(
     page.click("#board th:has-text('raw points')")  # sortable: ascending mean points
     points = page.eval_on_selector_all("#board tbody tr td:nth-child(12)", "cells => cells.map(c => +c.textContent)")
     assert points == sorted(points)
+
+
+def test_browser_a_board_behind_the_stored_matches_is_asked_for_again_without_a_new_match(
+        page: Any, server: Server) -> None:
+    answers: list[dict[str, Any]] = []
+    behind = [True]
+
+    def answer(route: Any) -> None:
+        response = route.fetch()
+        data = response.json()
+        answers.append(dict(data))
+        if behind[0]:
+            data["at"] = data["version"] - 1  # as if the server's figure did not count the newest match yet
+        route.fulfill(response=response, json=data)
+
+    page.route("**/api/board", answer)
+    open_page(page, server.url + "/")
+    newest = answers[0]["version"]
+    assert "updating" in page.inner_text("#main .as-of")
+    behind[0] = False  # the server's recomputation is done
+    page.wait_for_selector(f"#main .as-of[data-at='{newest}']", timeout=20_000)
+    assert "updating" not in page.inner_text("#main .as-of")
+    assert len(answers) >= 2 and all(a["version"] == newest for a in answers)  # no match landed meanwhile
 
 
 def test_browser_ratings_plot_has_one_series_per_bot(page: Any, server: Server, ladder_db: Path) -> None:
@@ -530,6 +576,9 @@ def test_browser_a_running_ladder_s_new_match_appears_without_a_reload(
     assert page.locator("#matches tbody tr.fresh").count() == 4
     shot(page, "matches-live")
     open_page(page, server.url + "/")
+    # the board of a small ladder is recomputed while the page waits, unless that took over 50 ms (a busy
+    # machine): then the page shows the last one and asks again until it counts the newest match
+    page.wait_for_selector(f"#main .as-of[data-at='{FIRST_MATCHES + 4}']", timeout=20_000)
     shown = page.eval_on_selector_all("#board tbody tr td.bot", "cells => cells.map(c => c.textContent)")
     assert shown == [r["bot"] for r in cli_board(ladder_db)]
     assert f"matches: {FIRST_MATCHES + 4}" in page.inner_text("#settings")

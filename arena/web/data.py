@@ -80,14 +80,18 @@ class Live(Generic[T]):
     (then answers ``None``: not ready yet). A stale value whose last computation was quick (under
     :data:`INLINE_SECONDS`) is recomputed while the caller waits, so a small ladder's pages are never stale.
     A slow one is returned at once while a recomputation runs in the background, no sooner than ten times
-    the last one's cost after it (so a million-match ladder does not keep a core busy). ``compute`` gets a
-    read-only store; SQLite leaves Python's lock while it works, so pages are served meanwhile.
+    the last one's cost after it (so a million-match ladder does not keep a core busy), at the first ask after
+    that: a page showing a value older than :meth:`Reader.version` asks again until it has caught up.
+    ``compute`` gets a read-only store; SQLite leaves Python's lock while it works, so pages are served
+    meanwhile. ``clock`` (seconds) times the computations and their spacing.
     """
 
-    def __init__(self, reader: Reader, compute: Callable[[Store], T], *, min_interval: float = 1.0) -> None:
+    def __init__(self, reader: Reader, compute: Callable[[Store], T], *, min_interval: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._reader = reader
         self._compute = compute
         self._min_interval = min_interval
+        self._clock = clock
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._value: tuple[T, int] | None = None
@@ -110,7 +114,7 @@ class Live(Generic[T]):
             if value is not None and value[1] != version and not self._running:
                 if self._cost < INLINE_SECONDS:
                     self._value = value = (self._timed(), version)
-                elif time.monotonic() >= self._not_before:
+                elif self._clock() >= self._not_before:
                     self._running = True
                     self._reader.background.submit(self._background, version)
             if value is not None:
@@ -120,10 +124,10 @@ class Live(Generic[T]):
         return self._value
 
     def _timed(self) -> T:
-        began = time.monotonic()
+        began = self._clock()
         value = self._compute(self._reader.store())
-        self._cost = time.monotonic() - began
-        self._not_before = time.monotonic() + max(self._min_interval, 10 * self._cost)
+        self._cost = self._clock() - began
+        self._not_before = self._clock() + max(self._min_interval, 10 * self._cost)
         return value
 
     def _background(self, version: int) -> None:

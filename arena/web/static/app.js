@@ -40,11 +40,17 @@ async function getJSON(url, options) {
 }
 
 async function getFigure(url, label) {
-  // a whole-database figure: the first computation of a big ladder takes a while; ask again until it is in
+  // a whole-database figure: the first computation of a big ladder takes a while; ask again until it is in.
+  // A figure older than the newest stored match is shown at once, and asked for again on the next poll
+  // (the server is recomputing it), even when no further match lands: a finished ladder's page catches up.
   for (;;) {
     const data = await getJSON(url);
     const note = document.getElementById("pending");
-    if (!data.pending) { if (note) note.remove(); return data; }
+    if (!data.pending) {
+      if (note) note.remove();
+      behind = behind || data.at < data.version;
+      return data;
+    }
     (note || main.appendChild(el("p", {id: "pending", class: "muted"}))).textContent =
       `computing ${label} over the whole ladder; shown as soon as it is ready...`;
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -60,8 +66,17 @@ function fmt(x, digits) { return x === null || x === undefined ? "" : Number(x).
 function when(ts) { return new Date(ts * 1000).toLocaleString(); }
 function botLink(name) { return el("a", {href: "/bot/" + encodeURIComponent(name), text: name}); }
 
-// --- live: one poll of /api/version every POLL_MS; pages redraw when it changes -------------------------
+function asOf(data) {
+  // the "As of match N" of a whole-database figure, with the data-at the tests wait for
+  const text = data.at < data.version ? `As of match ${data.at} (${data.version} stored; updating).`
+                                      : `As of match ${data.at}.`;
+  return el("span", {class: "as-of", dataset: {at: String(data.at)}, text});
+}
+
+// --- live: one poll of /api/version every POLL_MS; pages redraw when it changes, or when a figure shown ---
+// --- is behind the newest stored match -----------------------------------------------------------------
 let version = null;
+let behind = false;
 let pollers = [];
 function live(redraw) {
   pollers.push(redraw);
@@ -71,8 +86,9 @@ function live(redraw) {
     try {
       const data = await getJSON("/api/version");
       if (mark) mark.textContent = "live: " + data.version + " matches";
-      if (version !== null && data.version !== version) {
+      if ((version !== null && data.version !== version) || behind) {
         version = data.version;
+        behind = false;
         for (const fn of pollers) await fn();
       }
       version = data.version;
@@ -170,10 +186,10 @@ async function pageBoard() {
     ];
     main.replaceChildren(el("h1", {text: "Leaderboard"}), settingsLine(data.summary),
       sortableTable("board", columns, data.rows, state),
-      el("p", {class: "muted", text: `As of match ${data.at}. Ranked by a batch fit over every stored match (the ` +
+      el("p", {class: "muted"}, asOf(data), " Ranked by a batch fit over every stored match (the " +
         "same matches in any order give the same board), with 95% intervals from a bootstrap over deal sets; " +
         "TS mu and sigma are the online TrueSkill rating; raw wins and points are not adjusted for the " +
-        "opponents met; click a column to sort."}));
+        "opponents met; click a column to sort."));
   };
   const load = async () => { data = await getFigure("/api/board", "the leaderboard"); state.redraw(); };
   await load();
@@ -230,6 +246,7 @@ async function pageRatings() {
     box.replaceChildren();
     window.arenaRatingsPlot = new uPlot(options, [data.x, ...data.bots.map((b) => b.mu)], box);
     box.dataset.series = String(data.bots.length);
+    box.dataset.at = String(data.at);
     box.dataset.bots = JSON.stringify(data.bots.map((b) => b.bot));
   };
   await draw();
@@ -263,9 +280,9 @@ async function pageH2h() {
         el("td", {}, el("a", {href: `/h2h/${encodeURIComponent(p.a)}/${encodeURIComponent(p.b)}`, text: p.deals})),
         [p.a_better, p.even, p.b_better, p.matches, p.a_ahead, p.b_ahead].map((v) => el("td", {text: v}))))));
     main.replaceChildren(el("h1", {text: "Head to head"}),
-      el("p", {class: "muted", text: "On the complete deal sets both bots played (the same deals, every " +
+      el("p", {class: "muted"}, "On the complete deal sets both bots played (the same deals, every " +
         "rotation): how often the row bot's total over the set was lower (better), even, or higher. Hover for " +
-        `matches where each finished ahead. As of match ${data.at}.`}), matrix, el("h2", {text: "Pairs"}), list);
+        "matches where each finished ahead. ", asOf(data)), matrix, el("h2", {text: "Pairs"}), list);
   };
   await draw();
   live(draw);
