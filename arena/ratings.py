@@ -155,15 +155,15 @@ class TrueSkillSystem:
         tail = sorted(benched, key=lambda s: (ratings[s].mu, ratings[s].sigma, s))
         runs = math.lcm(*(len(g) for g in groups.values()), max(1, len(tail)))
         seats = [*finished, *tail]
+        # the chain's ranks do not change between rotations: each place's group in turn, then each benched seat
+        ranks = [rank for rank, group in enumerate(groups.values()) for _ in group]
+        ranks += range(len(groups), len(groups) + len(tail))
+        ties = [ranks[i] == ranks[i + 1] for i in range(len(ranks) - 1)]
         mus: dict[int, list[float]] = {s: [] for s in seats}
         sigmas: dict[int, list[float]] = {s: [] for s in seats}
         for shift in range(runs):
             order = [group[(i + shift) % len(group)] for group in groups.values() for i in range(len(group))]
-            ranks = [len([p for p in groups if p < (places[s] or 0)]) for s in order]
-            rotated = [tail[(i + shift) % len(tail)] for i in range(len(tail))]
-            order += rotated
-            ranks += [len(groups) + i for i in range(len(rotated))]
-            ties = [ranks[i] == ranks[i + 1] for i in range(len(ranks) - 1)]
+            order += [tail[(i + shift) % len(tail)] for i in range(len(tail))]
             try:
                 rated = self._chain([ratings[s] for s in order], ties)
             except FloatingPointError as exc:
@@ -286,12 +286,6 @@ class TrueSkillSystem:
             pi, tau = pi + a * msg_pi, tau + a * msg_tau
             out.append((tau / pi, math.sqrt(1.0 / pi)))
         return out
-
-
-def win_probability(a: Rating, b: Rating) -> float:
-    """Return the probability that ``a`` finishes ahead of ``b`` (TrueSkill's performance model, no draws)."""
-    spread = math.sqrt(2 * BETA**2 + a.sigma**2 + b.sigma**2)
-    return 0.5 * math.erfc(-(a.mu - b.mu) / spread / math.sqrt(2))
 
 
 @dataclass(frozen=True, slots=True)
