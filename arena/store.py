@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import math
 import os
@@ -412,22 +413,15 @@ class Store:
 
     def results(self) -> list[Outcome]:
         """Return every stored match by deal set and rotation: its bots by seat and their places (benched: None)."""
+        rows = self.db.execute(
+            "SELECT m.deal, m.rotation, b.name, s.place, s.benched FROM matches m "
+            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+            "ORDER BY m.deal, m.rotation, s.seat")
         outcomes: list[Outcome] = []
-        current: tuple[int, int] | None = None
-        bots: list[str] = []
-        places: list[int | None] = []
-        for deal, rotation, name, place, benched in self.db.execute(
-                "SELECT m.deal, m.rotation, b.name, s.place, s.benched FROM matches m "
-                "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
-                "ORDER BY m.deal, m.rotation, s.seat"):
-            if (deal, rotation) != current:
-                if current is not None:
-                    outcomes.append(Outcome(current[0], current[1], tuple(bots), tuple(places)))
-                current, bots, places = (int(deal), int(rotation)), [], []
-            bots.append(str(name))
-            places.append(None if benched else int(place))
-        if current is not None:
-            outcomes.append(Outcome(current[0], current[1], tuple(bots), tuple(places)))
+        for (deal, rotation), group in itertools.groupby(rows, key=lambda row: (int(row[0]), int(row[1]))):
+            seats = list(group)
+            outcomes.append(Outcome(deal, rotation, tuple(str(row[2]) for row in seats),
+                                    tuple(None if row[4] else int(row[3]) for row in seats)))
         return outcomes
 
     def played(self) -> dict[str, int]:
