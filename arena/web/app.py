@@ -146,27 +146,28 @@ def build_app(site: Site) -> Starlette:
     def api_summary(_: Request) -> dict[str, Any]:
         return site.need_reader().summary()
 
-    # whole-database figures: {"pending": true} while the first computation runs (the page asks again);
-    # then "at" is the newest match the figure counts and "version" the newest stored: while "at" is behind,
-    # a recomputation is under way and the page asks again even if no further match lands
+    def figure(reader: Reader, value: tuple[dict[str, Any], int] | None) -> dict[str, Any]:
+        """Return a whole-database figure's answer: ``{"pending": true}`` while its first computation runs
+        (the page asks again); then its fields, ``at`` (the newest match it counts) and ``version`` (the
+        newest stored). While ``at`` is behind, a recomputation is under way and the page asks again even if
+        no further match lands."""
+        if value is None:
+            return {"pending": True}
+        return {**value[0], "at": value[1], "version": reader.version()}
 
     def api_board(_: Request) -> dict[str, Any]:
         reader = site.need_reader()
         board = reader.board.get()
-        if board is None:
-            return {"pending": True, "summary": reader.summary()}
-        return {"rows": board[0], "at": board[1], "version": reader.version(), "summary": reader.summary()}
+        return {**figure(reader, None if board is None else ({"rows": board[0]}, board[1])),
+                "summary": reader.summary()}
 
     def api_ratings(_: Request) -> dict[str, Any]:
         reader = site.need_reader()
-        history = reader.ratings.get()
-        return {"pending": True} if history is None else {**history[0], "at": history[1],
-                                                          "version": reader.version()}
+        return figure(reader, reader.ratings.get())
 
     def api_h2h(_: Request) -> dict[str, Any]:
         reader = site.need_reader()
-        table = reader.head_to_head.get()
-        return {"pending": True} if table is None else {**table[0], "at": table[1], "version": reader.version()}
+        return figure(reader, reader.head_to_head.get())
 
     def api_pair(request: Request) -> dict[str, Any]:
         return site.need_reader().pair(str(request.path_params["a"]), str(request.path_params["b"]),
