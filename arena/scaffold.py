@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from arena.games import get_game
+
 LANGUAGES = ("python", "js", "cpp")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
@@ -88,9 +90,8 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     files: dict[str, str | bytes] = {}
     if lang == "python":
         cls = "".join(part.capitalize() for part in re.split(r"[-_]", name)) or "MyBot"
-        files["bot.py"] = _PYTHON.format(name=name, title="Cabanga!" if game == "cabanga" else "L.A.M.A.",
-                                         game=game, imports=_PYTHON_IMPORTS[game], cls=cls,
-                                         decisions=_PYTHON_DECISIONS[game])
+        files["bot.py"] = _PYTHON.format(name=name, title=get_game(game).title, game=game,
+                                         imports=_PYTHON_IMPORTS[game], cls=cls, decisions=_PYTHON_DECISIONS[game])
     elif lang == "js":
         files["bot.js"] = (bundled / "js" / "bot.js").read_bytes()
         package = (bundled / "js" / "package.json").read_text(encoding="utf-8")
