@@ -525,6 +525,29 @@ def test_browser_head_to_head_bot_and_matches_pages(page: Any, server: Server, l
     shot(page, "not-found")
 
 
+def test_browser_older_matches_are_appended_below_the_first_page(page: Any, server: Server) -> None:
+    shown_first = 10
+
+    def cut_first_page(route: Any) -> None:
+        response = route.fetch()
+        data = response.json()
+        if "before=" not in route.request.url:  # the first page, as if the ladder held more than a page
+            data["matches"] = data["matches"][:shown_first]
+            data["next"] = data["matches"][-1]["id"]
+        route.fulfill(response=response, json=data)
+
+    page.route("**/api/matches*", cut_first_page)
+    open_page(page, server.url + "/matches")
+    assert page.locator("#matches tbody tr").count() == shown_first
+    page.click("#older")
+    page.wait_for_function(f"document.querySelectorAll('#matches tbody tr').length === {FIRST_MATCHES}",
+                           timeout=20_000)
+    ids = page.eval_on_selector_all("#matches tbody tr", "rows => rows.map(r => +r.dataset.id)")
+    assert ids == sorted(set(ids), reverse=True) and len(ids) == FIRST_MATCHES  # newest first, none twice
+    assert page.locator("#matches tbody tr.fresh").count() == 0  # older matches are not new ones
+    assert page.inner_text("#main .pager") == "no older matches"
+
+
 @pytest.fixture(scope="module")
 def lama_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
     replay = tmp_path_factory.mktemp("lama") / "lama.json"

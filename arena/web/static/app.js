@@ -327,7 +327,6 @@ function pagedMatches(container, url, highlight, tableId) {
   const older = async () => {
     const sep = url.includes("?") ? "&" : "?";
     const data = await getJSON(url + sep + "before=" + next);
-    for (const m of data.matches) seen.add(m.id);
     pages.push(data.matches);
     next = data.next;
     draw();
