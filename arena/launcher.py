@@ -51,6 +51,7 @@ from arena.sandbox import (
     JAIL_SCRATCH,
     JAIL_SOCKET,
     Bind,
+    Cgroups,
     Isolation,
     Limits,
     LimitsError,
@@ -59,6 +60,8 @@ from arena.sandbox import (
     choose_sandbox,
     clean_stale_cgroups,
     interpreter_folders,
+    make_bot_group,
+    remove_bot_group,
 )
 from arena.server import ArenaServer, RemoteSeat, ServerError, Slot
 
@@ -380,10 +383,14 @@ class BotProcess:
     process's end is watched through a pidfd (or a thread where there is none), never polled.
     """
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None, *, sandbox: Sandbox | None = None) -> None:
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, *, sandbox: Sandbox | None = None,
+                 group: Cgroups | None = None) -> None:
         self.spec = spec
         self.log_path = log_path
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
+        self.group = group
+        """The bot's cgroup at its table (:func:`arena.sandbox.make_bot_group`): every process of the bot
+        there runs in it, bounded together; ``None``: the process is bounded alone."""
         self.scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._pump: _LogPump | None = None
@@ -461,7 +468,8 @@ class BotProcess:
                 read_end, write_end = os.pipe()
             sandboxed = self.sandbox.isolation is not Isolation.NONE
             command = self.sandbox.command(argv, self.spec.limits, cwd=str(self.spec.cwd),
-                                           binds=jail_binds(self.spec) if jailed else (), socket=socket, env=env)
+                                           binds=jail_binds(self.spec) if jailed else (), socket=socket, env=env,
+                                           group=self.group)
             output: int = write_end if write_end >= 0 else subprocess.DEVNULL
             try:
                 self._proc = subprocess.Popen(
@@ -520,8 +528,17 @@ class BotProcess:
         loop.add_reader(pidfd, readable)
 
     def new_match(self) -> None:
-        """Tell the supervisor a match begins: the bot's CPU allowance starts again."""
+        """Tell the supervisor a match begins: the bot is thawed, its CPU allowance starts again."""
         self._control(b"renew\n")
+
+    def freeze(self) -> None:
+        """Tell the supervisor the bot waits, warm, for a later match: it is frozen (with cgroups), and
+        spends nothing meanwhile."""
+        self._control(b"freeze\n")
+
+    def thaw(self) -> None:
+        """Tell the supervisor to thaw a frozen bot (before it is asked to leave)."""
+        self._control(b"thaw\n")
 
     def note(self, line: str) -> None:
         """Write a line of the arena's own into the bot's log (say, a marker at each match start)."""
@@ -627,13 +644,14 @@ class BotSession:
     """
 
     def __init__(self, spec: BotSpec, name: str, *, shared: ArenaServer, folder: Path | None,
-                 sandbox: Sandbox, log_path: Path | None) -> None:
+                 sandbox: Sandbox, log_path: Path | None, group: Cgroups | None = None) -> None:
         self.spec = spec
         self.name = name
         self.remote = spec.remote
         self.server = shared if self.remote else ArenaServer.private()
         self.folder = folder
-        self.process: BotProcess | None = None if self.remote else BotProcess(spec, log_path, sandbox=sandbox)
+        self.process: BotProcess | None = None if self.remote else BotProcess(spec, log_path, sandbox=sandbox,
+                                                                                group=group)
         self.slot: Slot = shared.add_slot(name, spec.token) if self.remote else self.server.add_slot(name)
 
     @property
@@ -649,6 +667,11 @@ class BotSession:
     def new_match(self) -> None:
         if self.process is not None:
             self.process.new_match()
+
+    def freeze(self) -> None:
+        """Freeze the idle process until its next match (:meth:`BotProcess.freeze`)."""
+        if self.process is not None:
+            self.process.freeze()
 
     def note(self, line: str) -> None:
         """Write a marker line into the bot's log (a remote bot has none)."""
@@ -696,6 +719,8 @@ class BotSession:
     async def stop(self) -> None:
         """Say goodbye, stop the process (briefly for a stuck one, which will not read it) and its server."""
         stuck = self.stuck
+        if self.process is not None:
+            self.process.thaw()  # a frozen bot would not read its goodbye
         self.server.remove_slot(self.slot)
         try:
             if self.process is not None:
@@ -765,6 +790,8 @@ class Table:
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
         raise_open_files()
         self._running: dict[Key, BotSession] = {}
+        self._groups: dict[str, Cgroups] = {}
+        """Each launched bot's cgroup at this table (with cgroups): all its processes here, bounded together."""
         self._folder: Path | None = None
         self._made = 0
         self.starts = 0
@@ -808,7 +835,8 @@ class Table:
                     self.restarts += 1
                 log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
                 session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
-                                     folder=None if bot.remote else self._session_folder())
+                                     folder=None if bot.remote else self._session_folder(),
+                                     group=None if bot.remote else self._group(bot))
                 self._running[key] = session
                 self.starts += 1
                 starting.append(session)
@@ -838,15 +866,32 @@ class Table:
             seats.append(session.seat(name))
         return seats
 
+    def _group(self, bot: BotSpec) -> Cgroups | None:
+        """Return the cgroup of ``bot`` at this table, made at its first process (``None`` without cgroups)."""
+        if self.sandbox.cgroups is None or self.sandbox.isolation is Isolation.NONE:
+            return None
+        if bot.name not in self._groups:
+            try:
+                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits)
+            except OSError as exc:  # the arena's trouble (cgroups gone, out of them), not the bot's
+                raise LaunchError(f"bot {bot.name!r}: cannot make its cgroup: {exc}") from None
+        return self._groups[bot.name]
+
     async def retire(self, name: str) -> None:
         """Stop every process of the bot called ``name`` (say, a bot the ladder leaves out)."""
         for key in [k for k in self._running if k[0] == name]:
             await self._stop(key)
+        group = self._groups.pop(name, None)
+        if group is not None:
+            remove_bot_group(group)
 
     async def _evict(self, busy: set[Key]) -> None:
+        """Stop the idle processes beyond ``keep``, and freeze the others until they play again."""
         idle = [k for k in self._running if k not in busy]
         for key in idle[: max(0, len(idle) - self.keep)]:
             await self._stop(key)
+        for key in idle[max(0, len(idle) - self.keep):]:
+            self._running[key].freeze()
 
     async def _stop(self, key: Key) -> None:
         self.ledger.forget(key)  # the lane's next process is a new one
@@ -859,6 +904,9 @@ class Table:
             self.ledger.forget(key)
         self._running.clear()
         await asyncio.gather(*(s.stop() for s in sessions))
+        for group in self._groups.values():
+            remove_bot_group(group)
+        self._groups.clear()
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None

@@ -55,7 +55,16 @@ JAIL_SOCKET = "/run/arena/arena.sock"
 JAIL_SCRATCH = "/tmp"
 """The jailed bot's private scratch (a tmpfs of ``disk_mb``): its ``HOME`` and ``TMPDIR``."""
 CGROUP_PREFIX = "arena-bot-"
-"""Name of a bot's cgroup, followed by the pid of the supervisor that made it."""
+"""Name of a bot process's cgroup, followed by the pid of the supervisor that made it."""
+BOT_GROUP_PREFIX = "arena-botgroup-"
+"""Name of a bot's cgroup at a table (holding every process of the bot there, :func:`make_bot_group`),
+followed by the arena's pid and a serial number."""
+HOST_UID_BASE = 2_100_000_000
+"""Where the arena runs as root, a jailed bot process runs as host uid ``HOST_UID_BASE + its supervisor's pid``
+(and the same gid): a uid of its own, owning nothing, that no other process of the machine has. The range
+reserved is ``HOST_UID_BASE`` to ``HOST_UID_BASE + HOST_UID_SPAN - 1``."""
+HOST_UID_SPAN = 1 << 22
+"""Linux's largest ``pid_max``: every live supervisor's pid gives a different uid."""
 CGROUP_V1_CONTROLLERS = ("pids", "memory", "cpu", "cpuacct", "freezer")
 INSTALL_HINT = "install bubblewrap for the bot jail (Debian/Ubuntu: apt-get install bubblewrap)"
 
@@ -162,13 +171,18 @@ class Sandbox:
     reason: str = ""
     """Why the isolation is less than the jail with cgroups (empty when it is that)."""
     bwrap: str = "bwrap"
+    seccomp: str | None = None
+    """The file of the jail's seccomp filter (BPF, :mod:`arena.jailfilter`); ``None``: no filter."""
+    drop_uid: bool = False
+    """Whether the supervisor drops a jailed bot to a host uid of its own (:data:`HOST_UID_BASE`): the arena
+    runs as root."""
 
     @property
     def level(self) -> str:
         """Return the isolation level as stored with a ladder: ``strict``, ``jail``, ``limits+cgroups``,
         ``limits`` or ``none``."""
         if self.isolation is Isolation.JAIL:
-            return "strict" if self.cgroups is not None else "jail"
+            return "strict" if self.cgroups is not None and self.seccomp is not None else "jail"
         if self.isolation is Isolation.LIMITS:
             return "limits+cgroups" if self.cgroups is not None else "limits"
         return "none"
@@ -180,24 +194,38 @@ class Sandbox:
             Isolation.LIMITS: "resource limits, no jail (bots share the network and the file system)",
             Isolation.NONE: "no isolation",
         }[self.isolation]
+        if self.isolation is Isolation.JAIL:
+            parts += ", seccomp filter" if self.seccomp is not None else ", no seccomp filter"
+            if self.drop_uid:
+                parts += f", each bot process its own host uid from {HOST_UID_BASE}"
         if self.isolation is not Isolation.NONE:
-            parts += f", cgroups v{self.cgroups.version}" if self.cgroups is not None else ", rlimits only"
+            parts += f", cgroups v{self.cgroups.version} per bot" if self.cgroups is not None else ", rlimits only"
+        if self.isolation is Isolation.LIMITS and os.name == "posix" and os.geteuid() == 0:
+            parts += "; bots run as the arena's user, root: use the jail for bots you do not trust"
         text = f"bot sandbox: {self.level}: {parts}"
         return f"{text} ({self.reason})" if self.reason else text
 
     def command(self, argv: Sequence[str], limits: Limits, *, cwd: str, binds: Iterable[Bind] = (),
-                socket: str | None = None, env: dict[str, str] | None = None) -> list[str]:
+                socket: str | None = None, env: dict[str, str] | None = None,
+                group: Cgroups | None = None) -> list[str]:
         """Return the command that runs ``argv`` (in folder ``cwd``) under this isolation with ``limits``.
 
         In the jail the bot sees only the system's runtime, ``binds`` (read-only), ``socket`` (the host path of
         its own socket, at :data:`JAIL_SOCKET`) and a private scratch at :data:`JAIL_SCRATCH`; ``env`` is its
-        whole environment.
+        whole environment. ``group`` is the bot's cgroup (:func:`make_bot_group`), which holds the limits of
+        all the bot's processes; without it (and with cgroups) the process gets a group of its own with them.
         """
         if self.isolation is Isolation.NONE:
             return list(argv)
         command = [sys.executable, "-I", "-S", SUPERVISOR, *limits.arguments()]
-        if self.cgroups is not None:
+        if group is not None:
+            command += [*group.arguments(), "--in-bot-group"]
+        elif self.cgroups is not None:
             command += self.cgroups.arguments()
+        if self.isolation is Isolation.JAIL and self.seccomp is not None:
+            command += ["--seccomp", self.seccomp]
+        if self.isolation is Isolation.JAIL and self.drop_uid:
+            command.append("--drop-uid")
         if self.isolation is Isolation.JAIL:
             command += ["--", *jail_arguments(self.bwrap, limits, cwd=cwd, binds=binds, socket=socket, env=env)]
         else:
@@ -224,11 +252,16 @@ def _system_binds() -> list[str]:
 def jail_arguments(bwrap: str, limits: Limits, *, cwd: str, binds: Iterable[Bind] = (),
                    socket: str | None = None, env: dict[str, str] | None = None) -> list[str]:
     """Return the ``bwrap`` command (up to the bot's own command) that builds a bot's jail."""
+    size = str(max(limits.disk_mb * MIB, 1 << 16))
     args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(JAIL_UID),
             "--gid", str(JAIL_UID), "--cap-drop", "ALL", "--new-session", "--die-with-parent",
-            "--hostname", "bot", "--proc", "/proc", "--dev", "/dev", *_system_binds()]
+            "--hostname", "bot", "--proc", "/proc",
+            # /dev as Flatpak keeps it: bubblewrap's devices (null, zero, full, random, urandom, tty, a private
+            # pts), read-only, and a shm of the scratch's size, counted in the bot's cgroup
+            "--dev", "/dev", "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            *_system_binds()]
     # the scratch first: a bot's folder may lie below /tmp, and is then bound over the scratch
-    args += ["--size", str(max(limits.disk_mb * MIB, 1 << 16)), "--perms", "0700", "--tmpfs", JAIL_SCRATCH]
+    args += ["--size", size, "--perms", "0700", "--tmpfs", JAIL_SCRATCH]
     seen: set[str] = set()
     for bind in sorted(binds, key=lambda b: b.path):
         if bind.path in seen or bind.path in ("/", "/usr") or not os.path.exists(bind.path):
@@ -292,6 +325,71 @@ def cgroup_parents(root: str = "/sys/fs/cgroup") -> tuple[Cgroups | None, str]:
     return Cgroups(1, tuple(parents)), ""
 
 
+def write_limits(folders: dict[str, str], memory: int, pids: int) -> None:
+    """Write a bot's limits into its cgroup ``folders`` (controller to folder): processes, memory (with swap
+    where it is accounted), the default CPU share."""
+    def write(controller: str, name: str, value: str) -> None:
+        with open(os.path.join(folders[controller], name), "w", encoding="ascii") as f:
+            f.write(value)
+
+    with contextlib.suppress(OSError):  # before any child group; newer kernels always count the hierarchy
+        write("memory", "memory.use_hierarchy", "1")
+    write("pids", "pids.max", str(pids))
+    write("memory", "memory.limit_in_bytes", str(memory))
+    with contextlib.suppress(OSError):  # only where swap is accounted
+        write("memory", "memory.memsw.limit_in_bytes", str(memory))
+    write("cpu", "cpu.shares", "1024")
+
+
+_bot_groups = 0
+
+
+def make_bot_group(cgroups: Cgroups, limits: Limits) -> Cgroups:
+    """Make a bot's cgroup at a table, below the arena's own groups: every process of the bot there runs in
+    a group of its own below it (:meth:`Sandbox.command` with ``group``), and this one bounds them together:
+    ``memory_mb`` plus ``disk_mb``, ``processes``, one CPU share, and (read by each supervisor) the CPU time
+    of a match. Remove it with :func:`remove_bot_group`. Raises :class:`OSError`."""
+    global _bot_groups
+    _bot_groups += 1
+    name = f"{BOT_GROUP_PREFIX}{os.getpid()}-{_bot_groups}"
+    folders: dict[str, str] = {}
+    made: dict[str, str] = {}
+    try:
+        for controller, parent in cgroups.parents:
+            real = os.path.realpath(parent)
+            if real not in made:
+                os.mkdir(os.path.join(parent, name), 0o700)
+                made[real] = os.path.join(parent, name)
+            folders[controller] = made[real]
+        write_limits(folders, (limits.memory_mb + limits.disk_mb) * MIB, limits.processes)
+    except OSError:
+        remove_bot_group(Cgroups(cgroups.version, tuple(folders.items())))
+        raise
+    return Cgroups(cgroups.version, tuple(folders.items()))
+
+
+def remove_bot_group(group: Cgroups) -> None:
+    """Kill whatever is left in a bot's group and its process groups, and remove them."""
+    for folder in {folder for _, folder in group.parents}:
+        _remove_tree(folder)
+
+
+def _remove_tree(folder: str) -> None:
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.path)
+    for _ in range(100):
+        try:
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # a process that has been killed but is not gone yet
+            _kill_group_procs(folder)
+            time.sleep(0.01)
+
+
 def clean_stale_cgroups(cgroups: Cgroups) -> int:
     """Kill and remove the bot cgroups whose supervisor is gone (an arena killed hard); return how many.
 
@@ -302,6 +400,12 @@ def clean_stale_cgroups(cgroups: Cgroups) -> int:
     for _, folder in cgroups.parents:
         with contextlib.suppress(OSError):
             for entry in os.listdir(folder):
+                if entry.startswith(BOT_GROUP_PREFIX):
+                    arena = entry.removeprefix(BOT_GROUP_PREFIX).split("-")[0]
+                    if arena.isdigit() and not _alive(int(arena)):
+                        _remove_tree(os.path.join(folder, entry))
+                        removed += 1
+                    continue
                 if not entry.startswith(CGROUP_PREFIX):
                     continue
                 pid = entry.removeprefix(CGROUP_PREFIX).split("-")[-1]
@@ -311,6 +415,16 @@ def clean_stale_cgroups(cgroups: Cgroups) -> int:
                         os.rmdir(os.path.join(folder, entry))
                         removed += 1
     return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _is_supervisor(pid: int) -> bool:
@@ -342,10 +456,28 @@ def _group_pids(folder: str) -> list[int]:
         return []
 
 
-_PROBE = """
-import ctypes, os, sys
+_PROBE = r"""
+import ctypes, errno, json, os, sys, time
+numbers = json.loads(sys.argv[1])
 status = dict(line.split(':', 1) for line in open('/proc/self/status'))
 libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+def refused(name, *args):
+    if name not in numbers:
+        return True
+    result = libc.syscall(ctypes.c_long(numbers[name]), *[ctypes.c_long(a) for a in args])
+    if result == 0 and name == 'clone':
+        os._exit(0)  # the child of a clone that should have been refused
+    return result == -1 and ctypes.get_errno() in (errno.EPERM, errno.ENOSYS)
+
+def unwritable(path):
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # opened, never written
+    except OSError:
+        return True
+    return False
+
 checks = {
     'no capabilities': int(status['CapEff'], 16) == 0 and int(status['CapBnd'], 16) == 0,
     'no_new_privs': status['NoNewPrivs'].strip() == '1',
@@ -353,9 +485,22 @@ checks = {
     'mount refused': libc.mount(b'none', b'/tmp', b'tmpfs', 0, None) != 0,
     'umount refused': libc.umount2(b'/proc', 0) != 0,
     'own processes only': len([p for p in os.listdir('/proc') if p.isdigit()]) <= 3,
+    '/proc/sys read-only': unwritable('/proc/sys/kernel/core_pattern') and unwritable('/proc/sys/vm/drop_caches'),
+    '/proc/sysrq-trigger read-only': unwritable('/proc/sysrq-trigger'),
+    '/dev read-only': unwritable('/dev/arena-probe'),
 }
+if numbers:
+    checks['seccomp filter on'] = status.get('Seccomp', '0').strip() == '2'
+    checks['ptrace refused'] = refused('ptrace', 16, 1)  # PTRACE_ATTACH to the jail's pid 1
+    checks['clone of a namespace refused'] = refused('clone', 0x10000000 | 17)  # CLONE_NEWUSER | SIGCHLD
+    checks['personality refused'] = refused('personality', 0x0400000)  # READ_IMPLIES_EXEC
+    for name in numbers:
+        if name not in ('ptrace', 'clone', 'personality'):
+            checks[name + '() refused'] = refused(name, 0, 0, 0, 0, 0)
 bad = [name for name, ok in checks.items() if not ok]
-print('jail ok' if not bad else 'jail fails: ' + ', '.join(bad))
+print('jail ok' if not bad else 'jail fails: ' + ', '.join(bad), flush=True)
+if not bad:
+    time.sleep(30)  # until the arena has looked at this process from outside and stops it
 sys.exit(1 if bad else 0)
 """
 
@@ -366,14 +511,17 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
     """Return the strongest isolation this machine gives a bot, probing once per process.
 
     The jail needs Linux and bubblewrap that can build it here (run as root, or unprivileged user namespaces);
-    the probe runs a real jail and checks from inside (no capabilities, ``no_new_privs``, mount refused, own
-    ``/proc``). cgroups need a v1 hierarchy the arena may write (:func:`cgroup_parents`).
+    the probe runs a real jail, under the supervisor as a bot would, and checks from inside (no capabilities,
+    ``no_new_privs``, mount refused, own ``/proc``, ``/proc/sys`` and ``/dev`` read-only, every call of the
+    seccomp filter refused, ptrace of the jail's pid 1 refused) and from outside (no process of the jail is
+    host root; where the arena runs as root, each runs as a uid of the arena's reserved range). The seccomp
+    filter needs libseccomp (:mod:`arena.jailfilter`); cgroups need a v1 hierarchy the arena may write
+    (:func:`cgroup_parents`).
     """
     global _detected
     if _detected is not None and not refresh:
         return _detected
     import shutil
-    import subprocess
 
     if not sys.platform.startswith("linux"):
         _detected = Sandbox(Isolation.LIMITS if os.name == "posix" else Isolation.NONE,
@@ -386,22 +534,83 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
         _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap is missing: {INSTALL_HINT}",
                                                                   *reasons]))
         return _detected
-    probe = jail_arguments(bwrap, DEFAULT_LIMITS, cwd="/", binds=[Bind(p) for p in interpreter_folders()],
-                           env={"PATH": "/usr/bin:/bin"})
+    from arena import jailfilter
+
+    seccomp: str | None = None
+    numbers: dict[str, int] = {}
     try:
-        done = subprocess.run([*probe, sys.executable, "-I", "-S", "-c", _PROBE], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=20, check=False)
-        ok = done.returncode == 0
-        text = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()
-        failure = text[-1] if text else f"status {done.returncode}"
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        ok, failure = False, str(exc)
-    if not ok:
+        built = jailfilter.build()
+        seccomp, numbers = built.path, jailfilter.syscall_numbers([*jailfilter.denied_calls(), "ptrace", "clone",
+                                                                    "personality"])
+    except jailfilter.FilterError as exc:
+        reasons.append(f"no seccomp filter: {exc}")
+    jail = Sandbox(Isolation.JAIL, None, bwrap=bwrap, seccomp=seccomp, drop_uid=os.geteuid() == 0)
+    failure = probe_jail(jail, numbers)
+    if failure and seccomp is not None:
+        reasons.append(f"no seccomp filter: the jail does not hold with it: {failure}")
+        jail = Sandbox(Isolation.JAIL, None, bwrap=bwrap, drop_uid=jail.drop_uid)
+        seccomp = None
+        failure = probe_jail(jail, {})
+    if failure:
         _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap cannot build the jail here: "
                                                                   f"{failure}", *reasons]))
         return _detected
-    _detected = Sandbox(Isolation.JAIL, cgroups, "; ".join(reasons), bwrap=bwrap)
+    _detected = Sandbox(Isolation.JAIL, cgroups, "; ".join(reasons), bwrap=bwrap, seccomp=seccomp,
+                        drop_uid=jail.drop_uid)
     return _detected
+
+
+def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) -> str:
+    """Run the probe in a real jail of ``jail`` (supervisor, uid, filter, bubblewrap, as for a bot); return
+    what does not hold ("" when it all does). ``numbers``: the calls the filter must refuse, by number."""
+    import json
+    import subprocess
+
+    command = jail.command([sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(numbers)], DEFAULT_LIMITS,
+                           cwd="/", binds=[Bind(p) for p in interpreter_folders()], env={"PATH": "/usr/bin:/bin"})
+    try:
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as exc:
+        return str(exc)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        line = proc.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
+        if line != "jail ok":
+            proc.kill()
+            _, err = proc.communicate(timeout=timeout)
+            text = (line or err.decode("utf-8", "replace").strip() or f"no answer within {timeout:.0f} s")
+            return text.splitlines()[-1] if text else f"status {proc.returncode}"
+        jailed = descendants(proc.pid)
+        uids = {uid for uid in map(_host_uid, jailed) if uid is not None}
+        if not jailed or not uids:
+            return "cannot see the jail's processes from outside"
+        if jail.drop_uid and not all(HOST_UID_BASE <= uid < HOST_UID_BASE + HOST_UID_SPAN for uid in uids):
+            return f"the jail's processes run as host uids {sorted(uids)}, not uids of their own"
+        if 0 in uids:
+            return "the jail's processes run as host root"
+        return ""
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in descendants(proc.pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=timeout)
+
+
+def _host_uid(pid: int) -> int | None:
+    """Return the largest of the real, effective, saved and file-system host uids of ``pid``."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return max(int(x) for x in line.split()[1:])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def choose_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
@@ -410,9 +619,9 @@ def choose_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
     mode = Mode(mode)
     machine = detect_sandbox()
     if mode is Mode.STRICT:
-        if machine.isolation is not Isolation.JAIL or machine.cgroups is None:
-            raise SandboxError(f"--sandbox strict needs the bubblewrap jail and cgroups, and this machine "
-                               f"gives {machine.level}: {machine.reason}")
+        if machine.isolation is not Isolation.JAIL or machine.cgroups is None or machine.seccomp is None:
+            raise SandboxError(f"--sandbox strict needs the bubblewrap jail with its seccomp filter, and cgroups, "
+                               f"and this machine gives {machine.level}: {machine.reason}")
         return machine
     if mode is Mode.LIMITS and machine.isolation is Isolation.JAIL:
         return Sandbox(Isolation.LIMITS, machine.cgroups, "asked for with --sandbox limits")
@@ -501,9 +710,13 @@ class _BotGroup:
     """The bot's cgroups (v1): one folder per controller, made by the supervisor, removed when the bot ends."""
 
     folders: dict[str, str] = field(default_factory=dict)
+    cpu_folder: str = ""
+    """The folder whose ``cpuacct.usage`` is the bot's CPU time: the bot's group when in one, else this."""
 
     @classmethod
-    def make(cls, parents: Sequence[tuple[str, str]], memory: int, pids: int) -> _BotGroup:
+    def make(cls, parents: Sequence[tuple[str, str]], memory: int, pids: int, *, shared: bool) -> _BotGroup:
+        """Make the process's group below ``parents``: with the limits, or, ``shared``, below a bot's group
+        (:func:`make_bot_group`) that holds them for all the bot's processes."""
         group = cls()
         name = f"{CGROUP_PREFIX}{os.getpid()}"
         made: dict[str, str] = {}  # controllers mounted together (cpu,cpuacct) share one folder
@@ -514,12 +727,10 @@ class _BotGroup:
                     os.mkdir(os.path.join(parent, name), 0o700)
                     made[real] = os.path.join(parent, name)
                 group.folders[controller] = made[real]
-            group.write("pids", "pids.max", str(pids))
-            group.write("memory", "memory.limit_in_bytes", str(memory))
-            with contextlib.suppress(OSError):  # only where swap is accounted
-                group.write("memory", "memory.memsw.limit_in_bytes", str(memory))
-            group.write("cpu", "cpu.shares", "1024")
-        except OSError:
+            group.cpu_folder = dict(parents)["cpuacct"] if shared else group.folders["cpuacct"]
+            if not shared:
+                write_limits(group.folders, memory, pids)
+        except (OSError, KeyError):
             group.remove()
             raise
         return group
@@ -536,10 +747,16 @@ class _BotGroup:
 
     def cpu_seconds(self) -> float:
         try:
-            with open(os.path.join(self.folders["cpuacct"], "cpuacct.usage"), encoding="ascii") as f:
+            with open(os.path.join(self.cpu_folder, "cpuacct.usage"), encoding="ascii") as f:
                 return int(f.read()) / 1e9
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError):
             return 0.0
+
+    def freeze(self, frozen: bool) -> None:
+        """Freeze the process (an idle warm bot spends nothing between its matches), or thaw it."""
+        if "freezer" in self.folders:
+            with contextlib.suppress(OSError):
+                self.write("freezer", "freezer.state", "FROZEN" if frozen else "THAWED")
 
     def pids(self) -> list[int]:
         return _group_pids(self.folders["pids"]) if "pids" in self.folders else []
@@ -586,6 +803,8 @@ class _Supervisor:
         self.cpu_base = 0.0
         self.note = ""
         self.group: _BotGroup | None = None
+        self.stage: str | None = None
+        """An empty folder where the bot's child mounts what its jail shows (``--drop-uid``)."""
 
     def say(self, text: str) -> None:
         with contextlib.suppress(OSError):
@@ -603,7 +822,12 @@ class _Supervisor:
         args = self.args
         if args.cgroup:
             parents = [tuple(item.split("=", 1)) for item in args.cgroup]
-            self.group = _BotGroup.make(parents, args.memory + args.fsize, args.pids)
+            self.group = _BotGroup.make(parents, args.memory + args.fsize, args.pids, shared=args.in_bot_group)
+            self.cpu_base = self.group.cpu_seconds()  # the bot's other processes at the table spent the rest
+        if args.drop_uid:
+            import tempfile
+
+            self.stage = tempfile.mkdtemp(prefix=f"arena-jail-{os.getpid()}-", dir="/tmp")
         pid = os.fork()
         if pid == 0:  # the bot
             try:
@@ -617,11 +841,17 @@ class _Supervisor:
                 os.dup2(null, 0)
                 os.close(null)
                 os.closerange(3, 1 << 16)
+                command = list(args.command)
+                uid = HOST_UID_BASE + os.getppid() if args.drop_uid else None
+                if args.seccomp or uid is not None:
+                    command = _jail_command(command, args.seccomp, uid=uid, stage=self.stage)
+                if uid is not None:
+                    _drop_to(uid)
                 _set_limit(resource.RLIMIT_CORE, 0)
                 _set_limit(resource.RLIMIT_AS, args.memory)
                 _set_limit(resource.RLIMIT_NOFILE, args.nofile)
                 _set_limit(resource.RLIMIT_FSIZE, args.fsize)
-                os.execvp(args.command[0], args.command)
+                os.execvp(command[0], command)
             except BaseException as exc:  # nothing may escape a forked child
                 with contextlib.suppress(OSError):
                     os.write(2, f"[arena sandbox] cannot run {args.command!r}: {exc}\n".encode())
@@ -648,6 +878,9 @@ class _Supervisor:
             if self.group is not None:
                 self.group.kill()
                 self.group.remove()
+            if self.stage is not None:
+                with contextlib.suppress(OSError):
+                    os.rmdir(self.stage)
 
     def supervise(self, wake_r: int) -> int:
         control: int | None = 0
@@ -666,8 +899,8 @@ class _Supervisor:
                 if not data:  # the arena closed our input, or is gone: stop the bot
                     control = None
                     self.request_stop()
-                elif b"renew" in data:
-                    self.cpu_base = self.cpu_used()
+                else:
+                    self.control(data)
             self.reap()
             now = time.monotonic()
             if self.status is None and self.kill_at is not None and now >= self.kill_at:
@@ -688,7 +921,22 @@ class _Supervisor:
         assert status is not None
         return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
+    def control(self, data: bytes) -> None:
+        """Act on what the arena wrote: ``renew`` (a match starts: thaw, the CPU allowance starts again),
+        ``freeze`` (the bot waits, warm, for a later match), ``thaw``."""
+        for word in data.split():
+            if word == b"renew":
+                self.freeze(False)
+                self.cpu_base = self.cpu_used()
+            elif word in (b"freeze", b"thaw"):
+                self.freeze(word == b"freeze")
+
+    def freeze(self, frozen: bool) -> None:
+        if self.group is not None:
+            self.group.freeze(frozen)
+
     def request_stop(self) -> None:
+        self.freeze(False)  # a frozen bot could neither leave nor die
         if self.stop_at is None and self.child:
             self.stop_at = time.monotonic()
             self.kill_at = self.stop_at + STOP_GRACE
@@ -730,6 +978,101 @@ class _Supervisor:
             time.sleep(0.002)
 
 
+_BWRAP_OPTION_ARGS = {"--uid": 1, "--gid": 1, "--cap-drop": 1, "--hostname": 1, "--proc": 1, "--dev": 1,
+                      "--size": 1, "--perms": 1, "--tmpfs": 1, "--dir": 1, "--chdir": 1, "--remount-ro": 1,
+                      "--symlink": 2, "--setenv": 2, "--ro-bind": 2, "--seccomp": 1}
+"""The bubblewrap options :func:`jail_arguments` writes, and how many values each takes."""
+
+
+def _jail_command(command: list[str], seccomp: str | None, *, uid: int | None, stage: str | None) -> list[str]:
+    """Return the ``bwrap`` command with the seccomp filter open (``--seccomp FD``) and, for a bot that will
+    run as host ``uid``, each ``--ro-bind SOURCE`` outside the system's folders staged: bound (while still
+    root, in a mount namespace of this process's own) into ``stage``, a tmpfs that any uid may cross, so that
+    bubblewrap can show what its unprivileged uid could not reach (an interpreter below a home folder of
+    mode 0700, a bot's socket in the arena's private folder), read-only and with their own permissions. The
+    bot's socket becomes ``uid``'s, so that it may connect (no one else reaches it)."""
+    staged = 0
+    if uid is not None:
+        assert stage is not None
+        _private_mounts(stage)
+    out = [command[0]]
+    if seccomp:
+        out += ["--seccomp", str(_inherited(os.open(seccomp, os.O_RDONLY)))]
+    i = 1
+    while i < len(command) and command[i] != "--":
+        option = command[i]
+        if option not in _BWRAP_OPTION_ARGS and option.startswith("--") and option not in _BWRAP_FLAGS:
+            raise ValueError(f"unexpected bubblewrap option {option!r}")
+        count = _BWRAP_OPTION_ARGS.get(option, 0)
+        values = command[i + 1: i + 1 + count]
+        if option == "--ro-bind" and uid is not None and stage is not None and not values[0].startswith(_SYSTEM):
+            if values[1] == JAIL_SOCKET:
+                os.chown(values[0], uid, uid)
+            staged += 1
+            out += ["--ro-bind", _bind(values[0], os.path.join(stage, str(staged))), values[1]]
+        else:
+            out += [option, *values]
+        i += 1 + count
+    return out + command[i:]
+
+
+_BWRAP_FLAGS = {"--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--die-with-parent",
+                "--clearenv"}
+
+
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/")
+_CLONE_NEWNS, _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x20000, 2, 4, 4096, 16384, 1 << 18
+
+
+def _libc() -> Any:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        import ctypes
+
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _private_mounts(stage: str) -> None:
+    """Give this process mount namespace of its own, with a small tmpfs at ``stage`` (an empty folder)."""
+    libc = _libc()
+    _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    _check(libc.mount(b"arena-stage", stage.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=1m"),
+           f"mount tmpfs {stage}")
+
+
+def _bind(source: str, target: str) -> str:
+    """Bind ``source`` (a folder or a file) at ``target``; return ``target``."""
+    if os.path.isdir(source):
+        os.mkdir(target)
+    else:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    _check(_libc().mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None), f"bind {source}")
+    return target
+
+
+def _inherited(fd: int) -> int:
+    os.set_inheritable(fd, True)
+    return fd
+
+
+def _drop_to(uid: int) -> None:
+    """Become host ``uid`` (and gid) for good, with no supplementary groups: the root supervisor's bot child,
+    after it has joined its cgroup and opened what the jail shows."""
+    os.chdir("/")
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
+        raise OSError(f"could not drop to uid {uid}")
+
+
 def _set_limit(which: int, value: int) -> None:
     _, hard = resource.getrlimit(which)
     if hard != resource.RLIM_INFINITY:
@@ -753,6 +1096,12 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
                         help="processes and threads of the bot (cgroup pids.max)")
     parser.add_argument("--cgroup", action="append", default=[], metavar="CONTROLLER=FOLDER",
                         help="make the bot's cgroup below FOLDER in CONTROLLER's v1 hierarchy (repeat for each)")
+    parser.add_argument("--in-bot-group", action="store_true",
+                        help="the --cgroup folders are the bot's group, which holds the limits of all its "
+                             "processes (and counts their CPU time)")
+    parser.add_argument("--seccomp", metavar="FILE", help="the seccomp filter (BPF) for bwrap --seccomp")
+    parser.add_argument("--drop-uid", action="store_true",
+                        help=f"run the command (bwrap) as host uid {HOST_UID_BASE} + this supervisor's pid")
     parser.add_argument("command", nargs="+", help="the bot's command, after --")
     return parser.parse_args(argv)
 

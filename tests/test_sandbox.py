@@ -25,6 +25,7 @@ from arena.sandbox import (
     DEFAULT_LIMITS,
     JAIL_SOCKET,
     Bind,
+    Cgroups,
     Isolation,
     Limits,
     LimitsError,
@@ -437,9 +438,16 @@ def test_strict_refuses_a_machine_without_the_jail_and_auto_says_what_it_got(mon
 
     bare = Sandbox(Isolation.LIMITS, reason="bubblewrap is missing: apt-get install bubblewrap")
     monkeypatch.setattr(sandbox_module, "_detected", bare)
-    with pytest.raises(SandboxError, match="needs the bubblewrap jail and cgroups"):
+    with pytest.raises(SandboxError, match="needs the bubblewrap jail with its seccomp filter, and cgroups"):
         choose_sandbox("strict")
     assert choose_sandbox("auto") is bare and choose_sandbox("limits") is bare
+    cgroups = Cgroups(1, (("pids", "/nowhere"),))
+    unfiltered = Sandbox(Isolation.JAIL, cgroups, reason="no seccomp filter: libseccomp is not available")
+    monkeypatch.setattr(sandbox_module, "_detected", unfiltered)
+    assert unfiltered.level == "jail"
+    with pytest.raises(SandboxError, match="gives jail: no seccomp filter"):  # strict needs the filter too
+        choose_sandbox("strict")
+    monkeypatch.setattr(sandbox_module, "_detected", bare)
     result = CliRunner().invoke(main, ["sandbox", "--sandbox", "strict"])
     assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "apt-get install bubblewrap" in result.stderr
     result = CliRunner().invoke(main, ["sandbox"])
