@@ -59,6 +59,7 @@ from arena.sandbox import (
     Sandbox,
     choose_sandbox,
     clean_stale_cgroups,
+    clean_stale_stages,
     interpreter_folders,
     make_bot_group,
     remove_bot_group,
@@ -114,8 +115,9 @@ class BotSpec:
         digest = hashlib.sha256("\0".join(self.command or ("remote", self.name)).encode())
         for before, part in zip(("", *self.command), self.command, strict=False):
             path = self.cwd / (part.replace(".", "/") + ".py" if before == "-m" else part)
-            if part != "{python}" and path.is_file():
-                digest.update(path.read_bytes())
+            with contextlib.suppress(OSError):  # an argument that is no file (a name too long for one, say)
+                if part != "{python}" and path.is_file():
+                    digest.update(path.read_bytes())
         return digest.hexdigest()[:16]
 
 
@@ -222,6 +224,8 @@ def machine_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
         log.info("%s", sandbox.describe())
         if sandbox.cgroups is not None:
             clean_stale_cgroups(sandbox.cgroups)
+        if sandbox.drop_uid:
+            clean_stale_stages()
     return sandbox
 
 

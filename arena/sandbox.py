@@ -325,6 +325,24 @@ def cgroup_parents(root: str = "/sys/fs/cgroup") -> tuple[Cgroups | None, str]:
     return Cgroups(1, tuple(parents)), ""
 
 
+STAGE_PREFIX = "arena-jail-"
+"""The supervisor's empty folder in /tmp where its bot's child stages what the jail shows (``--drop-uid``),
+followed by the supervisor's pid."""
+
+
+def clean_stale_stages(folder: str = "/tmp") -> int:
+    """Remove the stage folders of supervisors that are gone (killed by SIGKILL); return how many."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(folder):
+            pid = entry.removeprefix(STAGE_PREFIX).split("-")[0]
+            if entry.startswith(STAGE_PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.rmdir(os.path.join(folder, entry))  # empty on the host: the mounts were the child's
+                    removed += 1
+    return removed
+
+
 def write_limits(folders: dict[str, str], memory: int, pids: int) -> None:
     """Write a bot's limits into its cgroup ``folders`` (controller to folder): processes, memory (with swap
     where it is accounted), the default CPU share."""
@@ -593,12 +611,20 @@ def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) ->
         return ""
     finally:
         with contextlib.suppress(OSError):
+            assert proc.stdin is not None
+            proc.stdin.close()  # the supervisor stops the probe and clears up after it
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+        with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
         for pid in descendants(proc.pid):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.communicate(timeout=timeout)
+            proc.wait(timeout=timeout)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def _host_uid(pid: int) -> int | None:
@@ -827,7 +853,7 @@ class _Supervisor:
         if args.drop_uid:
             import tempfile
 
-            self.stage = tempfile.mkdtemp(prefix=f"arena-jail-{os.getpid()}-", dir="/tmp")
+            self.stage = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir="/tmp")
         pid = os.fork()
         if pid == 0:  # the bot
             try:

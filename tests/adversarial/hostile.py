@@ -38,6 +38,13 @@ Modes:
   hello-flood       when the match starts, a thread opens streams that never say hello, without end (as
                     many as the arena lets it hold at once); plays on
   listen-flood ADDR N  not a bot: opens N streams to ADDR that never say hello, holds them 20 s, and exits
+  host-root NUMBERS MARK  before its hello, tries what host root in a jail could: opens the global sysctls,
+                    the sysrq trigger and a new file in /dev for writing (never writes), makes each system
+                    call of NUMBERS (JSON: name to number), ptraces the jail's pid 1, clones a user
+                    namespace, sets a personality; writes "escape WHAT: blocked|ESCAPED ..." each; then plays
+                    on (MARK, unused, lets the test find its processes from outside)
+  hoard MIB         at its first request, allocates and touches MIB MiB and holds them; then plays on
+  spin-all N        before its hello, forks N children that spin the CPU for good; then plays on
 """
 
 from __future__ import annotations
@@ -147,6 +154,59 @@ def try_escape(paths: list[str]) -> None:
     attempt("ptrace the parent", lambda: os.getppid() > 1 and call(libc.ptrace(16, os.getppid(), None, None)))
 
 
+def try_host_root(numbers: dict[str, int]) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+
+    def opened(path: str) -> bool:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # never written
+        return True
+
+    # (not kernel.pid_max: Linux 6.14 and later keep one per PID namespace, the jail's own)
+    for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sys/kernel/modprobe",
+                 "/proc/sys/fs/file-max", "/proc/sysrq-trigger", "/dev/arena-x", "/dev/shm/../arena-x"):
+        attempt(f"open {path} for writing", lambda path=path: opened(path))
+
+    def call(name: str, *args: int) -> str:
+        result = libc.syscall(ctypes.c_long(numbers[name]), *[ctypes.c_long(a) for a in args])
+        if result == 0 and name == "clone":
+            os._exit(0)  # the child of a clone that was let through
+        return "" if result == -1 else f"returned {result}"
+
+    attempt("ptrace pid 1", lambda: call("ptrace", 16, 1, 0, 0))  # PTRACE_ATTACH
+    attempt("clone a user namespace", lambda: call("clone", 0x10000000 | 17, 0, 0, 0, 0))
+    attempt("personality READ_IMPLIES_EXEC", lambda: call("personality", 0x0400000))
+    for name in sorted(numbers):
+        if name not in ("ptrace", "clone", "personality"):
+            # harmless arguments: a call that is let through fails on them (EFAULT, EINVAL) or does nothing,
+            # and says so with an error other than the filter's
+            def tried(name: str = name) -> str:
+                if libc.syscall(ctypes.c_long(numbers[name]), *[ctypes.c_long(0)] * 5) == 0:
+                    return "returned 0"
+                code = ctypes.get_errno()
+                return "" if code in (1, 38) else f"failed with {os.strerror(code)}, not by the filter"
+            attempt(f"{name}()", tried)
+
+
+def hold_memory(mib: int) -> list[bytearray]:
+    held = []
+    for _ in range(mib):
+        block = bytearray(1 << 20)
+        block[::4096] = b"x" * len(block[::4096])
+        held.append(block)
+    print(f"hoard: {os.getpid()} holds {mib} MiB", file=sys.stderr, flush=True)
+    return held
+
+
+def spin_all(count: int) -> None:
+    for _ in range(count):
+        if os.fork() == 0:
+            while True:
+                pass
+
+
 def fork_bomb(count: int, mark: str) -> None:
     for _ in range(count):
         try:
@@ -221,6 +281,13 @@ def main() -> None:
         return
     if mode == "escape":
         try_escape(args)
+    if mode == "host-root":
+        import json
+
+        try_host_root(json.loads(args[0]))
+    if mode == "spin-all":
+        spin_all(int(args[0]))
+    held: list[bytearray] = []
     address = os.environ["ARENA_ADDRESS"]
     token = os.environ["ARENA_TOKEN"]
     if mode == "garbage" and address.startswith("unix:"):
@@ -272,6 +339,8 @@ def main() -> None:
                 hoard = []
                 while True:
                     hoard.append(bytearray(16 << 20))
+            if mode == "hoard" and answered == 0:
+                held.extend(hold_memory(int(args[0])))
             if mode == "fork-bomb" and answered == 0:
                 fork_bomb(int(args[0]), args[1])
             if mode == "tmpfs-bomb" and answered == 0:
