@@ -321,7 +321,7 @@ class RemoteSeat:
                 raise await self._fault_for_absence() from None
             raise
         if answer.crash:  # the bot's code failed and said so: a crash, at once, and the bot lives on
-            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash[:1000]}")
+            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash}")
         try:
             return wire.decision_from_picks(request.prompt, answer.picks)
         except wire.WireError as exc:
