@@ -150,10 +150,11 @@ class BotDriver:
         return seat
 
     def output_tail(self) -> str:
-        """Return the end of the bot's output (its log)."""
+        """Return the end of the bot's output (its log), its line ends as the bot wrote them (a lone ``\r`` is
+        shown escaped, not read as a line break)."""
         path = self.log_dir / log_file_name(self.spec.name, 0)
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = path.read_bytes().decode("utf-8", errors="replace")
         except OSError:
             return ""
         return text[-TAIL_CHARS:].strip()

@@ -36,9 +36,18 @@ from arena.sandbox import Mode, Sandbox, SandboxError
 from arena.scaffold import LANGUAGES, ScaffoldError, write_bot
 from arena.server import ServerError
 from arena.store import Store, StoreError
+from arena.text import CONTINUATION, visible
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 """Seat names of the built-in random players in ``arena play``."""
+
+
+class CommandError(click.ClickException):
+    """A command's one-line failure (exit status 1). Its message may quote a bot (a crash, the end of its
+    output), so it is shown with control characters escaped and the lines after the first indented."""
+
+    def format_message(self) -> str:
+        return visible(self.message, newline=CONTINUATION)
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -75,11 +84,16 @@ def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None
     defaults = get_game(record_like["game"]).options().to_json()
     opts = ", ".join(f"{k} {v}" for k, v in record_like["options"].items()
                      if v is not None and (k == "target" or v != defaults.get(k)))
-    seats = ", ".join(f"{i}: {n}" for i, n in enumerate(record_like["names"]))
+    seats = ", ".join(f"{i}: {visible(str(n))}" for i, n in enumerate(record_like["names"]))
     click.echo(f"{title}, {len(record_like['names'])} seats, seed {record_like['seed']} ({opts})")
     click.echo(f"seats: {seats}")
     if "sandbox" in record_like:
         click.echo(record_like["sandbox"])
+
+
+def fault_line(fault: Fault, names: Sequence[str]) -> str:
+    """Return the line of one fault: its seat, step and kind, and its detail with the bot's text escaped."""
+    return f"fault: {visible(names[fault.seat])} at step {fault.step}: {fault.kind.value} ({visible(fault.detail)})"
 
 
 def print_faults(record: MatchRecord, as_json: bool) -> None:
@@ -88,13 +102,12 @@ def print_faults(record: MatchRecord, as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps({"event": "fault", **fault.to_json()}, separators=(",", ":")))
         else:
-            click.echo(f"fault: {record.names[fault.seat]} at step {fault.step}: "
-                       f"{fault.kind.value} ({fault.detail})")
+            click.echo(fault_line(fault, record.names))
     for seat in sorted(record.benched):
         if as_json:
             click.echo(json.dumps({"event": "benched", "seat": seat}, separators=(",", ":")))
         else:
-            click.echo(f"benched: {record.names[seat]} was played by the defaults after too many faults "
+            click.echo(f"benched: {visible(record.names[seat])} was played by the defaults after too many faults "
                        "and is placed last for ratings")
 
 
@@ -203,7 +216,7 @@ def pick_sandbox(mode: str) -> Sandbox:
     try:
         return machine_sandbox(mode)
     except SandboxError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
 
 
 def default_bot_list(game: Game) -> Path:
@@ -244,7 +257,7 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
                                    "decisions": len(record.latencies[seat]),
                                    "median_ms": round(median * 1000, 3), "p99_ms": round(p99 * 1000, 3)}))
         else:
-            click.echo(f"latency: {name}: {len(record.latencies[seat])} decisions, "
+            click.echo(f"latency: {visible(name)}: {len(record.latencies[seat])} decisions, "
                        f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
 
 
@@ -292,7 +305,7 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     sandbox = pick_sandbox(sandbox_mode)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    names = seat_names(seated)
+    names = [visible(n) for n in seat_names(seated)]
     print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json(),
                   "sandbox": sandbox.describe()}, game.title, as_json)
     try:
@@ -301,14 +314,14 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
             address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox,
             throw_window=throw_window_ms / 1000))
     except (LaunchError, ServerError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
     print_faults(record, as_json)
     print_latencies(record, as_json)
     if replay_path is not None:
         try:
             replay_format.write(replay_path, replay_format.from_record(record))
         except OSError as exc:
-            raise click.ClickException(f"cannot write the replay {str(replay_path)!r}: {exc}") from None
+            raise CommandError(f"cannot write the replay {str(replay_path)!r}: {exc}") from None
         if not as_json:
             click.echo(f"replay written to {replay_path}")
 
@@ -324,13 +337,13 @@ def load_replay(source: str, db_path: Path | None) -> dict[str, Any]:
         try:
             return store.replay(match_id)
         except StoreError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise CommandError(str(exc)) from None
         finally:
             store.close()
     try:
         return replay_format.read(Path(source))
     except replay_format.ReplayError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
 
 
 def open_store(path: Path, *, readonly: bool = False) -> Store:
@@ -338,7 +351,7 @@ def open_store(path: Path, *, readonly: bool = False) -> Store:
     try:
         return Store(path, readonly=readonly)
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
 
 
 @main.command(name="replay")
@@ -374,12 +387,12 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
     try:
         decisions = replay_format.seat_decisions(data, seat)
     except replay_format.ReplayError as exc:
-        raise click.ClickException(f"replay {source!r}: {exc}") from None
+        raise CommandError(f"replay {source!r}: {exc}") from None
     if step is not None:
         decisions = [d for d in decisions if d.step >= step][:1]
         if not decisions:
-            raise click.ClickException(f"seat {seat} has no decision at or after step {step}")
-    names = [str(n) for n in data["names"]]
+            raise CommandError(f"seat {seat} has no decision at or after step {step}")
+    names = [visible(str(n)) for n in data["names"]]
     game = get_game(str(data["game"]))
     if as_json:
         click.echo(json.dumps({"event": "seat", "game": game.name, "seat": seat, "names": names,
@@ -398,9 +411,9 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
         view = ", ".join(f"{k} {_short(v)}" for k, v in decision.view.to_json().items())
         click.echo(f"  view: {view}")
         took = f" in {decision.latency_ms:.2f} ms" if decision.latency_ms is not None else " (not asked)"
-        click.echo(f"  answer: {decision.decision}{took}")
+        click.echo(f"  answer: {visible(decision.decision)}{took}")
         if decision.fault is not None:
-            click.echo(f"  fault: {decision.fault.kind.value} ({decision.fault.detail}); the default "
+            click.echo(f"  fault: {decision.fault.kind.value} ({visible(decision.fault.detail)}); the default "
                        f"{decision.decision} was applied")
     if bot_path is not None:
         ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
@@ -419,7 +432,7 @@ def ask_bot_again(bot_path: Path, bot_name: str | None, data: dict[str, Any], se
     try:
         answers = asyncio.run(ask_again(spec, data, seat, clock=Clock(deadline)))
     except (LaunchError, ServerError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
     if step is not None:
         answers = [a for a in answers if a[0] >= step][:1]
     differ = [(s, was, now) for s, was, now in answers if was != now]
@@ -427,8 +440,8 @@ def ask_bot_again(bot_path: Path, bot_name: str | None, data: dict[str, Any], se
         if as_json:
             click.echo(json.dumps({"event": "differs", "step": s, "replay": was, "now": now}, separators=(",", ":")))
         else:
-            click.echo(f"step {s}: the replay has {was}, {spec.name} now answers {now}")
-    summary = f"{spec.name} answers {len(answers) - len(differ)} of {len(answers)} requests as in the replay"
+            click.echo(f"step {s}: the replay has {visible(was)}, {visible(spec.name)} now answers {visible(now)}")
+    summary = f"{visible(spec.name)} answers {len(answers) - len(differ)} of {len(answers)} requests as in the replay"
     if as_json:
         click.echo(json.dumps({"event": "asked_again", "bot": spec.name, "requests": len(answers),
                                "differ": len(differ)}, separators=(",", ":")))
@@ -460,9 +473,9 @@ def show_whole_replay(source: str, data: dict[str, Any], as_json: bool) -> None:
     try:
         events, difference = replay_format.verify(data)
     except GameError as exc:
-        raise click.ClickException(f"replay {source!r} does not re-run: {exc}") from None
+        raise CommandError(f"replay {source!r} does not re-run: {exc}") from None
     game = get_game(data["game"])
-    names = [str(n) for n in data["names"]]
+    names = [visible(str(n)) for n in data["names"]]
     print_header({"game": game.name, "seed": data["seed"], "names": names, "options": data["options"]},
                  game.title, as_json)
     show = event_printer(names, as_json)
@@ -473,7 +486,7 @@ def show_whole_replay(source: str, data: dict[str, Any], as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps({"event": "fault", **f.to_json()}, separators=(",", ":")))
         else:
-            click.echo(f"fault: {names[f.seat]} at step {f.step}: {f.kind.value} ({f.detail})")
+            click.echo(fault_line(f, names))
     if data.get("events") is None:
         click.echo("the replay stores no events; nothing to compare", err=True)
         return
@@ -523,7 +536,7 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
         report = asyncio.run(check_bot(spec, games, clock=Clock(deadline), max_faults=max_faults, seed=seed,
                                        rounds=rounds, log_dir=log_dir, on_run=progress))
     except ServerError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))
     else:
@@ -533,20 +546,20 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
                        f"p90 {row['p90_ms']:.2f}, p99 {row['p99_ms']:.2f}, max {row['max_ms']:.2f} "
                        f"({row['max_of_deadline']:.0%} of the deadline)")
         for problem in report.problems:
-            click.echo(f"problem: {problem.where}: {problem.kind}: {problem.detail}")
+            click.echo(f"problem: {problem.where}: {problem.kind}: {visible(problem.detail, newline=CONTINUATION)}")
             if problem.request is not None:
                 request = problem.request
-                click.echo(f"  request: {request['kind']} of {' '.join(request['choices'])}; view "
-                           + json.dumps(request["view"], separators=(",", ":")))
+                click.echo(visible(f"  request: {request['kind']} of {' '.join(request['choices'])}; view "
+                                   + json.dumps(request["view"], separators=(",", ":"))))
             if problem.output:
                 click.echo("  the bot's output ends with:")
-                for line in problem.output.splitlines()[-15:]:
-                    click.echo(f"    {line}")
+                for line in problem.output.split("\n")[-15:]:  # a bot's \r or \x85 is shown, not obeyed
+                    click.echo(f"    {visible(line)}")
         if report.hidden:
             click.echo(f"... and {report.hidden} more problems of the same kinds")
         for line in report.fault_lines():
             click.echo(f"faults: {line}")
-        click.echo(report.verdict())
+        click.echo(visible(report.verdict()))
     if not report.passed:
         sys.exit(1)
 
@@ -571,7 +584,7 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
         files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_bots(),
                           proto=Path(arena.v1.__file__).resolve().parent / "arena.proto")
     except (ScaffoldError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
     for path in files:
         click.echo(f"wrote {path}")
     first = {"python": "", "js": f"cd {folder} && npm install && cd - && ",
@@ -601,7 +614,7 @@ def format_board(board: Board) -> str:
     if board.pairs:
         lines.append(f"neighbours ({board.open_pairs} of {len(board.pairs)} pairs open):")
         lines += [f"  {pair.describe()}" for pair in board.pairs]
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)
 
 
 def print_board(board: Board, fmt: str, *, sandbox: str | None = None) -> None:
@@ -652,11 +665,13 @@ class ProgressPrinter:
             self.last = now
 
     def note(self, text: str) -> None:
-        """Print a note on its own line (below the progress line on a terminal)."""
+        """Print a note on its own line (below the progress line on a terminal). A note may quote a bot (why it
+        did not start, the end of its output): its control characters are escaped, its lines after the first
+        indented."""
         if self.shown:
             click.echo("\r\x1b[K", nl=False, err=True)
             self.shown = False
-        click.echo(text, err=True)
+        click.echo(visible(text, newline=CONTINUATION), err=True)
 
     def finish(self) -> None:
         if self.shown:
@@ -748,7 +763,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     if ship is not None:
         outside = [b.name for b in bots if not b.remote and not b.cwd.is_relative_to(ship.resolve())]
         if outside:
-            raise click.ClickException(f"bot {outside[0]!r} is not in the --cluster-ship folder {str(ship)!r}")
+            raise CommandError(f"bot {outside[0]!r} is not in the --cluster-ship folder {str(ship)!r}")
     if tables is None and cluster is None:
         tables = os.cpu_count() or 1
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
@@ -757,14 +772,14 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     try:
         config.check()
     except LadderError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
     store = open_store(db_path)
     if seed is None:
         try:
             held = store.identity()
         except StoreError as exc:
             store.close()
-            raise click.ClickException(str(exc)) from None
+            raise CommandError(str(exc)) from None
         config.seed = held.seed if held is not None else random.SystemRandom().randrange(2**62)
     progress = ProgressPrinter()
     executor: Executor | None = None
@@ -778,7 +793,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             runner = Ladder(config, store, on_progress=progress, on_note=progress.note, executor=executor,
                             rating_system=TrueSkillSystem.for_game(game.name, seats, tau=tau))
         except (LadderError, StoreError) as exc:
-            raise click.ClickException(str(exc)) from None
+            raise CommandError(str(exc)) from None
         before = runner.count
         limits = ([f"until decided ({test.describe()})"] if test is not None else []) + \
             ([f"until {matches} matches are stored"] if matches is not None else []) + \
@@ -804,7 +819,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             timing = runner.timing
         except (LadderError, StoreError, ServerError, ClusterError) as exc:
             progress.finish()
-            raise click.ClickException(str(exc)) from None
+            raise CommandError(str(exc)) from None
         played = runner.count - before
         if played:
             click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table "
@@ -926,7 +941,7 @@ def leaderboard(db_path: Path, fmt: str | None, zone: float, alpha: float, beta:
     try:
         identity = store.identity()
         if identity is None:
-            raise click.ClickException(f"{str(db_path)!r} holds no ladder yet")
+            raise CommandError(f"{str(db_path)!r} holds no ladder yet")
         sandbox = "+".join(store.sandbox_levels()) or "unknown"
         board = build_board(store, SequentialTest(zone, alpha, beta))
         if fmt is None:
@@ -967,17 +982,17 @@ def serve(db_path: Path | None, replay_path: Path | None, host: str, port: int) 
         try:
             viewer_data(replay_data, None)
         except GameError as exc:
-            raise click.ClickException(f"replay {str(replay_path)!r} does not re-run: {exc}") from None
+            raise CommandError(f"replay {str(replay_path)!r} does not re-run: {exc}") from None
     if db_path is not None:
         try:
             reader = Reader(db_path)
         except StoreError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise CommandError(str(exc)) from None
     site = Site(reader, replay_data, replay_path.name if replay_path is not None else "")
     try:
         serve_site(site, host, port, lambda url: click.echo(f"serving {url} (Ctrl-C stops)"))
     except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
+        raise CommandError(f"cannot listen on {host}:{port}: {exc}") from None
 
 
 @main.command(name="sandbox")
@@ -993,7 +1008,7 @@ def run() -> None:
     try:
         main()
     except GameError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {visible(str(exc))}", err=True)
         sys.exit(2)
 
 

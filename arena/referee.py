@@ -30,6 +30,7 @@ from arena.games.base import (
     decision_text,
     random_decision,
 )
+from arena.text import capped
 
 
 class FaultKind(enum.Enum):
@@ -45,12 +46,19 @@ class FaultKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One recorded fault: which seat, at which step (index of the decision), what kind, and why."""
+    """One recorded fault: which seat, at which step (index of the decision), what kind, and why.
+
+    ``detail`` is cut to :data:`arena.text.DETAIL_CHARS` (also when read back from an older replay): a bot
+    chooses much of it, a malformed answer's picks or a crash reason, and a message may be 64 KiB.
+    """
 
     seat: int
     step: int
     kind: FaultKind
     detail: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "detail", capped(self.detail))
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "step": self.step, "kind": self.kind.value, "detail": self.detail}
@@ -142,9 +150,13 @@ class TableLog:
 
 
 class SeatFault(Exception):
-    """Raised by a :class:`Seat` that could not produce an answer: the referee records it as a fault."""
+    """Raised by a :class:`Seat` that could not produce an answer: the referee records it as a fault.
+
+    ``detail`` is cut to :data:`arena.text.DETAIL_CHARS` here, where every fault's detail is made.
+    """
 
     def __init__(self, kind: FaultKind, detail: str) -> None:
+        detail = capped(detail)
         super().__init__(detail)
         self.kind = kind
         self.detail = detail

@@ -40,6 +40,7 @@ from grpc import aio
 from arena import wire
 from arena.games.base import Decision, Event, MatchResult
 from arena.referee import FaultKind, MatchInfo, Request, SeatFault
+from arena.text import visible
 from arena.v1 import arena_pb2 as pb
 
 log = logging.getLogger("arena.server")
@@ -321,7 +322,7 @@ class RemoteSeat:
                 raise await self._fault_for_absence() from None
             raise
         if answer.crash:  # the bot's code failed and said so: a crash, at once, and the bot lives on
-            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash[:1000]}")
+            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash}")
         try:
             return wire.decision_from_picks(request.prompt, answer.picks)
         except wire.WireError as exc:
@@ -411,7 +412,7 @@ class _Servicer:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must be a hello")
         slot, why = self._server.claim(first.hello.token)
         if slot is None:
-            refused("refused %s (%r): %s", peer, first.hello.agent[:80], why)
+            refused("refused %s (%r): %s", peer, first.hello.agent[:80], why)  # %r escapes it, as visible() does
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing, unknown or already used token")
         assert slot is not None
         if first.hello.protocol_version not in (0, PROTOCOL_VERSION):
@@ -419,7 +420,7 @@ class _Servicer:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 f"protocol version {first.hello.protocol_version} is not spoken here; "
                                 f"this arena speaks {PROTOCOL_VERSION}")
-        log.info("%s connected from %s (%s)", slot.name, peer, first.hello.agent[:80] or "no agent given")
+        log.info("%s connected from %s (%s)", slot.name, peer, visible(first.hello.agent[:80]) or "no agent given")
         return slot
 
     async def Play(

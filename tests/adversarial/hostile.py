@@ -45,6 +45,10 @@ Modes:
                     on (MARK, unused, lets the test find its processes from outside)
   hoard MIB         at its first request, allocates and touches MIB MiB and holds them; then plays on
   spin-all N        before its hello, forks N children that spin the CPU for good; then plays on
+  terminal          writes TERMINAL_ATTACK (terminal control sequences and a fake verdict line) to stderr and
+                    into its hello's agent, answers its first request with it as a crash reason and its second
+                    with MALFORMED_PICKS picks out of range (a message of 40 KB); then plays on
+  terminal-exit     writes TERMINAL_ATTACK to stderr and exits with status 1 before connecting
 """
 
 from __future__ import annotations
@@ -63,6 +67,12 @@ import grpc
 from arena.v1 import arena_pb2 as pb
 
 METHOD = "/arena.v1.Arena/Play"
+TERMINAL_ATTACK = ("\x1b]0;title set by a bot\x07\x1b]52;c;Y2xpcGJvYXJk\x07\x1b[2J\x9b1;1H\x7f"
+                   "\rPASS: all bots passed\n\u202eall bots passed\u202c\x1b[0m\n")
+"""Sets the window title (OSC 0), writes the clipboard (OSC 52), clears the screen (CSI 2J, then a C1 CSI),
+returns the carriage to draw a fake verdict over a line, starts a fake line, and reverses text (a bidi
+override)."""
+MALFORMED_PICKS = 20_000
 
 
 def open_stream(channel: grpc.Channel, outbox: queue.Queue[bytes | None]) -> grpc.Future:
@@ -75,12 +85,12 @@ def open_stream(channel: grpc.Channel, outbox: queue.Queue[bytes | None]) -> grp
     return call(outgoing())
 
 
-def hello(token: str) -> bytes:
-    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, agent="hostile")).SerializeToString()
+def hello(token: str, agent: str = "hostile") -> bytes:
+    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, agent=agent)).SerializeToString()
 
 
-def answer(request_id: int, picks: list[int]) -> bytes:
-    return pb.BotMessage(answer=pb.Answer(request_id=request_id, picks=picks)).SerializeToString()
+def answer(request_id: int, picks: list[int], crash: str = "") -> bytes:
+    return pb.BotMessage(answer=pb.Answer(request_id=request_id, picks=picks, crash=crash)).SerializeToString()
 
 
 def try_token(address: str, token: str) -> str:
@@ -288,6 +298,10 @@ def main() -> None:
     if mode == "spin-all":
         spin_all(int(args[0]))
     held: list[bytearray] = []
+    if mode.startswith("terminal"):
+        print(f"starting{TERMINAL_ATTACK}", file=sys.stderr, flush=True)
+        if mode == "terminal-exit":
+            sys.exit(1)
     address = os.environ["ARENA_ADDRESS"]
     token = os.environ["ARENA_TOKEN"]
     if mode == "garbage" and address.startswith("unix:"):
@@ -299,7 +313,7 @@ def main() -> None:
     if mode == "stderr-flood":
         threading.Thread(target=flood_stderr, daemon=True).start()
     outbox: queue.Queue[bytes | None] = queue.Queue()
-    outbox.put(hello(token))
+    outbox.put(hello(token, TERMINAL_ATTACK if mode == "terminal" else "hostile"))
     channel = grpc.insecure_channel(address)
     answered = 0
     try:
@@ -359,7 +373,9 @@ def main() -> None:
                 picks = [0, 0]
             elif mode == "wrong-id":
                 request_id += 1000
-            data = answer(request_id, picks)
+            elif mode == "terminal" and answered == 1:
+                picks = [n + 1000] * MALFORMED_PICKS
+            data = answer(request_id, picks, TERMINAL_ATTACK if mode == "terminal" and answered == 0 else "")
             if mode == "garbage" and answered == 0:
                 data = b"\x12\xff\xff\xff\xff\x0f" + os.urandom(64)
             elif mode == "huge" and answered == 0:
