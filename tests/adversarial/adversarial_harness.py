@@ -29,7 +29,7 @@ T = TypeVar("T")
 
 
 def good(name: str, module: str) -> BotSpec:
-    return BotSpec(name, ("{python}", "-m", f"bots.{module}"), ROOT)
+    return BotSpec(name, ("{python}", "-m", f"bots.{module}.bot"), ROOT)
 
 
 def hostile(name: str, *mode: str, **limits: int) -> BotSpec:
