@@ -536,7 +536,8 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     hidden |= {str(main.parent) for _, main in spec.neighbours}
     for part in _program_parts(spec):
         folder = _shown_folder(spec, part)
-        own += [str(folder if folder is not None else part.main), *map(str, part.needs)]
+        own.append(str(folder if folder is not None else part.main))
+        own += [str(n) for n in part.needs if folder is None or not _inside(n, folder)]
         hidden |= {str(f) for f in part.folders if folder is None or not _inside(f, folder)}
     own += [str(path) for path in spec.files]
     shown = [path for folder in dict.fromkeys(broad) for path in _without(folder, hidden)]
