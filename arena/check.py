@@ -27,7 +27,7 @@ from arena.games.base import Game, IllegalDecisionError, MatchResult, MatchState
 from arena.games.cabanga import CabangaState, PlayCard
 from arena.games.lama import DECK as LAMA_DECK
 from arena.games.lama import LamaOptions, LamaState
-from arena.launcher import BotSpec, LaunchError, Table, log_file_name
+from arena.launcher import BotSpec, LaunchError, Table, log_file_name, shared_folders
 from arena.referee import (
     DEFAULT_CLOCK,
     Clock,
@@ -77,6 +77,9 @@ class Report:
     faults: dict[str, int] = field(default_factory=dict)
     """Faults counted by ``"KIND on DECISION"`` (``"timeout on throw"``), and where they happened by seats."""
     seat_counts: dict[str, set[int]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What may trouble the bot on the ladder without failing the check: a folder it shares with another bot of
+    its list (its jail then shows it only its program and its ``files``)."""
 
     def count(self, fault: str, decision: str, seats: int) -> None:
         key = f"{fault} on {decision}"
@@ -116,7 +119,8 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {"bot": self.bot, "passed": self.passed, "verdict": self.verdict(), "deadline_s": self.deadline,
                 "latency": self.latency_rows(), "problems": [p.to_json() for p in self.problems],
-                "problems_not_shown": self.hidden, "faults": self.fault_lines(), "runs": self.runs}
+                "problems_not_shown": self.hidden, "faults": self.fault_lines(), "runs": self.runs,
+                "warnings": self.warnings}
 
 
 class BotDriver:
@@ -245,7 +249,7 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
     Raises nothing for the bot's misbehaviour (that is the report); raises :class:`arena.server.ServerError`
     when the arena itself cannot start.
     """
-    report = Report(spec.name, clock.deadline)
+    report = Report(spec.name, clock.deadline, warnings=shared_folders([spec]))
     rng = random.Random(seed)
     names = {g.name for g in games}
     async with BotDriver.open(spec, log_dir) as driver:

@@ -28,7 +28,7 @@ from arena.executor import Executor
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
-from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list, machine_sandbox
+from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list, machine_sandbox, shared_folders
 from arena.ratings import TrueSkillSystem
 from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
 from arena.runner import latency_summary, run_match, seat_names
@@ -532,6 +532,9 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
     except GameError as exc:
         raise click.UsageError(f"bot {spec.name!r}: {exc}") from None
     progress = (lambda label: None) if as_json else (lambda label: click.echo(f"checking: {label}", err=True))
+    if not as_json:
+        for warning in shared_folders([spec]):
+            click.echo(f"warning: {visible(warning)}", err=True)
     try:
         report = asyncio.run(check_bot(spec, games, clock=Clock(deadline), max_faults=max_faults, seed=seed,
                                        rounds=rounds, log_dir=log_dir, on_run=progress))
@@ -773,6 +776,8 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
         config.check()
     except LadderError as exc:
         raise CommandError(str(exc)) from None
+    for warning in shared_folders(bots):
+        click.echo(f"warning: {visible(warning)}", err=True)
     store = open_store(db_path)
     if seed is None:
         try:

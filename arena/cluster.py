@@ -117,13 +117,15 @@ class TableActor:
 
 
 def _moved(bot: BotSpec, old: Path, new: Path) -> BotSpec:
-    """Return ``bot`` with its folder, and the absolute paths of its command, moved from ``old`` to ``new``."""
+    """Return ``bot`` with its folder, the absolute paths of its command, its files and its neighbours' programs
+    moved from ``old`` to ``new``."""
 
     def move(path: Path) -> Path:
         return new / path.relative_to(old) if path.is_relative_to(old) else path
 
     command = tuple(str(move(Path(part))) if part.startswith("/") else part for part in bot.command)
-    return dataclasses.replace(bot, cwd=move(bot.cwd), command=command)
+    return dataclasses.replace(bot, cwd=move(bot.cwd), command=command, files=tuple(map(move, bot.files)),
+                               neighbours=tuple((name, move(main)) for name, main in bot.neighbours))
 
 
 @functools.cache

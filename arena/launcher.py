@@ -7,9 +7,10 @@ A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` t
 
     [[bot]]
     name = "greedy"                                   # unique; shown on the leaderboard
-    command = ["{python}", "bots/cabanga_greedy.py"]  # a list, or one string split like a shell would
+    command = ["{python}", "greedy/bot.py"]           # a list, or one string split like a shell would
     cwd = "."                                         # optional; relative paths start at the list's folder
     limits = { cpu_seconds = 60 }                     # optional: this bot's own limits
+    files = ["weights.bin", "lib/"]                   # optional: more of what its jail shows it, under cwd
 
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
 environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
@@ -25,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
+import glob
 import hashlib
 import itertools
 import logging
@@ -100,6 +103,11 @@ class BotSpec:
     """For a remote bot (no command): the token the operator gave it; it connects by itself."""
     games: tuple[str, ...] = field(default=(), compare=False)
     """The games the bot says it plays (bot list key ``games``); empty: not said. ``arena check`` reads it."""
+    files: tuple[Path, ...] = field(default=(), compare=False)
+    """Files and folders under ``cwd`` that its jail shows it beyond its program (bot list key ``files``)."""
+    neighbours: tuple[tuple[str, Path], ...] = field(default=(), compare=False, repr=False)
+    """The other bots of its list, each by name and the file of its program (:func:`parse_bot_list` sets it): a
+    folder that holds one of them is never shown whole (:func:`jail_binds`)."""
 
     @property
     def remote(self) -> bool:
@@ -118,6 +126,9 @@ class BotSpec:
             with contextlib.suppress(OSError):  # an argument that is no file (a name too long for one, say)
                 if part != "{python}" and path.is_file():
                     digest.update(path.read_bytes())
+        for path in self.files:
+            if path.is_file():
+                digest.update(path.read_bytes())
         return digest.hexdigest()[:16]
 
 
@@ -152,10 +163,10 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         where = f"{source}: bot {i}"
         if not isinstance(entry, dict):
             raise BotListError(f"{where}: expected a table")
-        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games"})
+        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games", "files"})
         if unknown:
             raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits, token, "
-                               "games)")
+                               "games, files)")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
@@ -184,15 +195,47 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         games = entry.get("games", [])
         if not isinstance(games, list) or not all(isinstance(g, str) and g for g in games):
             raise BotListError(f"{where}: games must be a list of game names, got {games!r}")
-        bots.append(BotSpec(name, tuple(command), cwd, limits, games=tuple(games)))
-    return bots
+        files = _files(entry.get("files", []), cwd, where)
+        bots.append(BotSpec(name, tuple(command), cwd, limits, games=tuple(games), files=files))
+    return with_neighbours(bots)
+
+
+def _files(raw: object, cwd: Path, where: str) -> tuple[Path, ...]:
+    """Return the paths a bot list entry's ``files`` names: each exists, under the bot's ``cwd`` (resolved)."""
+    if not isinstance(raw, list) or not all(isinstance(text, str) and text for text in raw):
+        raise BotListError(f"{where}: files must be a list of paths relative to its cwd, got {raw!r}")
+    found: list[Path] = []
+    for text in raw:
+        if os.path.isabs(text) or text.startswith("~"):
+            raise BotListError(f"{where}: files entry {text!r} must be relative to the bot's cwd {str(cwd)!r}")
+        path = (cwd / text).resolve()
+        if not path.is_relative_to(cwd):
+            raise BotListError(f"{where}: files entry {text!r} leads out of the bot's cwd {str(cwd)!r} (to "
+                               f"{str(path)!r}); name only what lies under it")
+        if path == cwd:
+            raise BotListError(f"{where}: files entry {text!r} is the bot's whole cwd {str(cwd)!r}; name the files "
+                               "and folders it reads")
+        if not path.exists():
+            raise BotListError(f"{where}: files entry {text!r} does not exist (no {str(path)!r})")
+        if text.endswith("/") and not path.is_dir():
+            raise BotListError(f"{where}: files entry {text!r} is not a folder")
+        found.append(path)
+    return tuple(dict.fromkeys(found))
+
+
+def with_neighbours(bots: Sequence[BotSpec]) -> list[BotSpec]:
+    """Return ``bots``, each knowing the others' programs (:attr:`BotSpec.neighbours`), as in one bot list."""
+    mains = {bot.name: [part.main for part in _program_parts(bot)] for bot in bots}
+    return [dataclasses.replace(bot, neighbours=tuple((other, main) for other, found in mains.items()
+                                                      if other != bot.name for main in found))
+            for bot in bots]
 
 
 def _remote_bot(name: str, entry: dict[str, Any], bots: Sequence[BotSpec], where: str, base: Path) -> BotSpec:
     """Return a remote bot: a name and the token the operator gave it, nothing to start."""
     token = entry["token"]
-    if "command" in entry or "cwd" in entry or "limits" in entry:
-        raise BotListError(f"{where}: a bot with a token is remote: it has no command, cwd or limits")
+    if "command" in entry or "cwd" in entry or "limits" in entry or "files" in entry:
+        raise BotListError(f"{where}: a bot with a token is remote: it has no command, cwd, limits or files")
     if not isinstance(token, str) or len(token) < 16 or not token.isprintable() or " " in token:
         raise BotListError(f"{where}: token must be a string of at least 16 printable characters without spaces")
     if any(b.token == token for b in bots):
@@ -336,48 +379,185 @@ def _sdk_folders() -> list[str]:
 _sdk_cache: list[str] | None = None
 
 
-def jail_binds(spec: BotSpec) -> list[Bind]:
-    """Return what a bot's jail shows read-only beyond the system's runtime: its program's folder, the
-    interpreter it runs under, for a Python bot the ``arena`` package (the SDK), and the ``proto`` folder.
+SDK_FILES = ("__init__.py", "sdk.py", "transport.py", "wire.py", "referee.py", "games", "v1")
+"""What a Python bot's jail shows of the ``arena`` package: the SDK and what it imports (the games' rules and the
+protocol's generated code), never the arena's own modules (cli, ladder, store, launcher, sandbox, web...).
+tests/test_sandbox.py checks that the SDK and the bundled bots import nothing else."""
 
-    The bot's "own folder" is the folder of its program, or of the first file its command names after the
-    program's options (``python bots/x.py`` gives ``bots``, ``node js/bot.js`` gives ``js``), or the top package of
-    ``-m pkg.module`` in its working directory; never the working directory as a whole (for the bundled bots
-    that is the project's root, with the database and logs), never what later arguments name.
+JAIL_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+"""The system's folders of programs, on every jailed bot's ``PATH`` after its interpreter's or program's own."""
+
+
+def _sdk_files() -> list[str]:
+    """Return the files and folders of :data:`SDK_FILES` in each ``arena`` package a Python bot may import, with
+    the compiled forms of the single files (the bot cannot write them, and would compile them at every start)."""
+    found: list[str] = []
+    for folder in _sdk_folders():
+        for name in SDK_FILES:
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                found.append(path)
+            if name.endswith(".py"):
+                found += glob.glob(os.path.join(glob.escape(folder), "__pycache__", f"{name[:-3]}.*.pyc"))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """A program of a bot's own that its command names: a script, a module or the program itself."""
+
+    main: Path
+    """The file that runs (for ``-m`` the module's file), resolved."""
+    needs: tuple[Path, ...] = ()
+    """Files it cannot run without besides: for ``-m pkg.module`` the ``__init__.py`` of its packages."""
+    folders: tuple[Path, ...] = ()
+    """The folders that may be shown whole with it, outermost first: the first that holds no other bot is."""
+
+
+def _program_parts(spec: BotSpec) -> list[_Part]:
+    """Return the programs of the bot's own that its command names: the program itself when it is given by its path
+    and is not an interpreter (``./build/bot``: its folder, or the one above its ``bin``), and the first file its
+    command names after the program's options (``python bots/x/bot.py`` gives ``bots/x``, ``node js/bot.js`` gives
+    ``js``), or the module of ``-m pkg.sub.module`` under ``cwd`` (its packages ``pkg``, ``pkg/sub``)."""
+    if spec.remote:
+        return []
+    argv = spec.argv()
+    parts: list[_Part] = []
+    program = spec.cwd / argv[0]
+    if os.sep in argv[0] and spec.command[0] != "{python}" and program.is_file():
+        real = program.resolve()
+        if not real.name.startswith("python") and not str(real).startswith(_SYSTEM):
+            bin_folder = real.parent.name == "bin"
+            parts.append(_Part(real, folders=(real.parent.parent, real.parent) if bin_folder else (real.parent,)))
+    for before, part in itertools.pairwise(argv):  # the script or module: the first argument of its kind
+        if before == "-m":
+            parts += _module_part(spec.cwd, part)
+            break
+        if part.startswith("-") or before in ("-c", "-W", "-X", "-e", "--eval", "-r", "--require"):
+            continue
+        path = (spec.cwd / part).resolve()
+        if path.is_file():
+            parts.append(_Part(path, folders=(path.parent,)))
+        elif path.is_dir() and path != Path("/"):
+            parts.append(_Part(path, folders=(path,)))
+        break
+    return parts
+
+
+def _module_part(cwd: Path, dotted: str) -> list[_Part]:
+    """Return the part for ``-m dotted`` when the module lies under ``cwd`` (not, say, in site-packages)."""
+    names = dotted.split(".")
+    packages = [cwd.joinpath(*names[:i]).resolve() for i in range(1, len(names))]
+    target = cwd.joinpath(*names).resolve()
+    if target.is_dir():  # a package run by its __main__
+        packages.append(target)
+        main = target / "__main__.py"
+    else:
+        main = target.with_suffix(".py")
+    if not main.is_file():
+        return []
+    needs = tuple(p / "__init__.py" for p in packages if (p / "__init__.py").is_file())
+    return [_Part(main, needs, tuple(packages))]  # a top-level module has no folder: never the working directory
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
+
+
+def _shown_folder(spec: BotSpec, part: _Part) -> Path | None:
+    """Return the folder the jail shows whole for ``part``: the outermost that holds no other bot's program (a
+    bot that runs the same program does not count), or None: the jail shows the program and the bot's files."""
+    others = [main for _, main in spec.neighbours if main != part.main]
+    return next((f for f in part.folders if not any(_inside(main, f) for main in others)), None)
+
+
+def shared_folders(bots: Sequence[BotSpec]) -> list[str]:
+    """Return one warning per folder that holds a bot and another bot of its list, naming them and the fix.
+
+    ``bots`` come from one bot list (:func:`parse_bot_list`, which tells each bot its neighbours); a bot given
+    alone is checked against its neighbours all the same (``arena check`` checks one bot of a list).
+    """
+    shared: dict[Path, list[str]] = {}
+    for bot in bots:
+        for part in _program_parts(bot):
+            if part.folders and _shown_folder(bot, part) is None:
+                folder = part.folders[-1]
+                names = shared.setdefault(folder, [])
+                names += [n for n in [bot.name] + [other for other, main in bot.neighbours
+                                                   if main != part.main and _inside(main, folder)]
+                          if n not in names]
+    return [f"bots {', '.join(map(repr, names[:-1]))} and {names[-1]!r} share the folder {str(folder)!r}, so the jail "
+            f"shows a bot there only its program and its files: give each bot a folder of its own, or name the "
+            f"files each one reads with `files = [...]` in its bot list entry" for folder, names in shared.items()]
+
+
+def _without(folder: str, hidden: set[str]) -> list[str]:
+    """Return ``folder``, or when a path of ``hidden`` lies inside it, everything in it but that path (and but a
+    link that leads to it: bound, the link would show what it leads to)."""
+    if not any(h.startswith(folder.rstrip("/") + "/") for h in hidden) or not os.path.isdir(folder):
+        return [folder]
+    kept: list[str] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.path in hidden:
+                continue
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+                if not any(_inside(Path(h), Path(real)) or _inside(Path(real), Path(h)) for h in hidden):
+                    kept.append(entry.path)
+                continue
+            kept += _without(entry.path, hidden)
+    return kept
+
+
+def jail_binds(spec: BotSpec) -> list[Bind]:
+    """Return what a bot's jail shows read-only beyond the system's runtime.
+
+    That is: the interpreter it runs under, the ``proto`` folder, for a Python bot the SDK of the ``arena``
+    package (:data:`SDK_FILES`), the files its bot list entry names (``files``) and its own folder: the folder of
+    its program or of the first file its command names, or the packages of ``-m pkg.module`` under its working
+    directory (see :func:`_program_parts`). Never the working directory as a whole (for the bundled bots that is
+    the project's root, with the database and logs), never what later arguments name, and never a folder that
+    holds another bot of its list: then only the program's file (and its packages' ``__init__.py``). Where the
+    interpreter's folders hold the ``arena`` package, the bundled bots or another bot, those are left out of them.
     """
     argv = spec.argv()
-    folders: list[str] = []
+    broad: list[str] = []  # the machine's folders, which may hold what the bot must not see
+    own: list[str] = []
     program = argv[0]
     found = str(spec.cwd / program) if os.sep in program else shutil.which(program)
     python = spec.command[0] == "{python}"
     if found is not None and os.path.exists(found):
         real = os.path.realpath(found)
         python = python or os.path.basename(real).startswith("python")
-        if not real.startswith(_SYSTEM):
+        if (python or os.sep not in program) and not real.startswith(_SYSTEM):
             parent = os.path.dirname(real)
-            folders.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
+            broad.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
     if python:
-        folders += interpreter_folders()
-        folders += _sdk_folders()
+        broad += interpreter_folders()
+        own += _sdk_files()
     # the protocol's definition (proto/ beside the arena package, where it is): public, and what a bot in
     # another language may load at run time
-    folders += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
-    for before, part in itertools.pairwise(argv):  # the script or module: the first argument of its kind
-        if before == "-m":
-            top = spec.cwd / part.split(".")[0]
-            for candidate in (top, top.with_suffix(".py")):
-                if candidate.exists():
-                    folders.append(str(candidate.resolve()))
-            break
-        if part.startswith("-") or before in ("-c", "-W", "-X", "-e", "--eval", "-r", "--require"):
-            continue
-        path = spec.cwd / part
-        if path.is_file():
-            folders.append(str(path.resolve().parent))
-        elif path.is_dir() and path.resolve() != Path("/"):
-            folders.append(str(path.resolve()))
-        break
-    return [Bind(f) for f in sorted(set(folders))]
+    own += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
+    hidden = {*_sdk_folders(), *(str(Path(sdk).parent / "bots") for sdk in _sdk_folders())}
+    hidden |= {str(main.parent) for _, main in spec.neighbours}
+    for part in _program_parts(spec):
+        folder = _shown_folder(spec, part)
+        own.append(str(folder if folder is not None else part.main))
+        own += [str(n) for n in part.needs if folder is None or not _inside(n, folder)]
+        hidden |= {str(f) for f in part.folders if folder is None or not _inside(f, folder)}
+    own += [str(path) for path in spec.files]
+    shown = [path for folder in dict.fromkeys(broad) for path in _without(folder, hidden)]
+    return [Bind(path) for path in sorted({*shown, *own})]
+
+
+def jail_path(spec: BotSpec) -> str:
+    """Return the ``PATH`` of a jailed bot: the folder of its interpreter or program, then :data:`JAIL_PATH`;
+    never the arena's own ``PATH``, whose folders the jail does not hold."""
+    program = spec.argv()[0]
+    found = str(spec.cwd / program) if os.sep in program else shutil.which(program)
+    first = [os.path.dirname(os.path.abspath(found))] if found is not None and os.path.exists(found) else []
+    return ":".join(dict.fromkeys([*first, *JAIL_PATH]))
 
 
 class BotProcess:
@@ -449,7 +629,7 @@ class BotProcess:
         home = JAIL_SCRATCH if jailed else str(self.scratch)
         socket = address.removeprefix("unix:") if address.startswith("unix:") else None
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": jail_path(self.spec) if jailed else os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": home,
             "TMPDIR": home,
             "LANG": "C.UTF-8",

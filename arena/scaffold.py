@@ -73,6 +73,9 @@ _BEFORE = {
            "# g++).\n",
 }
 
+_OWN_FOLDER = ("# Its jail shows it this folder (read-only) while no other bot of its list lives here; with another\n"
+               "# bot here it sees only its program and what its entry names with files = [\"data.bin\", \"lib/\"].\n")
+
 
 def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, proto: Path) -> list[Path]:
     """Write a new bot called ``name`` for ``game`` in ``lang`` into ``folder`` (created); return its files.
@@ -103,7 +106,7 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
         files["proto/arena/v1/arena.proto"] = proto.read_bytes()
         files[".gitignore"] = "build/\n"
     files["bots.toml"] = (
-        f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}"
+        f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}{_OWN_FOLDER}"
         f'[[bot]]\nname = "{name}"\ncommand = {_COMMANDS[lang]}\ncwd = "."\ngames = ["{game}"]\n')
     written = []
     for relative, content in files.items():

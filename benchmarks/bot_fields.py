@@ -16,14 +16,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the example b
 
 from arena.games import get_game
 from arena.sdk import Bot, decide
-from bots.cabanga_greedy import GreedyCabanga
-from bots.cabanga_random import RandomCabanga
-from bots.cabanga_thrower import ThrowerCabanga
-from bots.cabanga_tidy import TidyCabanga
-from bots.lama_greedy import GreedyLama
-from bots.lama_quitter import QuitterLama
-from bots.lama_random import RandomLama
-from bots.lama_steady import SteadyLama
+from bots.cabanga_greedy.bot import GreedyCabanga
+from bots.cabanga_random.bot import RandomCabanga
+from bots.cabanga_thrower.bot import ThrowerCabanga
+from bots.cabanga_tidy.bot import TidyCabanga
+from bots.lama_greedy.bot import GreedyLama
+from bots.lama_quitter.bot import QuitterLama
+from bots.lama_random.bot import RandomLama
+from bots.lama_steady.bot import SteadyLama
 
 
 class Sloppy(Bot):

@@ -10,11 +10,11 @@ from arena.games import get_game
 from arena.launcher import load_bot_list
 from arena.referee import play_match
 from arena.sdk import Bot, local_seat
-from bots.cabanga_greedy import GreedyCabanga
-from bots.cabanga_random import RandomCabanga
-from bots.lama_greedy import GreedyLama
-from bots.lama_random import RandomLama
-from bots.lama_steady import SteadyLama
+from bots.cabanga_greedy.bot import GreedyCabanga
+from bots.cabanga_random.bot import RandomCabanga
+from bots.lama_greedy.bot import GreedyLama
+from bots.lama_random.bot import RandomLama
+from bots.lama_steady.bot import SteadyLama
 
 
 def win_rate(game_name: str, make: type[Bot], random_bot: type[Bot], matches: int) -> float:

@@ -43,7 +43,7 @@ def digest(path: Path) -> str:
 
 
 def bot_list(path: Path) -> Path:
-    path.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "bots.{module}"]\n'
+    path.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "bots.{module}.bot"]\n'
                             f'cwd = "{ROOT}"\n\n'
                             for name, module in [("g", "cabanga_greedy"), ("r", "cabanga_random"),
                                                  ("t", "cabanga_tidy")]))

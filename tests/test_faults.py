@@ -24,7 +24,7 @@ def faulty(name: str, *mode: str) -> BotSpec:
 
 
 def bot(name: str, module: str) -> BotSpec:
-    return BotSpec(name, ("{python}", "-m", f"bots.{module}"), ROOT)
+    return BotSpec(name, ("{python}", "-m", f"bots.{module}.bot"), ROOT)
 
 
 def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its_process(tmp_path: Path) -> None:

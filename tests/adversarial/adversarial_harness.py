@@ -29,12 +29,12 @@ T = TypeVar("T")
 
 
 def good(name: str, module: str) -> BotSpec:
-    return BotSpec(name, ("{python}", "-m", f"bots.{module}"), ROOT)
+    return BotSpec(name, ("{python}", "-m", f"bots.{module}.bot"), ROOT)
 
 
 def hostile(name: str, *mode: str, **limits: int) -> BotSpec:
     """A hostile bot run as ``python -m tests.adversarial.hostile`` from the project's root, as the bundled
-    bots are: its jail holds the ``tests`` folder and the ``arena`` package, nothing else of the project."""
+    bots are: its jail holds the ``tests`` folder and the SDK of the ``arena`` package, nothing else of the project."""
     return BotSpec(name, ("{python}", "-m", "tests.adversarial.hostile", *mode), ROOT, Limits().updated(limits))
 
 

@@ -30,6 +30,9 @@ Modes:
                     remount / writable, umount /proc, read each PATH (the database, the log folder, another
                     bot's folder, another arena's socket), write outside its scratch, find its supervisor
                     and ptrace it; writes one line "escape WHAT: blocked|ESCAPED ..." each; then plays on
+  peek PATH...      before its hello, tries to read each PATH (a file's first bytes, a folder's names), to import
+                    arena.sdk and then to read the arena's own modules beside it (cli, ladder, store, launcher,
+                    sandbox), and looks at its PATH; writes one line "peek WHAT: read|blocked|..." each; then plays on
   fork-bomb N MARK  at its first request, forks N processes (as many as it may) that spin with MARK in their
                     command line; then tries to play on
   tmpfs-bomb        at its first request, writes 2 GiB into its scratch and /dev/shm; then plays on
@@ -217,6 +220,32 @@ def spin_all(count: int) -> None:
                 pass
 
 
+def peek(paths: list[str]) -> None:
+    def say(what: str, outcome: str) -> None:
+        print(f"peek {what}: {outcome}"[:300], file=sys.stderr, flush=True)
+
+    def read(path: str) -> None:
+        try:
+            found = os.listdir(path) if os.path.isdir(path) else open(path, "rb").read(64)  # noqa: SIM115
+            say(f"read {path}", f"read {found!r}")
+        except OSError as exc:
+            say(f"read {path}", f"blocked ({type(exc).__name__}: {exc})")
+
+    for path in paths:
+        read(path)
+    try:
+        import arena.sdk
+
+        say("import arena.sdk", f"ok {arena.sdk.__file__}")
+        for name in ("cli.py", "ladder.py", "store.py", "launcher.py", "sandbox.py"):
+            read(os.path.join(os.path.dirname(arena.sdk.__file__), name))
+    except Exception as exc:
+        say("import arena.sdk", f"failed ({type(exc).__name__}: {exc})")
+    say("PATH", os.environ.get("PATH", ""))
+    for folder in os.environ.get("PATH", "").split(":"):
+        say(f"PATH folder {folder}", "exists" if os.path.isdir(folder) else "missing")
+
+
 def fork_bomb(count: int, mark: str) -> None:
     for _ in range(count):
         try:
@@ -302,6 +331,8 @@ def main() -> None:
         print(f"starting{TERMINAL_ATTACK}", file=sys.stderr, flush=True)
         if mode == "terminal-exit":
             sys.exit(1)
+    if mode == "peek":
+        peek(args)
     address = os.environ["ARENA_ADDRESS"]
     token = os.environ["ARENA_TOKEN"]
     if mode == "garbage" and address.startswith("unix:"):
