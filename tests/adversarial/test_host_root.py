@@ -29,8 +29,8 @@ from arena.sandbox import HOST_UID_BASE, HOST_UID_SPAN, descendants, detect_sand
 from arena.store import Store
 
 CI = os.environ.get("CI") == "true"
-GOOD_ENTRIES = [("greedy", '"-m", "bots.cabanga_greedy"'), ("tidy", '"-m", "bots.cabanga_tidy"'),
-                ("random", '"-m", "bots.cabanga_random"')]
+GOOD_ENTRIES = [("greedy", '"-m", "bots.cabanga_greedy.bot"'), ("tidy", '"-m", "bots.cabanga_tidy.bot"'),
+                ("random", '"-m", "bots.cabanga_random.bot"')]
 
 
 def strict() -> None:
