@@ -34,7 +34,8 @@ CORE: dict[str, tuple[str, tuple[str, ...]]] = {
     "cabanga": ("arena/games/cabanga.py", ("tests/games/test_cabanga.py", "tests/games/test_conformance.py")),
     "lama": ("arena/games/lama.py", ("tests/games/test_lama.py", "tests/games/test_conformance.py")),
     "base": ("arena/games/base.py", ("tests/games",)),
-    "referee": ("arena/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_same_messages")),
+    "referee": ("arena/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_differ_only_"
+                                     "in_hidden_cards_send_the_other_seats_the_same_messages")),
     "deals": ("arena/deals.py", ("tests/test_deals.py",)),
     "scheduler": ("arena/scheduler.py", ("tests/test_scheduler.py",)),
     "ratings": ("arena/ratings.py", ("tests/test_ratings.py",)),
