@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter
 
-from arena.estimate import Evidence, SequentialTest, Verdict, estimate, pair_scores, point_order
+from arena.estimate import SCALE, Evidence, SequentialTest, Verdict, estimate, pair_scores, point_order
 from arena.ratings import Outcome
 
 STRENGTH = {"ace": 2.0, "bob": 1.0, "cat": 0.5, "dan": 0.0}
@@ -108,3 +110,60 @@ def test_paired_scores_follow_the_deal_sets_both_played() -> None:
     assert evidence.paired("b", "a") == [0.0]
     assert evidence.paired("a", "c") == [0.75, 0.0]  # ahead, then level; then behind in deal set 1
     assert evidence.paired("b", "d") == []
+
+
+def pair_outcomes(deals: int, win: float, seed: int) -> list[Outcome]:
+    """One match per deal set between "hi" and "lo", in which "hi" finishes ahead with probability ``win``."""
+    rng = random.Random(seed)
+    return [Outcome(deal, 0, ("hi", "lo"), (1, 2) if rng.random() < win else (2, 1)) for deal in range(deals)]
+
+
+def test_a_95_percent_interval_is_as_wide_as_the_analytic_standard_error_says() -> None:
+    """Two bots, "hi" ahead with probability 0.6 over 400 independent deal sets: the maximum-likelihood
+    difference of log-strengths is logit(p) with standard error 1/sqrt(n p (1 - p)); each bot's strength is
+    half of it around the mean, so its 95% interval spans 2 * 1.96 * se / 2 (on the printed scale). A 90%
+    interval labelled 95% is a sixth narrower."""
+    deals, win = 400, 0.6
+    ratios = []
+    for seed in range(4):
+        outcomes = pair_outcomes(deals, win, seed)
+        observed = sum(1 for o in outcomes if o.places[0] == 1) / deals
+        se = 1 / math.sqrt(deals * observed * (1 - observed))
+        board = estimate(Evidence.of(outcomes), replicates=1000, seed=seed)
+        hi = next(b for b in board.bots if b.bot == "hi")
+        ratios.append((hi.high - hi.low) / (SCALE * 1.96 * se))
+    mean = sum(ratios) / len(ratios)
+    assert 0.92 < mean < 1.08, ratios
+
+
+def sprt_errors(test: SequentialTest, mean: float, runs: int, seed: int) -> Counter[Verdict]:
+    """Run ``test`` on ``runs`` simulated pairs whose per-deal-set score has mean ``mean`` (scores 0, 1/2, 1,
+    sd about 0.3) until it decides (at most 3000 deal sets); return the verdicts."""
+    rng = random.Random(seed)
+    ahead = 0.2 + (mean - 0.5)  # P(1); P(0) = 0.2 - (mean - 0.5); the rest 1/2
+    behind = 0.2 - (mean - 0.5)
+    verdicts: Counter[Verdict] = Counter()
+    for _ in range(runs):
+        scores: list[float] = []
+        verdict = Verdict.OPEN
+        while verdict is Verdict.OPEN and len(scores) < 3000:
+            r = rng.random()
+            scores.append(1.0 if r < ahead else 0.0 if r < ahead + behind else 0.5)
+            verdict = test.verdict(scores)
+        verdicts[verdict] += 1
+    return verdicts
+
+
+def test_the_sequential_test_keeps_alpha_and_beta_apart() -> None:
+    """alpha bounds naming a better bot when the two are equal, beta missing a difference of the zone; with
+    alpha != beta, swapping them shows in either error rate (simulated, 400 pairs each)."""
+    strict_alpha = SequentialTest(zone=0.1, alpha=0.02, beta=0.25, min_deals=8)
+    equal = sprt_errors(strict_alpha, 0.5, 400, seed=1)
+    false_alarms = (equal[Verdict.FIRST] + equal[Verdict.SECOND]) / 400
+    assert false_alarms <= 0.09, equal  # each one-sided test errs about alpha; swapped: 45%
+    better = sprt_errors(strict_alpha, 0.6, 400, seed=2)
+    assert better[Verdict.FIRST] / 400 >= 0.6, better
+    strict_beta = SequentialTest(zone=0.1, alpha=0.25, beta=0.02, min_deals=8)
+    better = sprt_errors(strict_beta, 0.6, 400, seed=3)
+    missed = better[Verdict.EQUAL] / 400
+    assert missed <= 0.09, better  # swapped: about one in three

@@ -31,7 +31,7 @@ from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
 from arena.games.lama import DrewCard, Lama, LamaState
 from arena.ladder import Ladder, LadderConfig
 from arena.launcher import BotSpec, log_file_name
-from arena.referee import Clock, MatchRecord, SeatFaulted, play_match
+from arena.referee import Clock, MatchRecord, Request, SeatFaulted, play_match
 from arena.runner import run_match
 from arena.server import Connection, Outgoing, RemoteSeat, Slot
 from arena.store import Store
@@ -145,11 +145,39 @@ class WireSeat:
             self.seat = parsed.match_start.seat
         self.check(self.seat, data, parsed)
         if parsed.WhichOneof("body") == "request":
-            request = parsed.request
-            prompt = wire.prompt_from_proto(request, self.seat)
-            decision = self.choose(prompt, wire.view_from_proto(request))
-            answer = pb.Answer(request_id=request.request_id, picks=[prompt.choices.index(a) for a in decision])
-            asyncio.get_running_loop().call_soon(self.connection.on_message, pb.BotMessage(answer=answer))
+            answer = self.answer(parsed.request)
+            if answer is not None:
+                asyncio.get_running_loop().call_soon(self.connection.on_message, pb.BotMessage(answer=answer))
+
+    def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
+        """Return the answer to ``request`` (``None``: no answer)."""
+        prompt = wire.prompt_from_proto(request, self.seat)
+        decision = self.choose(prompt, wire.view_from_proto(request))
+        return pb.Answer(request_id=request.request_id, picks=[prompt.choices.index(a) for a in decision])
+
+
+class ThrowFaultSeat(WireSeat):
+    """A :class:`WireSeat` that faults whenever it is asked to throw: it crashes (its adapter raises before
+    anything is sent), does not answer (a timeout), or answers a choice that does not exist (illegal)."""
+
+    def __init__(self, name: str, choose: Choose, fault: str) -> None:
+        super().__init__(name, choose)
+        self.fault = fault
+        decide = self.remote.decide
+
+        async def crashing(request: Request) -> Decision:
+            if fault == "crash" and request.prompt.kind is DecisionKind.THROW:
+                raise RuntimeError("the bot died")
+            return await decide(request)
+
+        self.remote.decide = crashing  # type: ignore[method-assign]
+
+    def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
+        if wire.prompt_from_proto(request, self.seat).kind is not DecisionKind.THROW:
+            return super().answer(request)
+        if self.fault == "timeout":
+            return None
+        return pb.Answer(request_id=request.request_id, picks=[len(request.choices) + 5])
 
 
 def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rng: random.Random) -> int:
@@ -229,7 +257,8 @@ PAIR_HANDS = {"A": [["R10", "Y17"], ["B10", "Y10"], ["P13", "R5"]],
 PAIR_SCRIPT = {0: ["R10:right", "Y17:left"], 1: ["B10:right"], 2: ["P13:left"]}
 
 
-def play_pair_match(hands: list[list[str]], throw_window: float = 0.0) -> tuple[MatchRecord, list[WireSeat]]:
+def play_pair_match(hands: list[list[str]], throw_window: float = 0.0, fault: str | None = None,
+                    deadline: float = 5.0) -> tuple[MatchRecord, list[WireSeat]]:
     options = CABANGA.options({"rounds": 1})
     state = CabangaState.arranged(hands, options=options, seed=7)
 
@@ -243,11 +272,32 @@ def play_pair_match(hands: list[list[str]], throw_window: float = 0.0) -> tuple[
         return choose
 
     async def match() -> tuple[MatchRecord, list[WireSeat]]:
-        players = [WireSeat(f"bot{i}", scripted(i)) for i in range(3)]
-        return await play_match(WatchedCabanga(state), [p.remote for p in players], 99, options, clock=Clock(5.0),
+        players = [WireSeat(f"bot{i}", scripted(i)) if i != 2 or fault is None
+                   else ThrowFaultSeat(f"bot{i}", scripted(i), fault) for i in range(3)]
+        return await play_match(WatchedCabanga(state), [p.remote for p in players], 99, options,
+                                clock=Clock(deadline),
                                 match_id="same-id", throw_window=throw_window), players
 
     return asyncio.run(match())
+
+
+FAULT_KINDS = {"crash": "CRASH", "timeout": "TIMEOUT", "illegal": "MALFORMED"}  # a pick out of range
+
+
+@pytest.mark.parametrize("fault", list(FAULT_KINDS))
+def test_g2_a_fault_inside_a_throw_window_is_not_told_to_the_other_seats(fault: str) -> None:
+    """Seat 2 faults when asked whether to throw R5 (match A); in match B it holds Y5 and is not asked. The
+    fault is recorded, but the other seats are sent the same messages in both: a fault told to them would say
+    that seat 2 held a card it could throw."""
+    a, a_players = play_pair_match(PAIR_HANDS["A"], 0.02, fault=fault, deadline=0.3)
+    b, b_players = play_pair_match(PAIR_HANDS["B"], 0.02, deadline=0.3)
+    assert [(f.seat, f.kind.name) for f in a.faults] == [(2, FAULT_KINDS[fault])] and b.faults == []
+    assert a.events == b.events
+    assert len(a.steps) == len(b.steps) + 1
+    for seat in (0, 1):
+        sent_a = [without_send_time(d) for d in a_players[seat].sent]
+        sent_b = [without_send_time(d) for d in b_players[seat].sent]
+        assert sent_a == sent_b, f"seat {seat} is told of seat 2's fault in the throw window"
 
 
 def without_send_time(data: bytes) -> pb.ArenaMessage:

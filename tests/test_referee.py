@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 import pytest
@@ -177,3 +178,29 @@ def test_random_decision_is_legal_for_every_prompt() -> None:
         for p in state.pending():
             p.check(decisions[p.seat])
         state.apply(decisions)
+
+
+class OverrunningSeat(SleepySeat):
+    """Overruns every deadline by the same margin and notes the time each request allows it."""
+
+    def __init__(self, name: str, delay: float) -> None:
+        super().__init__(name, delay)
+        self.limits: list[float] = []
+
+    async def decide(self, request: Request) -> Decision:
+        self.limits.append(request.timeout)
+        return await super().decide(request)
+
+
+def test_time_bank_runs_out_within_a_match() -> None:
+    """Each overrun is taken from the bank: the time a request allows shrinks, and once the bank is spent the
+    same overrun is a timeout (a bank that never ran down would allow every overrun of the match)."""
+    slow = OverrunningSeat("slow", 0.1)
+    record = play("lama", [slow, random_seat("a", 1)], clock=Clock(0.05, bank=0.2), max_faults=50,
+                  options=LAMA.options({"rounds": 3}))
+    assert len(slow.limits) >= 5
+    assert slow.limits[0] == pytest.approx(0.25)
+    assert all(later <= earlier for earlier, later in itertools.pairwise(slow.limits))
+    assert slow.limits[-1] == pytest.approx(0.05, abs=1e-6)  # the bank is spent: only the deadline is left
+    timeouts = [f for f in record.faults if f.seat == 0 and f.kind is FaultKind.TIMEOUT]
+    assert timeouts and timeouts[0].step > 0  # the first requests ran on the bank

@@ -29,7 +29,7 @@ import pytest
 from arena.games import get_game
 from arena.games.lama_web import chips
 from arena.games.lama_web import table as lama_table
-from arena.web.data import INLINE_SECONDS, Live, Reader
+from arena.web.data import INLINE_SECONDS, Live, Reader, Withheld
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -175,6 +175,39 @@ def test_a_replay_of_an_unfinished_deal_set_is_withheld(server: Server, ladder_d
         assert "not all played yet" in text
     listed = {m["id"]: m["replay"] for m in server.json("/api/matches")["matches"]}
     assert listed[match_id] is False and listed[1] is True
+
+
+@pytest.mark.parametrize("played", [1, 2, 3])
+def test_no_replay_of_a_deal_set_is_served_whatever_rotation_it_stopped_at(
+        ladder_db: Path, tmp_path: Path, played: int) -> None:
+    """A complete deal set of the ladder cut back to its first ``played`` of 4 rotations: none of its matches
+    has a replay, in the list or on its own; the whole set (the control) has them all."""
+    (deal,) = db_rows(ladder_db, "SELECT deal FROM matches GROUP BY deal HAVING count(*) = 4 ORDER BY deal")[0]
+    cut = tmp_path / "cut.db"
+    with sqlite3.connect(ladder_db) as source, sqlite3.connect(cut) as target:
+        source.backup(target)
+    with sqlite3.connect(cut) as db:
+        gone = f"SELECT id FROM matches WHERE deal = {deal} AND rotation >= {played}"
+        for table in ("faults", "ratings", "seats"):
+            db.execute(f"DELETE FROM {table} WHERE match_id IN ({gone})")
+        db.execute(f"DELETE FROM matches WHERE deal = {deal} AND rotation >= {played}")
+    ids = [i for (i,) in db_rows(cut, f"SELECT id FROM matches WHERE deal = {deal} ORDER BY rotation")]
+    assert len(ids) == played
+    for path, shown in ((cut, False), (ladder_db, True)):
+        reader = Reader(path)
+        try:
+            listed = {m["id"]: m["replay"] for m in reader.matches(before=max(ids) + 1)["matches"]}
+            for match_id in ids:
+                assert listed[match_id] is shown, (path, match_id)
+                if shown:
+                    assert reader.replay(match_id)
+                else:
+                    with pytest.raises(Withheld):
+                        reader.match(match_id)
+                    with pytest.raises(Withheld):
+                        reader.replay(match_id)
+        finally:
+            reader.close()
 
 
 def test_no_seed_leaves_the_database(server: Server, ladder_db: Path) -> None:

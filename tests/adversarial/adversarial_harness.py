@@ -49,6 +49,15 @@ def rss_mib() -> float:
     return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
 
 
+def start_time(pid: int) -> int | None:
+    """Return when process ``pid`` started (clock ticks after boot), or ``None`` when there is none."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])  # field 22; the name before ")" may hold spaces
+
+
 @dataclass
 class Arena:
     """A long-lived server and table, driven from synchronous tests through one event loop."""
@@ -59,7 +68,8 @@ class Arena:
     log_dir: Path
     seed: int = 100
     peak_rss: float = 0.0
-    pids: set[int] = field(default_factory=set)
+    pids: dict[int, int | None] = field(default_factory=dict)
+    """Every bot process seen: pid to its start time (a reused pid is another process)."""
 
     def run(self, make: Callable[[], Awaitable[T]], timeout: float = 30.0) -> T:
         async def bounded() -> T:
@@ -82,7 +92,9 @@ class Arena:
 
         async def match() -> MatchRecord:
             seats = await self.table.seat([bot, *GOOD[:2]], deal=DealKey(game.name, self.seed))
-            self.pids |= {s.process.pid for s in self.table._running.values() if s.process and s.process.pid}
+            for s in self.table._running.values():
+                if s.process and s.process.pid and s.process.pid not in self.pids:
+                    self.pids[s.process.pid] = start_time(s.process.pid)
             if before is not None:
                 before()
             sampler = asyncio.create_task(self._sample_rss())

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from adversarial_harness import Arena
+from adversarial_harness import Arena, start_time
 
 from arena.launcher import Table
 from arena.runner import serving
@@ -32,6 +32,6 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         finally:
             runner.run(table.close())
             runner.run(context.__aexit__(None, None, None))
-    for pid in arena.pids:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
+    # no bot process survives: its pid is gone, or now names a process that started later (a reused pid)
+    survivors = {pid for pid, started in arena.pids.items() if start_time(pid) == started}
+    assert not survivors, f"bot processes outlived the arena: {sorted(survivors)}"

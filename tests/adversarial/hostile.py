@@ -418,6 +418,10 @@ def main() -> None:
             answered += 1
     except grpc.RpcError as exc:
         print(f"stream failed: {exc.code().name}: {exc.details()}", file=sys.stderr, flush=True)
+        if mode == "flood":
+            # stay until the arena stops us: exiting here would race the arena's own verdict on the flood
+            # (a crash could be recorded before the malformed stream it closed)
+            time.sleep(600)
     finally:
         outbox.put(None)
 

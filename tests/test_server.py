@@ -1,0 +1,44 @@
+"""The server side of a seat's stream (:class:`Connection`): answers are matched to requests by id."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import pytest
+
+from arena.server import Connection, Outgoing, Slot
+from arena.v1 import arena_pb2 as pb
+
+
+def request(text: str) -> pb.DecisionRequest:
+    return pb.DecisionRequest(choices=[text])
+
+
+def test_a_late_answer_to_an_old_request_is_dropped_not_applied_to_the_current_one() -> None:
+    """A bot answers request 1 after its time ran out, while request 2 waits: request 2 still waits, for its
+    own answer, and gets that one; no fault is raised for the late answer."""
+
+    async def scenario() -> pb.Answer:
+        written: list[Outgoing] = []
+
+        async def write(message: Outgoing) -> None:
+            written.append(message)
+
+        slot = Slot("bot", secrets.token_urlsafe(24))
+        connection = Connection(slot, write)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(connection.ask(request("first")), 0.05)  # never answered in time
+        second = asyncio.ensure_future(connection.ask(request("second")))
+        await asyncio.sleep(0.01)
+        connection.on_message(pb.BotMessage(answer=pb.Answer(request_id=1, picks=[7])))  # late, for request 1
+        await asyncio.sleep(0.01)
+        assert not second.done(), "the late answer to request 1 was taken for request 2"
+        connection.on_message(pb.BotMessage(answer=pb.Answer(request_id=2, picks=[0])))
+        answer = await asyncio.wait_for(second, 1.0)
+        assert not connection.closed.is_set()
+        assert len(written) == 2
+        return answer
+
+    answer = asyncio.run(scenario())
+    assert answer.request_id == 2 and list(answer.picks) == [0]
