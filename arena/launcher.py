@@ -163,10 +163,16 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         where = f"{source}: bot {i}"
         if not isinstance(entry, dict):
             raise BotListError(f"{where}: expected a table")
-        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games", "files"})
+        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games", "files", "bundled"})
         if unknown:
             raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits, token, "
-                               "games, files)")
+                               "games, files, bundled)")
+        if "bundled" in entry:
+            bot = _bundled_bot(entry, shared, where)
+            if any(b.name == bot.name for b in bots):
+                raise BotListError(f"{source}: two bots are named {bot.name!r}")
+            bots.append(bot)
+            continue
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
@@ -198,6 +204,54 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         files = _files(entry.get("files", []), cwd, where)
         bots.append(BotSpec(name, tuple(command), cwd, limits, games=tuple(games), files=files))
     return with_neighbours(bots)
+
+
+def bundled_folder() -> Path:
+    """Return the folder of the bundled example bots and their lists (``GAME.toml``): the ``bots`` package,
+    installed with the arena or in the source tree."""
+    import bots
+
+    return Path(bots.__file__).resolve().parent
+
+
+def bundled_bots() -> dict[str, BotSpec]:
+    """Return every bundled example bot, by name, from the bundled lists of all games."""
+    found: dict[str, BotSpec] = {}
+    for path in sorted(bundled_folder().glob("*.toml")):
+        for bot in load_bot_list(path):
+            found.setdefault(bot.name, bot)
+    return found
+
+
+def _bundled_bot(entry: dict[str, Any], shared: Limits, where: str) -> BotSpec:
+    """Return the bundled bot an entry names with ``bundled = "NAME"``, wherever the arena is installed; the
+    entry may rename it (``name``) and set its ``limits``, nothing else."""
+    wanted = entry["bundled"]
+    extra = sorted(set(entry) - {"bundled", "name", "limits"})
+    if extra:
+        raise BotListError(f"{where}: a bundled bot takes only name and limits besides bundled, not {extra[0]!r}")
+    known = bundled_bots()
+    if not isinstance(wanted, str) or wanted not in known:
+        raise BotListError(f"{where}: bundled must name a bundled bot ({', '.join(sorted(known))}), got {wanted!r}")
+    bot = known[wanted]
+    name = entry.get("name", wanted)
+    if not isinstance(name, str) or not name.strip() or len(name) > 64:
+        raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
+    limits = _limits(shared, entry.get("limits", {}), f"{where}: limits")
+    return BotSpec(name, bot.command, bot.cwd, limits, games=bot.games, files=bot.files)
+
+
+def merge_bot_lists(lists: Sequence[tuple[str, Sequence[BotSpec]]]) -> list[BotSpec]:
+    """Return the bots of several lists (source, bots) as one list; two bots of one name are an error."""
+    merged: list[BotSpec] = []
+    where: dict[str, str] = {}
+    for source, bots in lists:
+        for bot in bots:
+            if bot.name in where:
+                raise BotListError(f"bot {bot.name!r} is in both {where[bot.name]} and {source}: rename one")
+            where[bot.name] = source
+            merged.append(bot)
+    return with_neighbours(merged)
 
 
 def _files(raw: object, cwd: Path, where: str) -> tuple[Path, ...]:
