@@ -630,6 +630,8 @@ class BotProcess:
         """The bot's cgroup at its table (:func:`arena.sandbox.make_bot_group`): every process of the bot
         there runs in it, bounded together; ``None``: the process is bounded alone."""
         self.scratch: Path | None = None
+        self._log_start = 0
+        """Where this process's output begins in its log (a log file is appended to by each restart)."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._pump: _LogPump | None = None
         self._ended: asyncio.Future[str] | None = None
@@ -700,6 +702,7 @@ class BotProcess:
                 try:
                     self.log_path.parent.mkdir(parents=True, exist_ok=True)
                     log_file = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
+                    self._log_start = log_file.tell()
                 except OSError as exc:
                     raise LaunchError(f"bot {self.spec.name!r}: cannot open its log {str(self.log_path)!r}: "
                                       f"{exc}", bots=[self.spec.name]) from None
@@ -783,8 +786,10 @@ class BotProcess:
         if self._pump is not None:
             self._pump.note(f"[arena] {line}\n".encode())
 
-    def output_tail(self, limit: int = 1200) -> str:
-        """Return the end of the bot's output so far (its log), for the message of a bot that failed."""
+    def output_tail(self, limit: int = 1200, head: int = 400) -> str:
+        """Return this process's output so far (its log), for the message of a bot that failed: all of it when
+        it is short, else its first ``head`` characters (up to a line end: where a panic or a traceback says
+        what went wrong first) and its last ones, ``limit`` in all, with a line marking what is left out."""
         if self._pump is not None and not self.alive():
             self._pump.close()  # the process has gone: keep what is left in the pipe
             self._pump = None
@@ -793,10 +798,19 @@ class BotProcess:
         try:
             with open(self.log_path, "rb") as file:
                 file.seek(0, os.SEEK_END)
-                file.seek(max(0, file.tell() - limit))
-                return file.read().decode("utf-8", "replace").strip()
+                size = file.tell() - self._log_start
+                file.seek(self._log_start)
+                if size <= limit:
+                    return file.read().decode("utf-8", "replace").strip()
+                first = file.read(head)
+                first = first[: first.rfind(b"\n") + 1] or first
+                file.seek(-(limit - len(first)), os.SEEK_END)
+                last = file.read()
         except OSError:
             return ""
+        left_out = size - len(first) - len(last)
+        return (f"{first.decode('utf-8', 'replace').rstrip()}\n[... {left_out} bytes left out ...]\n"
+                f"{last.decode('utf-8', 'replace').strip()}")
 
     def _control(self, message: bytes) -> None:
         stdin = self._proc.stdin if self._proc is not None else None
@@ -947,7 +961,7 @@ class BotSession:
         bot = self.spec.name
         if self.process is not None and self.process.ended.done():
             tail = self.process.output_tail()
-            said = f"; its output ends with: {tail}" if tail else ""
+            said = f"; its output was: {tail}" if tail else ""
             return f"bot {bot!r} {self.process.ended.result()} before connecting{said}"
         if self.remote:
             return (f"remote bot {bot!r} did not connect to {self.server.address} with its token within "

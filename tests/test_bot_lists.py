@@ -70,3 +70,19 @@ def test_a_match_warns_about_a_bot_that_says_it_plays_another_game(tmp_path: Pat
                                        "-o", "rounds=1", "--sandbox", "limits"])
     assert "warning: bot 'lama-greedy' says it plays lama, not cabanga" in result.stderr
     assert "cabanga-greedy" not in result.stderr.split("warning")[-1].split("\n")[0]
+
+
+def test_a_bot_that_fails_to_start_is_shown_with_the_first_and_last_lines_of_its_output(tmp_path: Path) -> None:
+    program = tmp_path / "panics.py"
+    program.write_text("import sys\nprint('panic: the first line says why')\n"
+                       "for i in range(300):\n    print(f'goroutine {i} [running]: main.go:{i}')\n"
+                       "print('exit status 2')\nsys.exit(2)\n")
+    bots = tmp_path / "bots.toml"
+    bots.write_text(f'[[bot]]\nname = "panics"\ncommand = ["{{python}}", "{program.name}"]\n\n'
+                    '[[bot]]\nbundled = "cabanga-greedy"\n\n[[bot]]\nbundled = "cabanga-tidy"\n')
+    result = CliRunner().invoke(main, ["match", "--bots", str(bots), "--seed", "1", "--log-dir",
+                                       str(tmp_path / "logs"), "--sandbox", "limits"])
+    assert result.exit_code == 1
+    assert "panic: the first line says why" in result.stderr  # the head, which a tail alone cut off
+    assert "exit status 2" in result.stderr and "bytes left out" in result.stderr
+    assert "goroutine 150 " not in result.stderr  # the middle is left out
