@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -615,7 +616,8 @@ def format_board(board: Board) -> str:
     body = []
     for line in board.lines:
         r, fit = line.raw, line.fit
-        body.append((str(line.rank), fit.ranks if fit else "-", r.bot, f"{fit.strength:.2f}" if fit else "-",
+        ranks = fit.ranks if fit else "did not start" if r.bot in board.not_started else "-"
+        body.append((str(line.rank), ranks, r.bot, f"{fit.strength:.2f}" if fit else "-",
                      f"{fit.low:.2f}..{fit.high:.2f}" if fit else "-", str(r.matches),
                      "yes" if line.decided else "no", f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.wins:g}",
                      f"{r.mean_points:.1f}", str(r.faults), f"{r.median_ms:.2f}", f"{r.p99_ms:.2f}"))
@@ -626,6 +628,7 @@ def format_board(board: Board) -> str:
     if board.pairs:
         lines.append(f"neighbours ({board.open_pairs} of {len(board.pairs)} pairs open):")
         lines += [f"  {pair.describe()}" for pair in board.pairs]
+    lines += [f"did not start: {name}: {why.splitlines()[0][:300]}" for name, why in sorted(board.not_started.items())]
     return "\n".join(visible(line) for line in lines)
 
 
@@ -844,7 +847,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             still = sum(1 for _, v in verdicts if not v.decided)
             click.echo("every pair decided" if not still else f"{still} of {len(verdicts)} pairs still open "
                        "(the budget ran out)", err=True)
-        board = build_board(store, test)
+        board = dataclasses.replace(build_board(store, test), not_started=dict(runner.not_started))
         print_board(board, "text")
         return board
     finally:

@@ -86,3 +86,18 @@ def test_a_bot_that_fails_to_start_is_shown_with_the_first_and_last_lines_of_its
     assert "panic: the first line says why" in result.stderr  # the head, which a tail alone cut off
     assert "exit status 2" in result.stderr and "bytes left out" in result.stderr
     assert "goroutine 150 " not in result.stderr  # the middle is left out
+
+
+def test_the_ladders_board_marks_a_bot_that_never_started(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("raise SystemExit('no such thing')\n")
+    bots = tmp_path / "bots.toml"
+    bots.write_text('[[bot]]\nname = "broken"\ncommand = ["{python}", "broken.py"]\n\n'
+                    '[[bot]]\nbundled = "cabanga-greedy"\n\n[[bot]]\nbundled = "cabanga-tidy"\n\n'
+                    '[[bot]]\nbundled = "cabanga-random"\n')
+    result = CliRunner().invoke(main, ["ladder", "--bots", str(bots), "--seats", "3", "--matches", "3",
+                                       "--tables", "1", "--db", str(tmp_path / "l.db"), "-o", "rounds=1",
+                                       "--sandbox", "limits"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if " broken " in f" {line} ")
+    assert "did not start" in row
+    assert any(line.startswith("did not start: broken: ") for line in result.stdout.splitlines()), result.stdout
