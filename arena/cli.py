@@ -770,8 +770,11 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
                 hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
                 pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
-                cluster: str | None = None, ship: Path | None = None) -> Board:
-    """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it."""
+                cluster: str | None = None, ship: Path | None = None, heading: str = "") -> Board:
+    """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it.
+
+    ``heading`` is the first line said (default: the ladder's own, with its share of table time outside matches
+    at the end, which only a ladder's operator needs)."""
     # on a cluster each node picks its own sandbox for the mode (and says which)
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
     if ship is not None and cluster is None:
@@ -819,7 +822,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}"
         place += f" on the Ray cluster at {cluster}" if cluster else ""
-        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
+        click.echo(heading or f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         if sandbox is not None:
             click.echo(sandbox.describe(), err=True)
@@ -839,7 +842,9 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             progress.finish()
             raise CommandError(str(exc)) from None
         played = runner.count - before
-        if played:
+        if played and heading:
+            click.echo(f"{played} matches played in {timing.wall:.1f} s", err=True)
+        elif played:
             click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table "
                        "time outside matches", err=True)
         if test is not None:
@@ -919,8 +924,11 @@ def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: st
         if db_path is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-compare-"))
             db_path = Path(folder) / "compare.db"
+        others = f", with {', '.join(b.name for b in chosen[2:])}" if count > 2 else ""
+        heading = (f"compare: {first} against {second} at {game.title}, {count} seats{others}, on shared deals "
+                   f"until the test decides ({test.describe()}) or {matches} matches are played")
         _run_ladder(game, opts, chosen, count, matches, None, tables, None, db_path, Clock(deadline, time_bank),
-                    max_faults, log_dir, test, ((first, second),), 0.0, sandbox_mode, 0.0)
+                    max_faults, log_dir, test, ((first, second),), 0.0, sandbox_mode, 0.0, heading=visible(heading))
         store = open_store(db_path, readonly=True)
         try:
             paired = Evidence.of(store.results()).paired(first, second)
