@@ -8,7 +8,7 @@ misleading when strong bots mostly meet strong bots), faults and latency.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.estimate import BotEstimate, Estimate, Evidence, NeighbourPair, SequentialTest, estimate
@@ -43,6 +43,8 @@ class Board:
     lines: list[BoardLine]
     pairs: list[NeighbourPair]
     matches: int
+    not_started: dict[str, str] = field(default_factory=dict)
+    """Bots that this run of the ladder left out because they did not start, and why."""
 
     @property
     def open_pairs(self) -> int:

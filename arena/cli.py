@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -28,7 +29,16 @@ from arena.executor import Executor
 from arena.games import GAMES, get_game
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
-from arena.launcher import BotListError, BotSpec, LaunchError, load_bot_list, machine_sandbox, shared_folders
+from arena.launcher import (
+    BotListError,
+    BotSpec,
+    LaunchError,
+    bundled_folder,
+    load_bot_list,
+    machine_sandbox,
+    merge_bot_lists,
+    shared_folders,
+)
 from arena.ratings import TrueSkillSystem
 from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
 from arena.runner import latency_summary, run_match, seat_names
@@ -197,13 +207,6 @@ def play(game_name: str, seats: int, seed: int | None, options: tuple[str, ...],
     print_faults(record, as_json)
 
 
-def bundled_bots() -> Path:
-    """Return the folder of the bundled example bots: the ``bots`` package, installed or in the source tree."""
-    import bots
-
-    return Path(bots.__file__).resolve().parent
-
-
 sandbox_option = click.option(
     "--sandbox", "sandbox_mode", type=click.Choice([m.value for m in Mode]), default=Mode.AUTO.value,
     show_default=True, help="Bot isolation: auto (the strongest this machine gives, said at start), strict "
@@ -221,19 +224,21 @@ def pick_sandbox(mode: str) -> Sandbox:
 
 def default_bot_list(game: Game) -> Path:
     """Return the bundled example bot list for ``game`` (``bots/GAME.toml``, shipped in the package)."""
-    path = bundled_bots() / f"{game.name}.toml"
+    path = bundled_folder() / f"{game.name}.toml"
     if not path.is_file():
         raise click.UsageError(f"no bundled bot list at {path}; give one with --bots")
     return path
 
 
-def game_and_bots(game_name: str, options: Sequence[str], bots_path: Path | None
+def game_and_bots(game_name: str, options: Sequence[str], bots_paths: Sequence[Path]
                   ) -> tuple[Game, Options, list[BotSpec]]:
-    """Return the game, its options and the bot list (the bundled one unless ``bots_path``); usage errors."""
+    """Return the game, its options and the bots of the lists ``bots_paths`` (``--bots`` given once or more,
+    merged; the bundled list when none); usage errors."""
     game = get_game(game_name.lower())
     opts = game_options(game, options)
     try:
-        return game, opts, load_bot_list(bots_path or default_bot_list(game))
+        paths = list(bots_paths) or [default_bot_list(game)]
+        return game, opts, merge_bot_lists([(str(path), load_bot_list(path)) for path in paths])
     except BotListError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -263,8 +268,9 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
 
 @main.command()
 @game_option
-@click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Bot list (TOML). Default: the bundled example bots of the game.")
+@click.option("--bots", "bots_paths", type=click.Path(dir_okay=False, path_type=Path), multiple=True,
+              help="Bot list (TOML); give it more than once to merge lists (bot names must differs). Default: the "
+                   "bundled example bots of the game.")
 @click.option("--seats", type=int, default=None,
               help="Number of seats; the bot list is cycled to fill them. Default: one seat per bot.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
@@ -280,7 +286,7 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
 @sandbox_option
 @throw_window_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int | None,
+def match(game_name: str, bots_paths: tuple[Path, ...], seats: int | None, seed: int | None,
           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
           replay_path: Path | None, log_dir: Path | None, listen: str | None, sandbox_mode: str,
           throw_window_ms: float,
@@ -293,8 +299,12 @@ def match(game_name: str, bots_path: Path | None, seats: int | None, seed: int |
     the arena waits for it to connect to --listen HOST:PORT with that token; it is a process the arena does
     not own, so it may remember a seed it played in an earlier run.
     """
-    game, opts, bots = game_and_bots(game_name, options, bots_path)
+    game, opts, bots = game_and_bots(game_name, options, bots_paths)
     seated = pick_bots(bots, seats, game)
+    for bot in dict.fromkeys(seated):
+        if bot.games and game.name not in bot.games:
+            click.echo(f"warning: bot {visible(bot.name)!r} says it plays {', '.join(bot.games)}, not "
+                       f"{game.name}", err=True)
     remote = [b.name for b in seated if b.remote]
     if remote and listen is None:
         raise click.UsageError(f"bot {remote[0]!r} is remote (it has a token): give --listen HOST:PORT, the "
@@ -584,7 +594,7 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
 
     folder = parent / name
     try:
-        files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_bots(),
+        files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_folder(),
                           proto=Path(arena.v1.__file__).resolve().parent / "arena.proto")
     except (ScaffoldError, OSError) as exc:
         raise CommandError(str(exc)) from None
@@ -606,7 +616,8 @@ def format_board(board: Board) -> str:
     body = []
     for line in board.lines:
         r, fit = line.raw, line.fit
-        body.append((str(line.rank), fit.ranks if fit else "-", r.bot, f"{fit.strength:.2f}" if fit else "-",
+        ranks = fit.ranks if fit else "did not start" if r.bot in board.not_started else "-"
+        body.append((str(line.rank), ranks, r.bot, f"{fit.strength:.2f}" if fit else "-",
                      f"{fit.low:.2f}..{fit.high:.2f}" if fit else "-", str(r.matches),
                      "yes" if line.decided else "no", f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.wins:g}",
                      f"{r.mean_points:.1f}", str(r.faults), f"{r.median_ms:.2f}", f"{r.p99_ms:.2f}"))
@@ -617,6 +628,7 @@ def format_board(board: Board) -> str:
     if board.pairs:
         lines.append(f"neighbours ({board.open_pairs} of {len(board.pairs)} pairs open):")
         lines += [f"  {pair.describe()}" for pair in board.pairs]
+    lines += [f"did not start: {name}: {why.splitlines()[0][:300]}" for name, why in sorted(board.not_started.items())]
     return "\n".join(visible(line) for line in lines)
 
 
@@ -690,8 +702,9 @@ def _duration(seconds: float) -> str:
 
 
 @main.command()
-@click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Bot list (TOML). Default: the bundled example bots of the game, for "
+@click.option("--bots", "bots_paths", type=click.Path(dir_okay=False, path_type=Path), multiple=True,
+              help="Bot list (TOML), or several (given once each, merged). Default: the bundled example bots of "
+                   "the game, for "
                    f"{DEFAULT_LADDER_MATCHES} matches unless a budget is given.")
 @game_option
 @click.option("--seats", type=int, default=4, show_default=True, help="Seats per match.")
@@ -730,7 +743,7 @@ def _duration(seconds: float) -> str:
 @click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
                    "that learn between matches. A database rated with another tau is rated again.")
-def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | None, hours: float | None,
+def ladder(bots_paths: tuple[Path, ...], game_name: str, seats: int, matches: int | None, hours: float | None,
            tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
            options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
            sandbox_mode: str, throw_window_ms: float, until_decided: bool, zone: float, alpha: float, beta: float,
@@ -744,8 +757,8 @@ def ladder(bots_path: Path | None, game_name: str, seats: int, matches: int | No
     the same command resumes where it stood. The leaderboard is printed at the end; `arena leaderboard`
     shows it at any time.
     """
-    game, opts, bots = game_and_bots(game_name, options, bots_path)
-    if matches is None and hours is None and bots_path is None and not until_decided:
+    game, opts, bots = game_and_bots(game_name, options, bots_paths)
+    if matches is None and hours is None and not bots_paths and not until_decided:
         matches = DEFAULT_LADDER_MATCHES
     test = SequentialTest(zone, alpha, beta)
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
@@ -757,8 +770,11 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
                 hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
                 pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
-                cluster: str | None = None, ship: Path | None = None) -> Board:
-    """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it."""
+                cluster: str | None = None, ship: Path | None = None, heading: str = "") -> Board:
+    """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it.
+
+    ``heading`` is the first line said (default: the ladder's own, with its share of table time outside matches
+    at the end, which only a ladder's operator needs)."""
     # on a cluster each node picks its own sandbox for the mode (and says which)
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
     if ship is not None and cluster is None:
@@ -806,7 +822,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}"
         place += f" on the Ray cluster at {cluster}" if cluster else ""
-        click.echo(f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
+        click.echo(heading or f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         if sandbox is not None:
             click.echo(sandbox.describe(), err=True)
@@ -826,7 +842,9 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             progress.finish()
             raise CommandError(str(exc)) from None
         played = runner.count - before
-        if played:
+        if played and heading:
+            click.echo(f"{played} matches played in {timing.wall:.1f} s", err=True)
+        elif played:
             click.echo(f"{played} matches played in {timing.wall:.1f} s; {timing.outside_share:.1%} of table "
                        "time outside matches", err=True)
         if test is not None:
@@ -834,7 +852,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             still = sum(1 for _, v in verdicts if not v.decided)
             click.echo("every pair decided" if not still else f"{still} of {len(verdicts)} pairs still open "
                        "(the budget ran out)", err=True)
-        board = build_board(store, test)
+        board = dataclasses.replace(build_board(store, test), not_started=dict(runner.not_started))
         print_board(board, "text")
         return board
     finally:
@@ -857,9 +875,9 @@ async def _run_until_signal(runner: Ladder) -> Timing:
 @main.command()
 @click.argument("first")
 @click.argument("second")
-@click.option("--bots", "bots_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Bot list (TOML) naming FIRST and SECOND; its other bots fill the seats the game needs. "
-                   "Default: the bundled example bots of the game.")
+@click.option("--bots", "bots_paths", type=click.Path(dir_okay=False, path_type=Path), multiple=True,
+              help="Bot list (TOML) naming FIRST and SECOND, or several (given once each, merged); the other "
+                   "bots fill the seats the game needs. Default: the bundled example bots of the game.")
 @game_option
 @click.option("--seats", type=int, default=None,
               help="Seats per match. Default: the fewest the game is played by (fillers take the extra seats).")
@@ -875,7 +893,7 @@ async def _run_until_signal(runner: Ladder) -> Timing:
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output. Default: discarded.")
 @sandbox_option
-def compare(first: str, second: str, bots_path: Path | None, game_name: str, seats: int | None, matches: int,
+def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: str, seats: int | None, matches: int,
             tables: int, db_path: Path | None, options: tuple[str, ...], deadline: float, time_bank: float,
             max_faults: int, zone: float, alpha: float, beta: float, log_dir: Path | None,
             sandbox_mode: str) -> None:
@@ -886,7 +904,7 @@ def compare(first: str, second: str, bots_path: Path | None, game_name: str, sea
     fastchess and fishtest do for game pairs) stops when one bot is better, or when they are equal within
     the indifference zone; it ends with "FIRST is better", "SECOND is better" or "no difference".
     """
-    game, opts, bots = game_and_bots(game_name, options, bots_path)
+    game, opts, bots = game_and_bots(game_name, options, bots_paths)
     names = [b.name for b in bots]
     for name in (first, second):
         if name not in names:
@@ -906,8 +924,11 @@ def compare(first: str, second: str, bots_path: Path | None, game_name: str, sea
         if db_path is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-compare-"))
             db_path = Path(folder) / "compare.db"
+        others = f", with {', '.join(b.name for b in chosen[2:])}" if count > 2 else ""
+        heading = (f"compare: {first} against {second} at {game.title}, {count} seats{others}, on shared deals "
+                   f"until the test decides ({test.describe()}) or {matches} matches are played")
         _run_ladder(game, opts, chosen, count, matches, None, tables, None, db_path, Clock(deadline, time_bank),
-                    max_faults, log_dir, test, ((first, second),), 0.0, sandbox_mode, 0.0)
+                    max_faults, log_dir, test, ((first, second),), 0.0, sandbox_mode, 0.0, heading=visible(heading))
         store = open_store(db_path, readonly=True)
         try:
             paired = Evidence.of(store.results()).paired(first, second)

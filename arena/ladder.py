@@ -243,6 +243,8 @@ class Ladder:
                 self.on_note(f"bot {bot.name!r} changed since its last match (command or files): a new entry with "
                              f"a fresh rating; the old version stays on the board as {old!r}")
         self.available = set(self.specs)
+        self.not_started: dict[str, str] = {}
+        """The bots left out because they kept failing to start, and the last reason (for the board)."""
         self.timing = Timing(tables=self.executor.tables)
         outcomes = store.results()
         self.evidence = Evidence.of(outcomes)
@@ -400,6 +402,7 @@ class Ladder:
             if self._failures[name] < START_ATTEMPTS:
                 continue
             self.available.discard(name)
+            self.not_started[name] = str(error)
             self.on_note(f"bot {name!r} does not start; the ladder goes on without it ({START_ATTEMPTS} tries, "
                          f"the last: {error})")
             self._replace(name)

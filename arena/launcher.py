@@ -163,10 +163,16 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         where = f"{source}: bot {i}"
         if not isinstance(entry, dict):
             raise BotListError(f"{where}: expected a table")
-        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games", "files"})
+        unknown = sorted(set(entry) - {"name", "command", "cwd", "limits", "token", "games", "files", "bundled"})
         if unknown:
             raise BotListError(f"{where}: unknown key {unknown[0]!r} (keys: name, command, cwd, limits, token, "
-                               "games, files)")
+                               "games, files, bundled)")
+        if "bundled" in entry:
+            bot = _bundled_bot(entry, shared, where)
+            if any(b.name == bot.name for b in bots):
+                raise BotListError(f"{source}: two bots are named {bot.name!r}")
+            bots.append(bot)
+            continue
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
@@ -198,6 +204,54 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
         files = _files(entry.get("files", []), cwd, where)
         bots.append(BotSpec(name, tuple(command), cwd, limits, games=tuple(games), files=files))
     return with_neighbours(bots)
+
+
+def bundled_folder() -> Path:
+    """Return the folder of the bundled example bots and their lists (``GAME.toml``): the ``bots`` package,
+    installed with the arena or in the source tree."""
+    import bots
+
+    return Path(bots.__file__).resolve().parent
+
+
+def bundled_bots() -> dict[str, BotSpec]:
+    """Return every bundled example bot, by name, from the bundled lists of all games."""
+    found: dict[str, BotSpec] = {}
+    for path in sorted(bundled_folder().glob("*.toml")):
+        for bot in load_bot_list(path):
+            found.setdefault(bot.name, bot)
+    return found
+
+
+def _bundled_bot(entry: dict[str, Any], shared: Limits, where: str) -> BotSpec:
+    """Return the bundled bot an entry names with ``bundled = "NAME"``, wherever the arena is installed; the
+    entry may rename it (``name``) and set its ``limits``, nothing else."""
+    wanted = entry["bundled"]
+    extra = sorted(set(entry) - {"bundled", "name", "limits"})
+    if extra:
+        raise BotListError(f"{where}: a bundled bot takes only name and limits besides bundled, not {extra[0]!r}")
+    known = bundled_bots()
+    if not isinstance(wanted, str) or wanted not in known:
+        raise BotListError(f"{where}: bundled must name a bundled bot ({', '.join(sorted(known))}), got {wanted!r}")
+    bot = known[wanted]
+    name = entry.get("name", wanted)
+    if not isinstance(name, str) or not name.strip() or len(name) > 64:
+        raise BotListError(f"{where}: name must be a non-empty string of at most 64 characters, got {name!r}")
+    limits = _limits(shared, entry.get("limits", {}), f"{where}: limits")
+    return BotSpec(name, bot.command, bot.cwd, limits, games=bot.games, files=bot.files)
+
+
+def merge_bot_lists(lists: Sequence[tuple[str, Sequence[BotSpec]]]) -> list[BotSpec]:
+    """Return the bots of several lists (source, bots) as one list; two bots of one name are an error."""
+    merged: list[BotSpec] = []
+    where: dict[str, str] = {}
+    for source, bots in lists:
+        for bot in bots:
+            if bot.name in where:
+                raise BotListError(f"bot {bot.name!r} is in both {where[bot.name]} and {source}: rename one")
+            where[bot.name] = source
+            merged.append(bot)
+    return with_neighbours(merged)
 
 
 def _files(raw: object, cwd: Path, where: str) -> tuple[Path, ...]:
@@ -576,6 +630,8 @@ class BotProcess:
         """The bot's cgroup at its table (:func:`arena.sandbox.make_bot_group`): every process of the bot
         there runs in it, bounded together; ``None``: the process is bounded alone."""
         self.scratch: Path | None = None
+        self._log_start = 0
+        """Where this process's output begins in its log (a log file is appended to by each restart)."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._pump: _LogPump | None = None
         self._ended: asyncio.Future[str] | None = None
@@ -646,6 +702,7 @@ class BotProcess:
                 try:
                     self.log_path.parent.mkdir(parents=True, exist_ok=True)
                     log_file = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
+                    self._log_start = log_file.tell()
                 except OSError as exc:
                     raise LaunchError(f"bot {self.spec.name!r}: cannot open its log {str(self.log_path)!r}: "
                                       f"{exc}", bots=[self.spec.name]) from None
@@ -729,8 +786,10 @@ class BotProcess:
         if self._pump is not None:
             self._pump.note(f"[arena] {line}\n".encode())
 
-    def output_tail(self, limit: int = 1200) -> str:
-        """Return the end of the bot's output so far (its log), for the message of a bot that failed."""
+    def output_tail(self, limit: int = 1200, head: int = 400) -> str:
+        """Return this process's output so far (its log), for the message of a bot that failed: all of it when
+        it is short, else its first ``head`` characters (up to a line end: where a panic or a traceback says
+        what went wrong first) and its last ones, ``limit`` in all, with a line marking what is left out."""
         if self._pump is not None and not self.alive():
             self._pump.close()  # the process has gone: keep what is left in the pipe
             self._pump = None
@@ -739,10 +798,19 @@ class BotProcess:
         try:
             with open(self.log_path, "rb") as file:
                 file.seek(0, os.SEEK_END)
-                file.seek(max(0, file.tell() - limit))
-                return file.read().decode("utf-8", "replace").strip()
+                size = file.tell() - self._log_start
+                file.seek(self._log_start)
+                if size <= limit:
+                    return file.read().decode("utf-8", "replace").strip()
+                first = file.read(head)
+                first = first[: first.rfind(b"\n") + 1] or first
+                file.seek(-(limit - len(first)), os.SEEK_END)
+                last = file.read()
         except OSError:
             return ""
+        left_out = size - len(first) - len(last)
+        return (f"{first.decode('utf-8', 'replace').rstrip()}\n[... {left_out} bytes left out ...]\n"
+                f"{last.decode('utf-8', 'replace').strip()}")
 
     def _control(self, message: bytes) -> None:
         stdin = self._proc.stdin if self._proc is not None else None
@@ -893,7 +961,7 @@ class BotSession:
         bot = self.spec.name
         if self.process is not None and self.process.ended.done():
             tail = self.process.output_tail()
-            said = f"; its output ends with: {tail}" if tail else ""
+            said = f"; its output was: {tail}" if tail else ""
             return f"bot {bot!r} {self.process.ended.result()} before connecting{said}"
         if self.remote:
             return (f"remote bot {bot!r} did not connect to {self.server.address} with its token within "

@@ -135,6 +135,8 @@ class Step:
     kind: str
     decisions: dict[int, str]
     events: list[Event]
+    prompts: tuple[Prompt, ...] = ()
+    """What each seat asked at this step was offered: its choices or candidates, and its default."""
 
 
 def start(data: Mapping[str, Any]) -> tuple[MatchState, Iterator[Step]]:
@@ -150,7 +152,7 @@ def start(data: Mapping[str, Any]) -> tuple[MatchState, Iterator[Step]]:
         for index, step in enumerate(steps):
             prompts, decisions = _decisions(state, index, step)
             texts = {seat: str(step[str(seat)]) for seat in decisions}
-            yield Step(index, prompts[0].kind.value, texts, state.apply(decisions))
+            yield Step(index, prompts[0].kind.value, texts, state.apply(decisions), prompts)
         if not state.over:
             raise ReplayError(f"replay ends after {len(steps)} steps but the match is not over")
 

@@ -550,13 +550,17 @@ def _canonical(identity: LadderIdentity) -> str:
 
 
 def _quantile(hist: Sequence[tuple[int, int]], q: float) -> float:
+    """Return the ``q`` quantile (seconds) of a latency histogram, interpolated inside its bucket (log-linearly,
+    as the buckets are): bots whose latencies share a bucket still get the quantiles that tell them apart,
+    not all the bucket's middle."""
     total = sum(count for _, count in hist)
     if total == 0:
         return 0.0
     target = q * total
     seen = 0
     for bucket, count in hist:
+        if seen + count >= target:
+            inside = (target - seen) / count if count else 0.5
+            return float(LATENCY_BUCKET_BASE ** (bucket + min(1.0, max(0.0, inside))) / 1e6)
         seen += count
-        if seen >= target:
-            return _bucket_seconds(bucket)
     return _bucket_seconds(hist[-1][0])

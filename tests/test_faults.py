@@ -92,7 +92,7 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
     game = get_game("cabanga")
     broken = BotSpec("broken", ("{python}", "-c", "import sys; print('cannot find my weights', file=sys.stderr); "
                                 "sys.exit(4)"), ROOT)
-    with pytest.raises(LaunchError, match="exited with code 4 before connecting; its output ends with: "
+    with pytest.raises(LaunchError, match="exited with code 4 before connecting; its output was: "
                                           "cannot find my weights"):
         asyncio.run(run_match(game, [broken, bot("g", "cabanga_greedy"), bot("r", "cabanga_random")], 1))
 

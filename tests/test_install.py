@@ -1,16 +1,19 @@
 """A plain `pip install .` (not editable) into a fresh virtual environment ships everything the default
 `arena ladder` needs: the bundled bots and their lists (issue 11).
 
-The environment sees this interpreter's packages (grpcio, protobuf, pip, setuptools) so that nothing is
-downloaded; the test checks that arena and the bots it runs come from the new environment, not from this source tree.
+The environment sees the packages of the environment running the tests (grpcio, protobuf, pip, setuptools),
+after its own, so that nothing is downloaded (it also passes in a fresh venv of a bare interpreter); the test
+checks that arena and the bots it runs come from the new environment, not from this source tree.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,9 +24,14 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", "*.db*", "node_modules", "__pycache__", "*.egg-info", "build", ".*_cache"))
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-                   check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
+    # the new environment sees the packages of the one running the tests (a venv, or the system's), listed
+    # after its own: --system-site-packages would give the base interpreter's, which in a fresh venv lack them
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()}
+    (Path(own) / "outer-environment.pth").write_text("\n".join(sorted(outer)) + "\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                               "--disable-pip-version-check", str(source)],

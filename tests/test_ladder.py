@@ -641,6 +641,9 @@ def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
                    "--zone", "0.2", "-o", "rounds=1", "--tables", "2", "--db", tmp_path / "c.db")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1].startswith("lama-steady is better (")
+    said = result.stderr.splitlines()
+    assert said[0].startswith("compare: lama-random against lama-steady at L.A.M.A., 3 seats, with lama-quitter")
+    assert not any(line.startswith("ladder:") or "outside matches" in line for line in said), said
     store = Store(tmp_path / "c.db", readonly=True)
     try:
         outcomes = store.results()

@@ -71,9 +71,16 @@ class Server:
             return int(exc.code), exc.read().decode()
 
     def json(self, path: str) -> Any:
-        status, text = self.get(path)
-        assert status == 200, (path, status, text)
-        return json.loads(text)
+        """Return the JSON at ``path``; a whole-database figure still being computed ({"pending": true}) is
+        asked for again, as the page does, for up to a minute."""
+        deadline = time.monotonic() + 60
+        while True:
+            status, text = self.get(path)
+            assert status == 200, (path, status, text)
+            data = json.loads(text)
+            if not (isinstance(data, dict) and data.get("pending")) or time.monotonic() > deadline:
+                return data
+            time.sleep(0.1)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -638,3 +645,30 @@ def test_browser_a_running_ladder_s_new_match_appears_without_a_reload(
     shown = page.eval_on_selector_all("#board tbody tr td.bot", "cells => cells.map(c => c.textContent)")
     assert shown == [r["bot"] for r in cli_board(ladder_db)]
     assert f"matches: {FIRST_MATCHES + 4}" in page.inner_text("#settings")
+
+
+def test_browser_a_faulted_decision_shows_its_fault_and_the_default_on_its_frame(
+        page: Any, server: Server, tmp_path: Path) -> None:
+    import concurrent.futures
+
+    from test_viewer_frames import _replay  # a Cabanga! match whose seat 0 crashes at every throw
+
+    from arena import replay as replay_format
+
+    replay = tmp_path / "crash.json"
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # the browser's driver holds this thread's event loop
+        replay_format.write(replay, pool.submit(_replay).result())
+    open_page(page, server.url + "/replay")
+    page.set_input_files("#file", str(replay))
+    page.wait_for_selector("body[data-game='cabanga']")
+    for _ in range(400):  # step until the crasher's first fault
+        text = page.inner_text("#table .seat[data-seat='0'] .decision")
+        if text.startswith("crash"):
+            break
+        page.click("#forward")
+    assert text.startswith("crash: RuntimeError: my throw code is broken; the default applied: nothing thrown"), text
+    shot(page, "faulted-decision")
+    page.click("#first")
+    page.click("#forward")
+    answered = page.inner_text("#table .seat .decision >> nth=0") or page.inner_text("#table .seat .decision >> nth=1")
+    assert "decided:" not in answered

@@ -88,6 +88,17 @@ def test_latency_median_and_p99_come_from_the_histogram(tmp_path: Path) -> None:
     assert board["cat"].median_ms == 0.0
 
 
+def test_quantiles_are_interpolated_inside_a_bucket_so_bots_in_one_bucket_differ() -> None:
+    from arena.store import LATENCY_BUCKET_BASE, _bucket, _quantile
+
+    bucket = _bucket(0.00987)
+    low, high = LATENCY_BUCKET_BASE ** bucket / 1e6, LATENCY_BUCKET_BASE ** (bucket + 1) / 1e6
+    p99s = [_quantile([(bucket - 20, 100 - n), (bucket, n)], 0.99) for n in (2, 4, 8, 16)]
+    assert len(set(p99s)) == 4  # four bots whose slow decisions share one bucket: four p99s, not one
+    assert all(low <= p <= high for p in p99s) and p99s == sorted(p99s)
+    assert _quantile([(bucket, 1)], 0.5) == pytest.approx((low * high) ** 0.5)  # the middle of a lone bucket
+
+
 def test_a_match_is_stored_whole_or_not_at_all(tmp_path: Path) -> None:
     store = new_store(tmp_path / "a.db")
     store.plan_deal(0, 11, BOTS)

@@ -72,7 +72,7 @@
       if (!over && s === t.active) seat.classList.add("active");
       const title = node("div", null);
       title.append(node("span", "name", name), node("span", "total", String(t.totals[s])));
-      const decision = node("div", "decision", frame.decisions[String(s)] ? "decided: " + frame.decisions[String(s)] : "");
+      const decision = node("div", "decision", frame.decisions[String(s)] || "");
       seat.append(title, hand(t.hands[s], t.hand_sizes[s]), decision);
       seats.append(seat);
     });

@@ -61,7 +61,7 @@
         t.hands[s].forEach((c) => cards.append(card(c)));
       }
       const state = node("div", "decision", (t.in_round[s] ? "" : "quit this round. ") +
-        (frame.decisions[String(s)] ? "decided: " + frame.decisions[String(s)] : ""));
+        (frame.decisions[String(s)] || ""));
       seat.append(title, cards, node("div", null), chips(t.chips[s]), state);
       seats.append(seat);
     });

@@ -13,9 +13,38 @@ from typing import Any
 
 from arena import replay
 from arena.games import get_game
-from arena.games.base import Event, GameError
+from arena.games.base import NO_DECISION_TEXT, Event, GameError, Prompt
 from arena.referee import Fault
 from arena.web.games import game_web
+
+CHOICES_SHOWN = 12
+"""The most choices (or candidates) a frame lists for a decision; the rest are counted."""
+
+
+def decision_detail(prompt: Prompt, answer: str, fault: Fault | None, latency_ms: float | None) -> dict[str, Any]:
+    """Return what a frame shows of one seat's decision: its choices or candidates, its answer, or the fault
+    and the default applied instead, and its latency."""
+    return {"kind": prompt.kind.value, "pick": prompt.pick.value, "choices": [a.text for a in prompt.choices],
+            "answer": answer, "fault": None if fault is None else {"kind": fault.kind.value, "detail": fault.detail},
+            "latency_ms": latency_ms}
+
+
+def describe_detail(detail: Mapping[str, Any]) -> str:
+    """Return one line for a decision on its frame, e.g. ``answered R9:left in 1.3 ms (of R9:left, B3:right)``
+    or ``timeout: no answer within 1.000 s; the default applied: nothing thrown``."""
+    answer = str(detail["answer"])
+    subset = detail["pick"] == "subset"
+    what = ("nothing thrown" if subset else "no action") if answer in ("", NO_DECISION_TEXT) else answer
+    choices = list(detail["choices"])
+    listed = ", ".join(choices[:CHOICES_SHOWN]) + (f" and {len(choices) - CHOICES_SHOWN} more"
+                                                   if len(choices) > CHOICES_SHOWN else "")
+    offered = f"{'candidates' if subset else 'choices'}: {listed or 'none'}"
+    fault = detail["fault"]
+    if fault is not None:
+        reason = f": {fault['detail']}" if fault.get("detail") else ""
+        return f"{fault['kind']}{reason}; the default applied: {what} ({offered})"
+    took = f" in {detail['latency_ms']:.1f} ms" if isinstance(detail["latency_ms"], int | float) else ""
+    return f"{'threw' if subset and answer not in ('', NO_DECISION_TEXT) else 'answered'} {what}{took} ({offered})"
 
 
 def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
@@ -44,26 +73,36 @@ def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
                 current_round = int(raw["round"])
             lines.append({"text": event.describe(names), "kind": raw.get("event"), "round": current_round})
 
+    faults = []
+    by_step: dict[tuple[int, int], Fault] = {}
+    for raw in data.get("faults") or []:
+        fault = Fault.from_json(raw)
+        by_step.setdefault((fault.step, fault.seat), fault)
+        # a fault's detail can quote the seat's legal choices, so its hand: only its own seat (or above) sees it
+        visible = seat is None or fault.seat == seat
+        faults.append({"seat": fault.seat, "step": fault.step, "kind": fault.kind.value,
+                       "detail": fault.detail if visible else None})
+    raw_latencies = data.get("latency_ms")
+    latencies: list[Any] = raw_latencies if isinstance(raw_latencies, list) else []
+
     log(first)
     frames: list[dict[str, Any]] = [{"table": web.table(state, seat), "events": len(lines), "step": None,
-                                     "decisions": {}}]
+                                     "decisions": {}, "details": {}}]
     for step in steps:
         log(step.events)
         shown = step.decisions if seat is None else {s: t for s, t in step.decisions.items() if s == seat}
         if seat is not None and not shown and not step.events:
             continue  # nothing this seat saw happened
+        took = latencies[step.index] if step.index < len(latencies) and isinstance(latencies[step.index], dict) \
+            else {}
+        details = {s: decision_detail(prompt, shown[s], by_step.get((step.index, s)), took.get(str(s)))
+                   for prompt in step.prompts if (s := prompt.seat) in shown}
         frames.append({"table": web.table(state, seat), "events": len(lines), "step": step.kind,
-                       "decisions": {str(s): t for s, t in shown.items()}})
+                       "decisions": {str(s): describe_detail(d) for s, d in details.items()},
+                       "details": {str(s): d for s, d in details.items()}})
     rounds: dict[int, int] = {}
     for index, frame in enumerate(frames):
         rounds.setdefault(int(frame["table"]["round"]), index)
-    faults = []
-    for raw in data.get("faults") or []:
-        fault = Fault.from_json(raw)
-        # a fault's detail can quote the seat's legal choices, so its hand: only its own seat (or above) sees it
-        visible = seat is None or fault.seat == seat
-        faults.append({"seat": fault.seat, "step": fault.step, "kind": fault.kind.value,
-                       "detail": fault.detail if visible else None})
     result = state.result
     return {
         "game": game.name,

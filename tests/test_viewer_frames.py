@@ -1,0 +1,51 @@
+"""The replay viewer shows what went wrong where it went wrong: on the frame of a decision, the seat's choices or
+candidates, its answer and latency, or its fault (kind, reason) and the default applied instead."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from arena import replay as replay_format
+from arena.games import get_game
+from arena.games.base import Pick, Prompt, View
+from arena.referee import LocalSeat, play_match
+from arena.web.replays import viewer_data
+
+
+def _first(prompt: Prompt, view: View) -> tuple[Any, ...]:
+    return (prompt.choices[0],) if prompt.pick is Pick.ONE else ()
+
+
+def _crash_on_throw(prompt: Prompt, view: View) -> tuple[Any, ...]:
+    if prompt.pick is Pick.SUBSET:
+        raise RuntimeError("my throw code is broken")
+    return (prompt.choices[0],)
+
+
+def _replay() -> dict[str, Any]:
+    game = get_game("cabanga")
+    seats = [LocalSeat("crasher", _crash_on_throw), LocalSeat("a", _first), LocalSeat("b", _first)]
+    record = asyncio.run(play_match(game, seats, 11, game.options({"rounds": 1}), max_faults=100))
+    return replay_format.from_record(record)
+
+
+def test_a_faulted_decision_shows_the_fault_and_the_default_on_its_frame_not_a_choice() -> None:
+    data = _replay()
+    assert any(f["seat"] == 0 and f["kind"] == "crash" for f in data["faults"]), data["faults"]
+    frames = viewer_data(data, None)["frames"]
+    faulted = [f for f in frames if f["details"].get("0", {}).get("fault")]
+    assert faulted, "no frame shows the crash"
+    line = faulted[0]["decisions"]["0"]
+    assert line.startswith("crash: RuntimeError: my throw code is broken; the default applied: nothing thrown")
+    assert "candidates: " in line and "decided: -" not in line
+    answered = [f["decisions"][s] for f in frames for s in f["decisions"] if not f["details"][s]["fault"]]
+    assert answered and all(text.startswith(("answered ", "threw ")) and ("choices: " in text or "candidates: " in text)
+                            for text in answered)
+    assert any(" ms (" in text for text in answered)  # the latency, where the replay has it
+
+
+def test_a_seat_sees_the_details_of_its_own_decisions_only() -> None:
+    data = _replay()
+    for frame in viewer_data(data, 1)["frames"]:
+        assert set(frame["details"]) <= {"1"} and set(frame["decisions"]) <= {"1"}
