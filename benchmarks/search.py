@@ -33,8 +33,9 @@ def rate(work: Callable[[], int], seconds: float) -> float:
 
 
 def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
+    """Print the figures of one game."""
     rng = random.Random(f"bench/search/{name}")
-    states = []
+    states: list[Any] = []
     seed = 0
     while len(states) < 40:
         state = game.new_match(seats, seed)
