@@ -83,6 +83,10 @@ class Bot:
     def on_events(self, events: Sequence[Event]) -> None:
         """Called with the public events since the previous request, before each decision."""
 
+    def on_clock(self, seconds: float) -> None:
+        """Called before each decision with the seconds left to answer it: the request's deadline plus the time
+        bank left, less the time the request spent on its way (a search bot budgets from it)."""
+
     def on_match_end(self, result: MatchResult, events: Sequence[Event]) -> None:
         """Called when a match ends, with its result and the last events."""
 
@@ -107,6 +111,7 @@ class _LocalBotSeat(LocalSeat):
     async def decide(self, request: Request) -> Decision:
         if request.events:
             self.bot.on_events(request.events)
+        self.bot.on_clock(request.timeout)
         return await super().decide(request)
 
     async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
@@ -172,11 +177,12 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                 which = message.WhichOneof("body")
                 if which == "request":
                     request = message.request
+                    age_ms = 0.0
                     if offset_ms is not None and request.sent_time_ms:
-                        age_ms = time.time_ns() / 1e6 - offset_ms - request.sent_time_ms
+                        age_ms = max(0.0, time.time_ns() / 1e6 - offset_ms - request.sent_time_ms)
                         if age_ms > request.timeout_ms - SAFETY_MARGIN_MS:
                             continue  # too late to count: the arena has applied the default already
-                    await call.write(pb.BotMessage(answer=_answer(bot, request, seat)))
+                    await call.write(pb.BotMessage(answer=_answer(bot, request, seat, age_ms)))
                 elif which == "welcome":
                     if message.welcome.arena_time_ms:
                         offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
@@ -207,7 +213,7 @@ CRASH_REASON_CHARS = 1000
 """The longest reason a crash answer carries (the traceback goes to the bot's log whole)."""
 
 
-def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> pb.Answer:
+def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, age_ms: float = 0.0) -> pb.Answer:
     """Return the bot's answer to ``request``: its picks, or when its code raised, a crash report.
 
     The traceback goes to stderr (the bot's log); the arena records a crash fault with the exception's type
@@ -218,6 +224,8 @@ def _answer(bot: Bot, request: pb.DecisionRequest, seat: int) -> pb.Answer:
         view = wire.view_from_proto(request)
         if request.events and type(bot).on_events is not Bot.on_events:  # decoded only for bots that listen
             bot.on_events(_events(request.events))
+        if type(bot).on_clock is not Bot.on_clock:
+            bot.on_clock(max(0.0, request.timeout_ms - age_ms) / 1000)
         return pb.Answer(request_id=request.request_id, picks=_picks(prompt, decide(bot, prompt, view)))
     except Exception as exc:
         print(f"arena: request {request.request_id} (match {request.match_id}, step {request.step}) failed:",

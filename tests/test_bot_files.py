@@ -189,7 +189,7 @@ def test_sdk_files_hold_everything_the_sdk_and_the_bundled_bots_import() -> None
     package = ROOT / "arena"
     loaded = [Path(line).relative_to(package) for line in done.stdout.split()]
     assert loaded and {p.parts[0] for p in loaded} <= set(SDK_FILES), loaded
-    assert len(bundled) == 8
+    assert len(bundled) == 10
 
 
 def test_a_jailed_bots_path_is_its_interpreters_folder_and_the_systems() -> None:

@@ -1,0 +1,341 @@
+"""L.A.M.A.'s half of the search toolkit (:mod:`arena.games.search` has the game-neutral half).
+
+- :class:`LamaKnowledge`: what a seat has learnt from the events it was told: the cards on the discard pile
+  (all of them public), the cards it drew itself, and the values each other seat is believed not to hold (it
+  drew or quit where it could have played them, L4-L7).
+- :func:`sample_world`: a :class:`LamaState` dealt from the seat's view and knowledge alone (G2).
+- :func:`clone`: a copy of a state to play on, fast.
+- :func:`greedy_policy`: the rollout policy, the bundled greedy bot's plan read from the state (own hand only);
+  :func:`greedy_turn` the same for a view.
+- :func:`pimc_turn`: determinized search (perfect-information Monte Carlo) of a turn.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games.base import Action, Decision, Event, MatchOver, MatchState, Prompt, RoundScored
+from arena.games.lama import (
+    CARDS,
+    CLIMB_ANY,
+    DRAW,
+    LLAMA_VALUE,
+    QUIT,
+    Card,
+    Drew,
+    DrewCard,
+    LamaOptions,
+    LamaState,
+    LamaView,
+    Played,
+    Quit,
+    RoundStarted,
+    TurnAction,
+)
+from arena.games.search import SearchClock, Slot, deal, round_utility, simulate, told_events
+
+QUIT_AT = 4
+"""The greedy plan quits rather than draws when its hand would score at most this many points."""
+
+
+def playable_values(top: int, climb: str = "one") -> frozenset[int]:
+    """Return the values that may be played on a discard pile showing ``top`` (L4, option ``climb``)."""
+    if top == LLAMA_VALUE:
+        return frozenset((1, LLAMA_VALUE))
+    if climb == CLIMB_ANY:
+        return frozenset(range(top, LLAMA_VALUE + 1))
+    return frozenset((top, top + 1))
+
+
+# --------------------------------------------------------------------------------------------- knowledge
+
+
+@dataclass
+class LamaKnowledge:
+    """What ``seat`` knows beyond its view, kept up to date by :meth:`observe` from the events it is told.
+
+    Facts: ``discard`` (every card on the discard pile this round, all played in public), ``top``, ``drawn``
+    (the cards this seat drew, its private :class:`~arena.games.lama.DrewCard`). Inferences
+    (``assume_plays``: a seat plays when it can, as the bundled bots do): ``cannot_hold[s]``, values seat ``s``
+    held none of when it drew or quit instead of playing them; ``free[s]`` counts the cards it drew since,
+    which the inference does not cover.
+    """
+
+    seat: int
+    seats: int
+    climb: str = "one"
+    assume_plays: bool = True
+    discard: list[Card] = field(default_factory=list)
+    top: int | None = None
+    cannot_hold: list[set[int]] = field(default_factory=list)
+    free: list[int] = field(default_factory=list)
+    drawn: list[Card] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self.discard = []
+        self.top = None
+        self.cannot_hold = [set() for _ in range(self.seats)]
+        self.free = [0] * self.seats
+        self.drawn = []
+
+    def observe(self, events: Iterable[Event]) -> None:
+        """Take in the events this seat was told, oldest first (public ones and its own private ones)."""
+        for event in events:
+            kind = type(event)
+            if kind is Played:
+                assert isinstance(event, Played)
+                self.discard.append(event.card)
+                self.top = event.card.value
+            elif kind is Drew:
+                assert isinstance(event, Drew)
+                self._passed(event.seat)
+                self.free[event.seat] += 1
+            elif kind is Quit:
+                assert isinstance(event, Quit)
+                self._passed(event.seat)
+            elif kind is DrewCard:
+                assert isinstance(event, DrewCard)
+                if event.seat == self.seat:
+                    self.drawn.append(event.card)
+            elif kind is RoundStarted:
+                assert isinstance(event, RoundStarted)
+                self._reset()
+                self.discard = [event.discard]
+                self.top = event.discard.value
+
+    def _passed(self, seat: int) -> None:
+        """``seat`` drew or quit: under ``assume_plays`` it held nothing it could have played."""
+        if not self.assume_plays or self.top is None or seat == self.seat:
+            return
+        values = playable_values(self.top, self.climb)
+        old = self.cannot_hold[seat]
+        if not self.free[seat]:
+            old.update(values)
+        elif len(values) >= len(old):
+            self.cannot_hold[seat] = set(values)
+            self.free[seat] = 0
+        else:
+            old.update(values)
+
+    def unseen(self, view: LamaView) -> list[Card]:
+        """Return the cards (a multiset, sorted) whose place ``view``'s seat does not know."""
+        counts = {c: 8 for c in CARDS}
+        for card in (*view.hand, *self.discard):
+            counts[card] -= 1
+        if any(n < 0 for n in counts.values()) or len(self.discard) != view.discard_size:
+            counts = {c: 8 for c in CARDS}  # the knowledge missed events: the view alone
+            for card in (*view.hand, view.discard):
+                counts[card] -= 1
+        return [c for c in CARDS for _ in range(counts[c])]
+
+
+def knowledge_from(state: LamaState, seat: int, **kwargs: Any) -> LamaKnowledge:
+    """Return the knowledge ``seat`` has at this point of ``state``: built from the events it was told only."""
+    knowledge = LamaKnowledge(seat, state.seats, climb=state.options.climb, **kwargs)
+    knowledge.observe(told_events(state, seat))
+    return knowledge
+
+
+# ------------------------------------------------------------------------------------------------ worlds
+
+
+def clone(state: LamaState, rng: random.Random | None = None) -> LamaState:
+    """Return a copy of ``state`` to play on: its own hands, piles and generator, an empty log (fast).
+
+    ``rng``: the copy's generator; default a copy of the state's.
+    """
+    new = LamaState.__new__(LamaState)
+    new.seats = state.seats
+    new.seed = state.seed
+    if rng is None:
+        rng = random.Random.__new__(random.Random)
+        rng.setstate(state._rng.getstate())
+    new._rng = rng
+    new._log = []
+    new._private = [[] for _ in range(state.seats)]
+    new._over = state._over
+    new._options = state._options
+    new._round = state._round
+    new._totals = state._totals[:]
+    new._hands = [hand[:] for hand in state._hands]
+    new._sizes = state._sizes[:]
+    new._in_round = state._in_round[:]
+    new._left = state._left
+    new._draw = state._draw[:]
+    new._discard = state._discard[:]
+    new._top = state._top
+    new._active = state._active
+    new._pending = state._pending
+    return new
+
+
+def sample_world(view: LamaView, knowledge: LamaKnowledge, rng: random.Random,
+                 options: LamaOptions | None = None, *, tries: int = 64) -> LamaState:
+    """Return a match state that agrees with ``view`` and ``knowledge``, its hidden cards dealt at random.
+
+    The seat's own hand, the discard top, every count, who is still in, the totals and the seat to play are
+    the view's; the other hands (laid-down ones too) and the draw pile, in a random order, are dealt from the
+    unseen cards (:meth:`LamaKnowledge.unseen`) so that no seat gets a value it is believed not to hold. The
+    world's generator is seeded from ``rng``, never from the match: nothing hidden is read (G2). Raises
+    :class:`ValueError` for a view of a match that is over.
+    """
+    if view.active is None:
+        raise ValueError("the match is over: there is no world to sample")
+    seats = len(view.hand_sizes)
+    me = view.seat
+    unseen = knowledge.unseen(view)
+    need = sum(n for s, n in enumerate(view.hand_sizes) if s != me) + view.draw_size
+    consistent = len(unseen) == need
+    if not consistent:  # the knowledge missed events: the view alone, the extra cards under the discard top
+        rng.shuffle(unseen)
+        unseen = sorted(unseen[: need], key=lambda c: c.value)
+    slots: list[Slot] = []
+    for s, size in enumerate(view.hand_sizes):
+        if s == me:
+            continue
+        excluded = {c for c in CARDS if c.value in knowledge.cannot_hold[s]} if consistent else set()
+        free = min(size, knowledge.free[s]) if excluded else size
+        slots.append(Slot(f"hand {s}", size - free, frozenset(excluded)))
+        slots.append(Slot(f"free {s}", free))
+    slots.append(Slot("draw", view.draw_size))
+    dealt = deal(unseen, slots, rng, tries=tries).cards
+
+    world = LamaState.__new__(LamaState)
+    MatchState.__init__(world, seats, rng.randrange(1 << 62))
+    world._options = options if options is not None else LamaOptions(climb=knowledge.climb)
+    world._round = view.round
+    world._totals = list(view.totals)
+    hands = []
+    for s in range(seats):
+        counts = [0] * (LLAMA_VALUE + 1)
+        for card in view.hand if s == me else dealt[f"hand {s}"] + dealt[f"free {s}"]:
+            counts[card.value] += 1
+        hands.append(counts)
+    world._hands = hands
+    world._sizes = list(view.hand_sizes)
+    world._in_round = list(view.in_round)
+    world._left = sum(view.in_round)
+    draw = dealt["draw"]
+    rng.shuffle(draw)
+    world._draw = draw
+    below = knowledge.discard[:-1] if consistent and knowledge.discard else [view.discard] * (view.discard_size - 1)
+    world._discard = [*below, view.discard]
+    world._top = view.discard.value
+    world._active = view.active
+    world._refresh_pending()
+    return world
+
+
+# ---------------------------------------------------------------------------------------------- policies
+
+
+def hand_points(counts: Sequence[int]) -> int:
+    """Return what a hand given as counts per value (index 1..7) scores now (L9)."""
+    return sum((10 if v == LLAMA_VALUE else v) for v in range(1, LLAMA_VALUE + 1) if counts[v])
+
+
+def _greedy(counts: Sequence[int], choices: Sequence[Action]) -> Action:
+    best: Card | None = None
+    for choice in choices:
+        if isinstance(choice, Card) and (best is None or (counts[choice.value], -choice.value) > (
+                counts[best.value], -best.value)):
+            best = choice
+    if best is not None:
+        return best
+    if DRAW in choices and hand_points(counts) > QUIT_AT:
+        return DRAW
+    return QUIT
+
+
+def greedy_turn(view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
+    """Return the bundled greedy bot's turn: play the value it holds most of (the lower on a tie), else draw
+    while its hand scores more than :data:`QUIT_AT`, else quit."""
+    counts = [0] * (LLAMA_VALUE + 1)
+    for card in view.hand:
+        counts[card.value] += 1
+    choice = _greedy(counts, choices)
+    assert isinstance(choice, Card | TurnAction)
+    return choice
+
+
+def greedy_policy(state: MatchState, prompt: Prompt) -> Decision:
+    """The rollout policy: :func:`greedy_turn` read from the prompted seat's own hand in ``state``."""
+    assert isinstance(state, LamaState)
+    return (_greedy(state._hands[prompt.seat], prompt.choices),)
+
+
+# ------------------------------------------------------------------------------------------------ search
+
+
+@dataclass
+class SearchReport:
+    """What searches did: worlds sampled, rollouts played, steps simulated, the last candidates' means."""
+
+    worlds: int = 0
+    rollouts: int = 0
+    steps: int = 0
+    means: dict[str, float] = field(default_factory=dict)
+
+
+def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: LamaKnowledge, rng: random.Random,
+              clock: SearchClock, *, options: LamaOptions | None = None, max_worlds: int | None = None,
+              report: SearchReport | None = None) -> Card | TurnAction:
+    """Return the turn that did best over sampled worlds (determinized search, PIMC).
+
+    Every choice is tried in every world sampled (common random numbers), the round played out by
+    :func:`greedy_policy` for every seat and scored by :func:`~arena.games.search.round_utility`. Worlds are
+    sampled until ``clock`` expires (a world cut short does not count) or ``max_worlds``; with no complete
+    world the greedy turn is returned.
+    """
+    first = greedy_turn(view, choices)
+    candidates = [first, *(c for c in choices if c is not first)]
+    if len(candidates) == 1:
+        return first
+    totals = [0.0] * len(candidates)
+    worlds = 0
+    seat = view.seat
+    before = view.totals
+    stop = False
+    while not stop and (max_worlds is None or worlds < max_worlds):
+        world = sample_world(view, knowledge, rng, options)
+        world_seed = rng.getrandbits(32)
+        scores = []
+        for choice in candidates:
+            trial = clone(world, random.Random(world_seed))
+            events = trial._apply({seat: (choice,)})
+            trial._log.extend(events)
+            steps = 0
+            if not any(type(e) is RoundScored or type(e) is MatchOver for e in events):
+                steps = simulate(trial, greedy_policy, rounds=1).steps
+            if report is not None:
+                report.rollouts += 1
+                report.steps += steps + 1
+            scores.append(round_utility(before, trial._totals, seat))
+            if clock.expired() and max_worlds is None:
+                stop = True
+                break
+        if len(scores) < len(candidates):
+            break
+        worlds += 1
+        for i, score in enumerate(scores):
+            totals[i] += score
+    if report is not None:
+        report.worlds += worlds
+        report.means = {c.text: t / max(1, worlds) for c, t in zip(candidates, totals, strict=True)}
+    if not worlds:
+        return first
+    return candidates[max(range(len(candidates)), key=lambda i: (totals[i], -i))]
+
+
+def options_from(raw: Mapping[str, Any]) -> LamaOptions:
+    """Return the match's options from a :class:`~arena.referee.MatchInfo`'s ``options`` (``None`` left out)."""
+    from arena.games.lama import LAMA
+
+    return LAMA.options({k: v for k, v in raw.items() if v is not None and k in ("target", "rounds", "climb")})
+

@@ -1,0 +1,87 @@
+"""How fast the search toolkit plays: clones per second and playout steps per second, per game.
+
+Run: python benchmarks/search.py [--seconds S] [--seats N]
+
+One core, one process, CPU time (``time.process_time``). For each game: positions from seeded greedy matches
+(every 7th step), then (1) ``clone`` of those positions, (2) ``sample_world`` from the seat to play's view and
+knowledge, (3) playouts: a clone of a sampled world played on by the greedy rollout policy with ``simulate`` to
+the end of its round, counting the engine steps applied. Target (issue 21): 20,000 Cabanga! playout steps a
+second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from arena.games import cabanga_search, lama_search
+from arena.games.cabanga import CABANGA
+from arena.games.lama import LAMA
+from arena.games.search import simulate
+
+
+def rate(work: Callable[[], int], seconds: float) -> float:
+    """Return how many units ``work`` (which returns the units it did) does per CPU second."""
+    done = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        done += work()
+    return done / (time.process_time() - start)
+
+
+def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
+    """Print the figures of one game."""
+    rng = random.Random(f"bench/search/{name}")
+    states: list[Any] = []
+    seed = 0
+    while len(states) < 40:
+        state = game.new_match(seats, seed)
+        step = 0
+        while not state.over and len(states) < 40:
+            if step % 7 == 3:
+                states.append(tools.clone(state))
+            state.apply({p.seat: tools.greedy_policy(state, p) for p in state.pending()})
+            step += 1
+        seed += 1
+    states = [s for s in states if not s.over]
+    views = []
+    for state in states:
+        seat = state.pending()[0].seat
+        views.append((state.view(seat), tools.knowledge_from(state, seat)))
+
+    def clones() -> int:
+        for state in states:
+            tools.clone(state)
+        return len(states)
+
+    def samples() -> int:
+        for view, knowledge in views:
+            tools.sample_world(view, knowledge, rng)
+        return len(views)
+
+    worlds = [tools.sample_world(view, knowledge, rng) for view, knowledge in views]
+
+    def steps() -> int:
+        total = 0
+        for world in worlds:
+            total += simulate(tools.clone(world, random.Random(7)), tools.greedy_policy, rounds=1).steps
+        return total
+
+    print(f"{name:8} {seats} seats: {rate(clones, seconds):9,.0f} clones/s  {rate(samples, seconds):8,.0f} "
+          f"sampled worlds/s  {rate(steps, seconds):8,.0f} playout steps/s (clone + simulate, greedy policy)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per measurement (default 2)")
+    parser.add_argument("--seats", type=int, default=4, help="seats per match (default 4)")
+    args = parser.parse_args()
+    bench("cabanga", CABANGA, cabanga_search, args.seats, args.seconds)
+    bench("lama", LAMA, lama_search, args.seats, args.seconds)
+
+
+if __name__ == "__main__":
+    main()
