@@ -217,9 +217,12 @@ sandbox_option = click.option(
 def pick_sandbox(mode: str) -> Sandbox:
     """Return the sandbox for ``--sandbox mode``; exit 1 for strict where it cannot be had."""
     try:
-        return machine_sandbox(mode)
+        sandbox = machine_sandbox(mode)
     except SandboxError as exc:
         raise CommandError(str(exc)) from None
+    if sandbox.warning():
+        click.echo(visible(sandbox.warning()), err=True)
+    return sandbox
 
 
 def default_bot_list(game: Game) -> Path:

@@ -176,6 +176,9 @@ class Sandbox:
     drop_uid: bool = False
     """Whether the supervisor drops a jailed bot to a host uid of its own (:data:`HOST_UID_BASE`): the arena
     runs as root."""
+    broken_jail: str = ""
+    """Why the jail fails its self-check where bubblewrap is installed (empty: it holds, or there is no
+    bubblewrap): the isolation is then less than the machine was set up for, which is said loudly."""
 
     @property
     def level(self) -> str:
@@ -183,9 +186,19 @@ class Sandbox:
         ``limits`` or ``none``."""
         if self.isolation is Isolation.JAIL:
             return "strict" if self.cgroups is not None and self.seccomp is not None else "jail"
+        broken = " (jail broken)" if self.broken_jail else ""
         if self.isolation is Isolation.LIMITS:
-            return "limits+cgroups" if self.cgroups is not None else "limits"
-        return "none"
+            return ("limits+cgroups" if self.cgroups is not None else "limits") + broken
+        return "none" + broken
+
+    def warning(self) -> str:
+        """Return the line to say loudly at start when bubblewrap is installed but its jail does not hold here
+        ("" otherwise): bots then run without the jail."""
+        if not self.broken_jail:
+            return ""
+        return (f"warning: bubblewrap is installed but the bot jail fails its self-check here "
+                f"({self.broken_jail}): bots run at {self.level}, without the jail; fix the jail, or give "
+                "--sandbox limits to choose this")
 
     def describe(self) -> str:
         """Return one line saying what a bot gets here."""
@@ -571,7 +584,7 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
         failure = probe_jail(jail, {})
     if failure:
         _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap cannot build the jail here: "
-                                                                  f"{failure}", *reasons]))
+                                                                  f"{failure}", *reasons]), broken_jail=failure)
         return _detected
     _detected = Sandbox(Isolation.JAIL, cgroups, "; ".join(reasons), bwrap=bwrap, seccomp=seccomp,
                         drop_uid=jail.drop_uid)
@@ -649,7 +662,7 @@ def choose_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
             raise SandboxError(f"--sandbox strict needs the bubblewrap jail with its seccomp filter, and cgroups, "
                                f"and this machine gives {machine.level}: {machine.reason}")
         return machine
-    if mode is Mode.LIMITS and machine.isolation is Isolation.JAIL:
+    if mode is Mode.LIMITS and (machine.isolation is Isolation.JAIL or machine.broken_jail):
         return Sandbox(Isolation.LIMITS, machine.cgroups, "asked for with --sandbox limits")
     return machine
 

@@ -44,7 +44,8 @@ if MACHINE.cgroups is not None:
 if MACHINE.isolation is Isolation.JAIL:
     MODES.append(MACHINE)
 IDS = [m.level for m in MODES]
-jail = pytest.mark.skipif(MACHINE.isolation is not Isolation.JAIL and not CI,
+# a jail test skips only where there is no bubblewrap at all: where it is installed and its jail fails, they fail
+jail = pytest.mark.skipif(MACHINE.isolation is not Isolation.JAIL and not CI and not MACHINE.broken_jail,
                           reason=f"no bubblewrap jail here: {MACHINE.reason}")
 cgroups = pytest.mark.skipif(MACHINE.cgroups is None and not CGROUPS_DUE, reason=f"no cgroups here: {MACHINE.reason}")
 
@@ -452,3 +453,23 @@ def test_strict_refuses_a_machine_without_the_jail_and_auto_says_what_it_got(mon
     assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "apt-get install bubblewrap" in result.stderr
     result = CliRunner().invoke(main, ["sandbox"])
     assert result.exit_code == 0 and result.output.startswith("bot sandbox: limits: ")
+
+
+def test_a_jail_that_fails_its_self_check_where_bubblewrap_is_installed_is_said_loudly(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from arena import sandbox as sandbox_module
+    from arena.cli import main
+    from arena.sandbox import choose_sandbox
+
+    broken = Sandbox(Isolation.LIMITS, reason="bubblewrap cannot build the jail here: jail fails: not root",
+                     broken_jail="jail fails: not root")
+    monkeypatch.setattr(sandbox_module, "_detected", broken)
+    assert broken.level == "limits (jail broken)"  # stored with a ladder, shown on its leaderboard
+    assert choose_sandbox("auto") is broken
+    assert choose_sandbox("limits").warning() == ""  # chosen: nothing to warn about
+    result = CliRunner().invoke(main, ["match", "--seed", "1", "-o", "rounds=1"])
+    assert "warning: bubblewrap is installed but the bot jail fails its self-check here (jail fails: not root)" \
+        in result.stderr
+    assert Sandbox(Isolation.LIMITS, reason="bubblewrap is missing").warning() == ""

@@ -36,7 +36,7 @@ GOOD_ENTRIES = [("greedy", '"-m", "bots.cabanga_greedy.bot"'), ("tidy", '"-m", "
 def strict() -> None:
     sandbox = detect_sandbox()
     if sandbox.level != "strict":
-        if CI and os.geteuid() == 0:
+        if (CI and os.geteuid() == 0) or sandbox.broken_jail:
             pytest.fail(f"CI must give the strict sandbox: {sandbox.describe()}")
         pytest.skip(f"no strict sandbox here: {sandbox.describe()}")
 
