@@ -98,7 +98,10 @@ class Server:
 @pytest.fixture(scope="module")
 def ladder_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("serve") / "ladder.db"
-    result = arena("ladder", *LADDER, "--matches", FIRST_MATCHES, "--db", db)
+    # the four heuristic bots, named as an author would: the data below is made for four bots at four seats
+    (db.parent / "bots.toml").write_text("".join(f'[[bot]]\nbundled = "cabanga-{name}"\n\n'
+                                                 for name in ("greedy", "tidy", "thrower", "random")))
+    result = arena("ladder", *LADDER, "--bots", db.parent / "bots.toml", "--matches", FIRST_MATCHES, "--db", db)
     assert result.returncode == 0, result.stderr
     return db
 
@@ -631,7 +634,8 @@ def test_browser_a_running_ladder_s_new_match_appears_without_a_reload(
     open_page(page, server.url + "/matches")
     page.evaluate("window.notReloaded = true")
     assert page.locator("#matches tbody tr").count() == FIRST_MATCHES
-    result = arena("ladder", *LADDER, "--matches", FIRST_MATCHES + 4, "--db", ladder_db)
+    result = arena("ladder", *LADDER, "--bots", ladder_db.parent / "bots.toml", "--matches", FIRST_MATCHES + 4,
+                   "--db", ladder_db)
     assert result.returncode == 0, result.stderr
     page.wait_for_function(f"document.querySelectorAll('#matches tbody tr').length === {FIRST_MATCHES + 4}",
                            timeout=20_000)
