@@ -605,13 +605,17 @@ def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) ->
     except OSError as exc:
         return str(exc)
     try:
-        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         ready, _, _ = select.select([proc.stdout], [], [], timeout)
         line = proc.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
         if line != "jail ok":
+            proc.stdin.close()  # the supervisor stops the probe and clears up after it (its stage too)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
             proc.kill()
-            _, err = proc.communicate(timeout=timeout)
-            text = (line or err.decode("utf-8", "replace").strip() or f"no answer within {timeout:.0f} s")
+            err = proc.stderr.read(1 << 16).decode("utf-8", "replace").strip() if proc.wait(timeout) is not None \
+                else ""
+            text = line or err or f"no answer within {timeout:.0f} s"
             return text.splitlines()[-1] if text else f"status {proc.returncode}"
         jailed = descendants(proc.pid)
         uids = {uid for uid in map(_host_uid, jailed) if uid is not None}
@@ -624,8 +628,8 @@ def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) ->
         return ""
     finally:
         with contextlib.suppress(OSError):
-            assert proc.stdin is not None
-            proc.stdin.close()  # the supervisor stops the probe and clears up after it
+            if proc.stdin is not None:
+                proc.stdin.close()  # the supervisor stops the probe and clears up after it
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
         with contextlib.suppress(OSError):
