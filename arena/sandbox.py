@@ -406,6 +406,8 @@ def remove_bot_group(group: Cgroups) -> None:
 
 
 def _remove_tree(folder: str) -> None:
+    """Remove a cgroup folder and the groups below it, killing what is still in them (a process killed but not
+    gone yet keeps its group busy for a moment)."""
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
             if entry.is_dir(follow_symlinks=False):
@@ -824,15 +826,7 @@ class _BotGroup:
 
     def remove(self) -> None:
         for folder in set(self.folders.values()):
-            for _ in range(100):
-                try:
-                    os.rmdir(folder)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:  # a process that has been killed but is not gone yet
-                    _kill_group_procs(folder)
-                    time.sleep(0.01)
+            _remove_tree(folder)
         self.folders.clear()
 
 
