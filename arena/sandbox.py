@@ -629,9 +629,12 @@ def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) ->
             return "the jail's processes run as host root"
         return ""
     finally:
+        for pid in descendants(proc.pid):  # the jail's processes: its supervisor sees them gone at once
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             if proc.stdin is not None:
-                proc.stdin.close()  # the supervisor stops the probe and clears up after it
+                proc.stdin.close()  # the supervisor stops, and clears up after the probe (its stage too)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
         with contextlib.suppress(OSError):
@@ -861,10 +864,9 @@ class _Supervisor:
             parents = [tuple(item.split("=", 1)) for item in args.cgroup]
             self.group = _BotGroup.make(parents, args.memory + args.fsize, args.pids, shared=args.in_bot_group)
             self.cpu_base = self.group.cpu_seconds()  # the bot's other processes at the table spent the rest
-        if args.drop_uid:
-            import tempfile
-
-            self.stage = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir="/tmp")
+        if args.drop_uid:  # a name no other live supervisor has (its pid), made here, empty: never someone else's
+            self.stage = f"/tmp/{STAGE_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
+            os.mkdir(self.stage, 0o700)
         pid = os.fork()
         if pid == 0:  # the bot
             try:
