@@ -593,14 +593,25 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
     return _detected
 
 
-def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) -> str:
-    """Run the probe in a real jail of ``jail`` (supervisor, uid, filter, bubblewrap, as for a bot); return
-    what does not hold ("" when it all does). ``numbers``: the calls the filter must refuse, by number."""
+def probe_command(jail: Sandbox, numbers: dict[str, int]) -> list[str]:
+    """Return the command that runs the probe in a real jail of ``jail`` (supervisor, uid, filter, bubblewrap,
+    as for a bot). ``numbers``: the calls the filter must refuse, by number."""
     import json
+
+    return jail.command([sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(numbers)], DEFAULT_LIMITS, cwd="/",
+                        binds=[Bind(p) for p in interpreter_folders()], env={"PATH": "/usr/bin:/bin"})
+
+
+def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) -> str:
+    """Run the probe in a real jail of ``jail``; return what does not hold ("" when it all does)."""
+    return run_probe(probe_command(jail, numbers), own_uids=jail.drop_uid, timeout=timeout)
+
+
+def run_probe(command: Sequence[str], *, own_uids: bool, timeout: float = 20.0) -> str:
+    """Run a probe command (:func:`probe_command`) and check it from inside and outside; return what does not
+    hold ("" when it all does). ``own_uids``: each jailed process must run as a uid of the arena's range."""
     import subprocess
 
-    command = jail.command([sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(numbers)], DEFAULT_LIMITS,
-                           cwd="/", binds=[Bind(p) for p in interpreter_folders()], env={"PATH": "/usr/bin:/bin"})
     try:
         proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
@@ -623,7 +634,7 @@ def probe_jail(jail: Sandbox, numbers: dict[str, int], timeout: float = 20.0) ->
         uids = {uid for uid in map(_host_uid, jailed) if uid is not None}
         if not jailed or not uids:
             return "cannot see the jail's processes from outside"
-        if jail.drop_uid and not all(HOST_UID_BASE <= uid < HOST_UID_BASE + HOST_UID_SPAN for uid in uids):
+        if own_uids and not all(HOST_UID_BASE <= uid < HOST_UID_BASE + HOST_UID_SPAN for uid in uids):
             return f"the jail's processes run as host uids {sorted(uids)}, not uids of their own"
         if 0 in uids:
             return "the jail's processes run as host root"
