@@ -71,8 +71,11 @@ REFUSAL_LOG_WINDOW = 60.0
 INLINE_WRITE_MIN_TIMEOUT = 0.05
 """Shortest deadline (seconds) for which the asking task writes its request itself. A write takes a fraction of
 a millisecond; a shorter deadline could cancel a healthy write, which would cost the bot its stream."""
-EXIT_WAIT = 0.15
-"""Seconds a lost stream's process is given to end, so that a crash is told from a disconnect."""
+EXIT_WAIT = 0.5
+"""Seconds a lost stream's process is given to end, so that a crash is told from a disconnect. A crashed bot's
+end takes its jail's two bubblewrap processes and its supervisor's clearing up (its cgroup, its stage) before
+the arena sees it: on a loaded machine 0.15 s was sometimes too short and a crash was charged as a disconnect.
+The wait ends as soon as the process does; only a bot that lives on without its stream waits it out."""
 CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", 16 << 20),
