@@ -306,20 +306,24 @@ def _play_cost(play: PlayCard, hand: Sequence[Card], tops: Sequence[Card], previ
     return (1.0 if card.colour is previous else 0.0) + gap * factor, -symbols[value - 1]
 
 
+def _gap_factor(view: CabangaView) -> float:
+    """Return what one card of an open gap costs the greedy plan: how likely the others hold some, by how many
+    cards they hold of those the seat has not seen."""
+    others = sum(n for s, n in enumerate(view.hand_sizes) if s != view.seat)
+    unseen = max(1, 72 - len(view.hand) - view.set_aside_size)
+    return min(1.0, others / unseen * 2)
+
+
 def greedy_play(view: CabangaView, choices: Sequence[PlayCard], symbols: Sequence[int]) -> PlayCard:
     """Return the bundled greedy bot's play: the least expected penalty (a repeated colour, the gap others may
     throw into, weighted by how many cards they hold), the costliest card on a tie."""
-    others = sum(n for s, n in enumerate(view.hand_sizes) if s != view.seat)
-    unseen = max(1, 72 - len(view.hand) - view.set_aside_size)
-    factor = min(1.0, others / unseen * 2)
+    factor = _gap_factor(view)
     return min(choices, key=lambda p: _play_cost(p, view.hand, view.tops, view.previous_colour, factor, symbols))
 
 
 def ranked_plays(view: CabangaView, choices: Sequence[PlayCard], symbols: Sequence[int]) -> list[PlayCard]:
     """Return ``choices`` best first by the greedy plan (the order :func:`pimc_play` tries them in)."""
-    others = sum(n for s, n in enumerate(view.hand_sizes) if s != view.seat)
-    unseen = max(1, 72 - len(view.hand) - view.set_aside_size)
-    factor = min(1.0, others / unseen * 2)
+    factor = _gap_factor(view)
     return sorted(choices, key=lambda p: _play_cost(p, view.hand, view.tops, view.previous_colour, factor, symbols))
 
 
