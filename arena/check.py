@@ -274,7 +274,7 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
             shown: dict[str, int] = {}
             crashed = False
             for decision in replay_format.seat_decisions(data, run.seat):
-                kind = decision.prompt.kind.value
+                kind = decision.prompt.kind
                 if decision.latency_ms is not None:
                     report.latencies.setdefault(kind, []).append(decision.latency_ms / 1000)
                 fault = decision.fault
@@ -322,7 +322,7 @@ async def _check_edge(driver: BotDriver, edge: EdgeState, index: int, clock: Clo
     view = state.view(edge.seat)
     request = Request(match_id, 0, prompt, view, (), clock.deadline + clock.bank)
     _, answer, elapsed = await ask_seat(seat, request)
-    report.latencies.setdefault(prompt.kind.value, []).append(elapsed)
+    report.latencies.setdefault(prompt.kind, []).append(elapsed)
     problem: tuple[str, str] | None = None
     if isinstance(answer, SeatFault):
         problem = (answer.kind.value, answer.detail)
@@ -332,10 +332,10 @@ async def _check_edge(driver: BotDriver, edge: EdgeState, index: int, clock: Clo
         except IllegalDecisionError as exc:
             problem = ("illegal", str(exc))
     if problem is not None:
-        report.count(problem[0], prompt.kind.value, state.seats)
+        report.count(problem[0], prompt.kind, state.seats)
         output = driver.output_tail() if problem[0] in ("crash", "disconnect") else ""
         report.problems.append(Problem(edge.label, problem[0], problem[1], _request_json(
-            prompt.kind.value, [a.text for a in prompt.choices], view.to_json()), output))
+            prompt.kind, [a.text for a in prompt.choices], view.to_json()), output))
     result = MatchResult.from_totals(state.totals)
     with contextlib.suppress(Exception):
         await seat.match_over(match_id, edge.seat, (), result)

@@ -417,7 +417,7 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
         if as_json:
             click.echo(json.dumps({"event": "decision", **decision.to_json()}, separators=(",", ":")))
             continue
-        click.echo(f"\nstep {decision.step}: {decision.prompt.kind.value}, pick {decision.prompt.pick.value} of: "
+        click.echo(f"\nstep {decision.step}: {decision.prompt.kind}, pick {decision.prompt.pick.value} of: "
                    f"{decision.prompt.choice_texts() or '(nothing)'}")
         for event in decision.events:
             click.echo(f"  told: {event.describe(names)}")

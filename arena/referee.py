@@ -61,7 +61,7 @@ class Fault:
         object.__setattr__(self, "detail", capped(self.detail))
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "step": self.step, "kind": self.kind.value, "detail": self.detail}
+        return {"seat": self.seat, "step": self.step, "kind": self.kind, "detail": self.detail}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Fault:
@@ -278,10 +278,10 @@ class MatchRecord:
         """Return the places used for ratings: the game's places, with benched seats placed last (shared)."""
         assert self.result is not None, "the match has not finished"
         ok = [s for s in range(len(self.names)) if s not in self.benched]
-        ok_totals = [self.result.totals[s] for s in ok]
+        game_places = self.result.places  # which way totals count is the game's business, never worked out here
         places = [0] * len(self.names)
         for s in ok:
-            places[s] = 1 + sum(1 for t in ok_totals if t < self.result.totals[s])
+            places[s] = 1 + sum(1 for o in ok if game_places[o] < game_places[s])
         for s in self.benched:
             places[s] = len(ok) + 1
         return tuple(places)

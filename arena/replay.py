@@ -152,7 +152,7 @@ def start(data: Mapping[str, Any]) -> tuple[MatchState, Iterator[Step]]:
         for index, step in enumerate(steps):
             prompts, decisions = _decisions(state, index, step)
             texts = {seat: str(step[str(seat)]) for seat in decisions}
-            yield Step(index, prompts[0].kind.value, texts, state.apply(decisions), prompts)
+            yield Step(index, prompts[0].kind, texts, state.apply(decisions), prompts)
         if not state.over:
             raise ReplayError(f"replay ends after {len(steps)} steps but the match is not over")
 
@@ -205,7 +205,7 @@ class SeatDecision:
     def to_json(self) -> dict[str, Any]:
         return {
             "step": self.step,
-            "kind": self.prompt.kind.value,
+            "kind": self.prompt.kind,
             "pick": self.prompt.pick.value,
             "choices": [a.text for a in self.prompt.choices],
             "default": decision_text(self.prompt.default),

@@ -39,7 +39,7 @@ import grpc
 from grpc import aio
 
 from arena import wire
-from arena.games.base import Decision, DecisionKind, Event, MatchResult, Prompt, View, decision_text
+from arena.games.base import Decision, Event, MatchResult, Prompt, View, decision_text
 from arena.referee import LocalSeat, MatchInfo, Request
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc as pb_grpc
@@ -93,9 +93,9 @@ class Bot:
 
 def decide(bot: Bot, prompt: Prompt, view: View) -> Decision:
     """Ask ``bot`` for the decision ``prompt`` wants and return it as a decision tuple."""
-    if prompt.kind is DecisionKind.THROW:
+    if prompt.kind == "throw":
         return tuple(bot.throw(view, prompt.choices))
-    if prompt.kind is DecisionKind.PLAY:
+    if prompt.kind == "play":
         return (bot.play(view, prompt.choices),)
     return (bot.turn(view, prompt.choices),)
 

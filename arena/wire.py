@@ -37,9 +37,9 @@ class WireError(ValueError):
 GAME_TO_PB = {"cabanga": pb.GAME_CABANGA, "lama": pb.GAME_LAMA}
 GAME_FROM_PB = {v: k for k, v in GAME_TO_PB.items()}
 KIND_TO_PB = {
-    DecisionKind.PLAY: pb.DECISION_KIND_PLAY,
-    DecisionKind.THROW: pb.DECISION_KIND_THROW,
-    DecisionKind.TURN: pb.DECISION_KIND_TURN,
+    "play": pb.DECISION_KIND_PLAY,
+    "throw": pb.DECISION_KIND_THROW,
+    "turn": pb.DECISION_KIND_TURN,
 }
 KIND_FROM_PB = {v: k for k, v in KIND_TO_PB.items()}
 PICK_TO_PB = {Pick.ONE: pb.PICK_ONE, Pick.SUBSET: pb.PICK_SUBSET}
@@ -280,10 +280,10 @@ def view_from_proto(request: pb.DecisionRequest) -> View:
 
 _LAMA_ACTIONS: tuple[Action, ...] = (*lama.CARDS, lama.DRAW, lama.QUIT)
 _ACTIONS: dict[tuple[str, DecisionKind], dict[str, Action]] = {
-    ("cabanga", DecisionKind.PLAY): {p.text: p for c in cabanga.NUMBER_CARDS for p in
+    ("cabanga", "play"): {p.text: p for c in cabanga.NUMBER_CARDS for p in
                                      (cabanga.PlayCard(c, cabanga.Side.LEFT), cabanga.PlayCard(c, cabanga.Side.RIGHT))},
-    ("cabanga", DecisionKind.THROW): {c.text: c for c in cabanga.NUMBER_CARDS},
-    ("lama", DecisionKind.TURN): {a.text: a for a in _LAMA_ACTIONS},
+    ("cabanga", "throw"): {c.text: c for c in cabanga.NUMBER_CARDS},
+    ("lama", "turn"): {a.text: a for a in _LAMA_ACTIONS},
 }
 """Every action by its text form, per game and decision kind."""
 
@@ -299,7 +299,7 @@ def prompt_from_proto(request: pb.DecisionRequest, seat: int) -> Prompt:
     try:
         choices: tuple[Action, ...] = tuple(map(actions.__getitem__, request.choices))
     except KeyError as exc:
-        raise WireError(f"bad choices: no such {kind.value} choice {exc}") from None
+        raise WireError(f"bad choices: no such {kind} choice {exc}") from None
     try:
         default = tuple(map(choices.__getitem__, request.default_picks))
     except IndexError:

@@ -51,7 +51,7 @@ class TimedSeat:
         try:
             return await self.seat.decide(request)
         finally:
-            self.log.append((asked, time.perf_counter(), self.index, request.prompt.kind.value))
+            self.log.append((asked, time.perf_counter(), self.index, request.prompt.kind))
 
     async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...], result: MatchResult) -> None:
         await self.seat.match_over(match_id, seat, events, result)
@@ -98,7 +98,7 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
                 state = game.new_match(4, seed, game.options({"rounds": 1}))
                 for step in record.steps:
                     prompts = state.pending()
-                    play = prompts[0].kind.value == "play"
+                    play = prompts[0].kind == "play"
                     state.apply({p.seat: p.parse(step[p.seat]) for p in prompts})
                     if play:
                         windows.append(state.opens_window())

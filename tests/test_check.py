@@ -91,7 +91,7 @@ def test_the_edge_states_are_what_they_say() -> None:
         (prompt,) = [p for p in edge.state.pending() if p.seat == edge.seat]
         texts = prompt.choice_texts().split()
         if "three candidates" in edge.label:
-            assert len(texts) == 3 and prompt.kind.value == "throw"
+            assert len(texts) == 3 and prompt.kind == "throw"
         if "must quit" in edge.label:
             assert texts == ["quit"]
         if "may not draw" in edge.label:

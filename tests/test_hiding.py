@@ -26,7 +26,7 @@ from google.protobuf.message import Message
 from arena import server as server_module
 from arena import wire
 from arena.games import GAMES, get_game
-from arena.games.base import Decision, DecisionKind, Event, Game, MatchState, Prompt, View, random_decision
+from arena.games.base import Decision, Event, Game, MatchState, Prompt, View, random_decision
 from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
 from arena.games.lama import DrewCard, Lama, LamaState
 from arena.ladder import Ladder, LadderConfig
@@ -166,14 +166,14 @@ class ThrowFaultSeat(WireSeat):
         decide = self.remote.decide
 
         async def crashing(request: Request) -> Decision:
-            if fault == "crash" and request.prompt.kind is DecisionKind.THROW:
+            if fault == "crash" and request.prompt.kind == "throw":
                 raise RuntimeError("the bot died")
             return await decide(request)
 
         self.remote.decide = crashing  # type: ignore[method-assign]
 
     def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
-        if wire.prompt_from_proto(request, self.seat).kind is not DecisionKind.THROW:
+        if wire.prompt_from_proto(request, self.seat).kind != "throw":
             return super().answer(request)
         if self.fault == "timeout":
             return None
@@ -266,7 +266,7 @@ def play_pair_match(hands: list[list[str]], throw_window: float = 0.0, fault: st
         plays = iter(PAIR_SCRIPT[seat])
 
         def choose(prompt: Prompt, view: View) -> Decision:
-            if prompt.kind is DecisionKind.THROW:
+            if prompt.kind == "throw":
                 return ()
             return (prompt.parse(next(plays))[0],)
         return choose

@@ -129,7 +129,7 @@ def test_a_slow_seat_times_out_without_holding_up_the_match() -> None:
 
 def test_c11_simultaneous_throw_asks_every_seat_at_once() -> None:
     """Sleepers on the throw: a throw step lasts about one sleep, not one per thrower."""
-    seats = [SleepySeat(f"s{i}", 0.1, {DecisionKind.THROW}) for i in range(6)]
+    seats = [SleepySeat(f"s{i}", 0.1, {"throw"}) for i in range(6)]
     record = play("cabanga", seats, seed=2, clock=Clock(0.5), options=CABANGA.options({"rounds": 1}))
     assert record.faults == []
     multi = [t for step, t in zip(record.steps, record.step_seconds, strict=True) if len(step) >= 3]

@@ -273,3 +273,13 @@ def test_matches_stored_together_keep_their_order_and_fail_together(tmp_path: Pa
         store.record_matches(again)
     assert store.match_count() == 2  # (0, 2) went with it
     store.close()
+
+
+def test_ratings_take_the_games_places_not_the_totals() -> None:
+    # a game where the highest total wins says so in its MatchOver places; the ratings must not read the totals
+    rec = record((5, 9, 1))
+    rec.result = MatchResult((5, 9, 1), (2, 1, 3))
+    assert rec.ranking_places() == (2, 1, 3)
+    rec = record((5, 9, 1), benched={1})
+    rec.result = MatchResult((5, 9, 1), (2, 1, 3))
+    assert rec.ranking_places() == (1, 3, 2)

@@ -36,12 +36,12 @@ class IllegalDecisionError(GameError):
     """A decision that is not legal now. The state it was offered to is left exactly as it was."""
 
 
-class DecisionKind(enum.Enum):
-    """What a prompted seat has to decide."""
+DecisionKind: TypeAlias = str
+"""What a prompted seat has to decide, named by its game: Cabanga!'s ``play`` and ``throw``, L.A.M.A.'s ``turn``.
 
-    PLAY = "play"  # Cabanga!: play one card from hand onto the left or right pile of its row (C8)
-    THROW = "throw"  # Cabanga!: throw any set of eligible cards, simultaneous and sealed (C10, C11)
-    TURN = "turn"  # L.A.M.A.: play one card, draw, or quit (L4-L7)
+A name, not a closed set: a new game names its own kinds. A Python bot answers a decision with its method of
+that name (:class:`arena.sdk.Bot`); the wire carries the name (docs/bot-guide.md).
+"""
 
 
 class Pick(enum.Enum):
@@ -101,13 +101,13 @@ class Prompt(NamedTuple):
             if len(decision) != 1 or decision[0] not in self.choices:
                 raise IllegalDecisionError(
                     f"seat {self.seat}: {decision_text(decision)!r} is not one of the legal "
-                    f"{self.kind.value} choices {self.choice_texts()}"
+                    f"{self.kind} choices {self.choice_texts()}"
                 )
             return
         for action in decision:
             if action not in self.choices:
                 raise IllegalDecisionError(
-                    f"seat {self.seat}: {decision_text((action,))!r} is not among the {self.kind.value} candidates "
+                    f"seat {self.seat}: {decision_text((action,))!r} is not among the {self.kind} candidates "
                     f"{self.choice_texts()}"
                 )
         if len({id(a) for a in decision}) != len(decision):  # choices are interned: identity is equality
@@ -133,7 +133,7 @@ class Prompt(NamedTuple):
             decision: Decision = tuple(by_text[w] for w in words)
         except KeyError as exc:
             raise ParseError(
-                f"seat {self.seat}: {exc.args[0]!r} in {text!r} is none of the {self.kind.value} "
+                f"seat {self.seat}: {exc.args[0]!r} in {text!r} is none of the {self.kind} "
                 f"choices {self.choice_texts()}"
             ) from None
         self.check(decision)

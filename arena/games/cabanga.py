@@ -489,7 +489,7 @@ class CabangaView(View):
             "seat": self.seat,
             "round": self.round,
             "active": self.active,
-            "step": self.step.value if self.step is not None else None,
+            "step": self.step,
             "hand": _texts(self.hand),
             "tops": _texts(self.tops),
             "previous_colour": self.previous_colour.value if self.previous_colour is not None else None,
@@ -548,7 +548,7 @@ class CabangaState(MatchState):
         """Return what ``seat`` may see now. Raises :class:`GameError` for a seat not at the table."""
         self._check_seat(seat)
         piles = self._piles
-        throwing = self._step is DecisionKind.THROW
+        throwing = self._step == "throw"
         row = self._row
         return CabangaView(
             seat=seat,
@@ -587,12 +587,12 @@ class CabangaState(MatchState):
 
     def in_window(self) -> bool:
         """Return whether the pending step is a throw (C11)."""
-        return self._step is DecisionKind.THROW
+        return self._step == "throw"
 
     def _apply(self, decisions: Mapping[int, Decision]) -> list[Event]:
         events: list[Event] = []
         self._window = False
-        if self._step is DecisionKind.PLAY:
+        if self._step == "play":
             self._play(cast(PlayCard, decisions[self._active][0]), events)
         else:
             self._throw(decisions, events)
@@ -622,9 +622,9 @@ class CabangaState(MatchState):
                 if other != seat and not between.isdisjoint(hand):
                     # Hands are in card order, so the candidates are too.
                     eligible = tuple([card for card in hand if card in between])
-                    prompts.append(Prompt(other, DecisionKind.THROW, Pick.SUBSET, eligible, ()))
+                    prompts.append(Prompt(other, "throw", Pick.SUBSET, eligible, ()))
             if prompts:
-                self._step = DecisionKind.THROW
+                self._step = "throw"
                 self._pending = tuple(prompts)
                 return
         events.append(_THROWS_CLOSED[seat])
@@ -672,7 +672,7 @@ class CabangaState(MatchState):
         self._previous_colour = ROWS[self._row]
         if all(self._hands):
             self._active = (seat + 1) % self.seats
-            self._step = DecisionKind.PLAY
+            self._step = "play"
             self._pending = (self._play_prompt(),)
         else:
             self._end_round(events)  # C14
@@ -707,13 +707,13 @@ class CabangaState(MatchState):
         self._set_aside = []
         self._active = self._starter
         self._previous_colour = None
-        self._step = DecisionKind.PLAY
+        self._step = "play"
         self._pending = (self._play_prompt(),)
         events.append(RoundStarted(self._round, self._starter, tuple(starts), HAND_SIZE))
 
     def _play_prompt(self) -> Prompt:
         choices = tuple(chain.from_iterable(map(_PLAYS_OF.__getitem__, self._hands[self._active])))
-        return Prompt(self._active, DecisionKind.PLAY, Pick.ONE, choices, (choices[0],))
+        return Prompt(self._active, "play", Pick.ONE, choices, (choices[0],))
 
     # --- hand-set states for tests
 
@@ -828,7 +828,7 @@ class CabangaState(MatchState):
         state._penalty = pile_order[::-1]
         state._set_aside = aside
         state._totals = totals
-        state._step = DecisionKind.PLAY
+        state._step = "play"
         state._pending = (state._play_prompt(),)
         return state
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games.base import Decision, DecisionKind, Event, MatchState, Pick, Prompt
+from arena.games.base import Decision, Event, MatchState, Pick, Prompt
 from arena.games.cabanga import (
     _BETWEEN,
     _ROW_OF,
@@ -264,7 +264,7 @@ def sample_world(view: CabangaView, knowledge: CabangaKnowledge, rng: random.Ran
     world._set_aside = aside_known + dealt["aside"]
     world._totals = list(view.totals)
     world._step = view.step
-    if view.step is DecisionKind.THROW:
+    if view.step == "throw":
         assert view.throw_row is not None and view.throw_tops is not None
         row = ROWS.index(view.throw_row)
         world._row = row
@@ -275,7 +275,7 @@ def sample_world(view: CabangaView, knowledge: CabangaKnowledge, rng: random.Ran
         for other, hand in enumerate(hands):
             if other != view.active and not between.isdisjoint(hand):
                 eligible = tuple(card for card in hand if card in between)
-                prompts.append(Prompt(other, DecisionKind.THROW, Pick.SUBSET, eligible, ()))
+                prompts.append(Prompt(other, "throw", Pick.SUBSET, eligible, ()))
         world._pending = tuple(prompts)
     else:
         world._row = -1
@@ -332,7 +332,7 @@ def greedy_policy(state: MatchState, prompt: Prompt) -> Decision:
 
     Reads the state as :func:`greedy_play` reads a view, nothing of other hands (the bundled greedy bot's plan).
     """
-    if prompt.kind is DecisionKind.THROW:
+    if prompt.kind == "throw":
         return prompt.choices
     assert isinstance(state, CabangaState)
     seat = prompt.seat

@@ -4,7 +4,7 @@ Cards are :class:`Card` values written ``L1``..``L6`` and ``LL`` (the llama); th
 built once, so cards compare by identity. A card is also an action: "play this card". The two other actions
 are :data:`DRAW` (``draw``) and :data:`QUIT` (``quit``).
 
-Every step is one seat's turn (:attr:`DecisionKind.TURN`, :attr:`Pick.ONE`). Its choices come in this order:
+Every step is one seat's turn (:attr:`"turn"`, :attr:`Pick.ONE`). Its choices come in this order:
 
 1. the distinct cards of the seat's hand that may be played (L4), lowest first, the llama last;
 2. :data:`DRAW`, when the draw pile is not empty and another seat is still in the round (L5);
@@ -35,7 +35,6 @@ from typing import Any, ClassVar, Final
 from arena.games.base import (
     Action,
     Decision,
-    DecisionKind,
     Event,
     Game,
     GameError,
@@ -272,7 +271,7 @@ def _build_pending() -> tuple[tuple[Prompt], ...]:
                     if can_draw:
                         choices.append(DRAW)
                     choices.append(QUIT)
-                    table.append((Prompt(seat, DecisionKind.TURN, Pick.ONE, tuple(choices), (choices[0],)),))
+                    table.append((Prompt(seat, "turn", Pick.ONE, tuple(choices), (choices[0],)),))
     return tuple(table)
 
 
@@ -681,7 +680,7 @@ class LamaState(MatchState):
         if self._draw and self._left > 1:  # L5
             choices.append(DRAW)
         choices.append(QUIT)
-        return Prompt(seat, DecisionKind.TURN, Pick.ONE, tuple(choices), (choices[0],))
+        return Prompt(seat, "turn", Pick.ONE, tuple(choices), (choices[0],))
 
     def _start_round(self, starter: int) -> RoundStarted:
         """Deal a new round from the rng (L2) with ``starter`` to play, and return its event."""

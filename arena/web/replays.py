@@ -24,7 +24,7 @@ CHOICES_SHOWN = 12
 def decision_detail(prompt: Prompt, answer: str, fault: Fault | None, latency_ms: float | None) -> dict[str, Any]:
     """Return what a frame shows of one seat's decision: its choices or candidates, its answer, or the fault
     and the default applied instead, and its latency."""
-    return {"kind": prompt.kind.value, "pick": prompt.pick.value, "choices": [a.text for a in prompt.choices],
+    return {"kind": prompt.kind, "pick": prompt.pick.value, "choices": [a.text for a in prompt.choices],
             "answer": answer, "fault": None if fault is None else {"kind": fault.kind.value, "detail": fault.detail},
             "latency_ms": latency_ms}
 
