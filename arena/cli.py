@@ -26,7 +26,8 @@ from arena.check import ask_again, check_bot
 from arena.cluster import ClusterError, RayExecutor
 from arena.estimate import Evidence, SequentialTest, Verdict
 from arena.executor import Executor
-from arena.games import GAMES, get_game
+from arena.games import ENVIRONMENT, get_game, register_text
+from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.launcher import (
@@ -121,14 +122,31 @@ def print_faults(record: MatchRecord, as_json: bool) -> None:
                        "and is placed last for ratings")
 
 
-GAME_CHOICE = click.Choice(sorted(GAMES), case_sensitive=False)
+class GameName(click.ParamType):  # type: ignore[type-arg]
+    """A registered game's name, looked up when the command runs (games registered by ARENA_GAMES included)."""
+
+    name = "game"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join(registered_games()) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        name = str(value).lower()
+        try:
+            get_game(name)
+        except GameError as exc:
+            self.fail(str(exc), param, ctx)
+        return name
+
+
+GAME_CHOICE = GameName()
 
 # Options shared by the commands, declared once so that their names, defaults and help agree.
 game_option = click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
                            help="The game to play.")
 options_option = click.option(
     "-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
-    help="A game option, repeatable: target=N, rounds=N, and for Cabanga! symbols=18 numbers.")
+    help="A game option, repeatable: `arena games` lists each game's options and their defaults.")
 
 
 throw_window_option = click.option(
@@ -172,16 +190,35 @@ def clock_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="arena")
 def main() -> None:
-    """Referee, protocol and ladder for Cabanga! and L.A.M.A. bot contests.
+    """Referee, protocol and ladder for card-game bot contests: Cabanga!, L.A.M.A. and every registered game.
 
-    Start with `arena play` to watch a match between built-in random players.
+    Start with `arena play` to watch a match between built-in random players. More games plug in as packages
+    (docs/adding-a-game.md): installed ones register themselves; ARENA_GAMES=name=package,... names others.
     """
+    try:
+        register_text(os.environ.get(ENVIRONMENT, ""))
+    except GameError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@main.command("games")
+def list_games() -> None:
+    """List the registered games: name, seats, decision kinds and options with their defaults."""
+    for name in registered_games():
+        try:
+            game = get_game(name)
+        except GameError as exc:
+            click.echo(f"{name}: cannot be loaded: {visible(str(exc))}")
+            continue
+        options = ", ".join(f"{k}={v}" for k, v in game.options().to_json().items())
+        click.echo(f"{name}: {game.title}, {game.min_seats}-{game.max_seats} seats; decisions: "
+                   f"{', '.join(game.kinds)}; options: {options or 'none'}")
 
 
 @main.command()
 @game_option
 @click.option("--seats", type=int, default=4, show_default=True,
-              help="Number of seats (Cabanga! 3-6, L.A.M.A. 2-6).")
+              help="Number of seats (the game's range: `arena games` lists them).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Match seed; the same seed prints the same match. Default: a random seed, printed.")
 @options_option
@@ -539,7 +576,7 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
     spec = one_bot(bots_path, bot_name)
     if spec.remote:
         raise click.UsageError(f"bot {spec.name!r} is remote (it has a token): arena check starts the bots it checks")
-    declared = game_names or spec.games or tuple(sorted(GAMES))
+    declared = game_names or spec.games or tuple(registered_games())
     try:
         games = [get_game(n.lower()) for n in dict.fromkeys(declared)]
     except GameError as exc:

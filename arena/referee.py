@@ -61,7 +61,7 @@ class Fault:
         object.__setattr__(self, "detail", capped(self.detail))
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "step": self.step, "kind": self.kind, "detail": self.detail}
+        return {"seat": self.seat, "step": self.step, "kind": self.kind.value, "detail": self.detail}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Fault:

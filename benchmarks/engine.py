@@ -18,7 +18,7 @@ import json
 import random
 import time
 
-from arena.games import GAMES
+from arena.games import game_names, get_game
 from arena.games.base import Game, random_decision
 
 
@@ -120,7 +120,7 @@ def bench_bare(seconds: float) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per configuration (default 2)")
-    parser.add_argument("--game", choices=sorted(GAMES), help="only this game")
+    parser.add_argument("--game", choices=game_names(), help="only this game")
     parser.add_argument("--seats", type=int, help="only this seat count")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     parser.add_argument("--bare", action="store_true",
@@ -128,7 +128,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.json:
         print(f"{'game':8} {'seats':>5} {'matches/s':>10} {'us/decision':>12} {'decisions/match':>16}")
-    for game in GAMES.values():
+    for game in map(get_game, game_names()):
         if args.game and game.name != args.game:
             continue
         for seats in range(game.min_seats, game.max_seats + 1):

@@ -37,7 +37,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from arena.games import GAMES, get_game
+from arena.games import game_names, get_game
 from arena.ladder import Ladder, LadderConfig
 from arena.launcher import load_bot_list
 from arena.sandbox import Mode, choose_sandbox
@@ -148,14 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=2, help="tables at once (default 2)")
     parser.add_argument("--seats", type=int, default=4, help="seats per match (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="ladder seed (default 0)")
-    parser.add_argument("--game", action="append", choices=sorted(GAMES), help="a game (default: every game)")
+    parser.add_argument("--game", action="append", choices=game_names(), help="a game (default: every game)")
     parser.add_argument("--sandbox", action="append", choices=[m.value for m in Mode],
                         help="bot isolation (default auto); repeat to measure several in turn")
     parser.add_argument("--throw-window-ms", type=float, default=0.0,
                         help="hold every throw window this long, asked or not (default 0: no hold)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
-    for game, mode in [(g, m) for g in args.game or sorted(GAMES) for m in args.sandbox or ["auto"]]:
+    for game, mode in [(g, m) for g in args.game or game_names() for m in args.sandbox or ["auto"]]:
         figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.throw_window_ms)
         if args.json:
             print(json.dumps(figures), flush=True)

@@ -17,9 +17,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.games import cabanga_search, lama_search
 from arena.games.cabanga import CABANGA
+from arena.games.cabanga import search as cabanga_search
 from arena.games.lama import LAMA
+from arena.games.lama import search as lama_search
 from arena.games.search import simulate
 
 

@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CORE: dict[str, tuple[str, tuple[str, ...]]] = {
     # name: (module, the tests that cover it)
-    "cabanga": ("arena/games/cabanga.py", ("tests/games/test_cabanga.py", "tests/games/test_conformance.py")),
-    "lama": ("arena/games/lama.py", ("tests/games/test_lama.py", "tests/games/test_conformance.py")),
+    "cabanga": ("arena/games/cabanga/rules.py", ("tests/games/test_cabanga.py", "tests/games/test_conformance.py")),
+    "lama": ("arena/games/lama/rules.py", ("tests/games/test_lama.py", "tests/games/test_conformance.py")),
     "base": ("arena/games/base.py", ("tests/games",)),
     "referee": ("arena/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_differ_only_"
                                      "in_hidden_cards_send_the_other_seats_the_same_messages")),

@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 
 from arena import server as server_module
 from arena import wire
-from arena.games import GAMES, get_game
+from arena.games import all_games, get_game
 from arena.games.base import Decision, Event, Game, MatchState, Prompt, View, random_decision
 from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
 from arena.games.lama import DrewCard, Lama, LamaState
@@ -37,7 +37,7 @@ from arena.server import Connection, Outgoing, RemoteSeat, Slot
 from arena.store import Store
 from arena.v1 import arena_pb2 as pb
 
-CONFIGS = [(game, seats) for game in GAMES.values() for seats in range(game.min_seats, game.max_seats + 1)]
+CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]
 PLAYOUTS = {"cabanga": 5, "lama": 30}  # per seat count; every prompted seat of every step is checked
 SECRET_PILES = {"cabanga": "penalty pile", "lama": "draw pile"}
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,15 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.games.cabanga import CABANGA, CabangaState, Card
-from arena.games.cabanga_search import clone as clone_cabanga
-from arena.games.cabanga_search import greedy_policy as cabanga_greedy
-from arena.games.cabanga_search import knowledge_from as cabanga_knowledge
-from arena.games.cabanga_search import sample_world as sample_cabanga
+from arena.games.cabanga.search import clone as clone_cabanga
+from arena.games.cabanga.search import greedy_policy as cabanga_greedy
+from arena.games.cabanga.search import knowledge_from as cabanga_knowledge
+from arena.games.cabanga.search import sample_world as sample_cabanga
 from arena.games.lama import LAMA, LamaState
-from arena.games.lama_search import clone as clone_lama
-from arena.games.lama_search import greedy_policy as lama_greedy
-from arena.games.lama_search import knowledge_from as lama_knowledge
-from arena.games.lama_search import sample_world as sample_lama
+from arena.games.lama.search import clone as clone_lama
+from arena.games.lama.search import greedy_policy as lama_greedy
+from arena.games.lama.search import knowledge_from as lama_knowledge
+from arena.games.lama.search import sample_world as sample_lama
 from arena.games.search import SearchClock, Slot, deal, simulate
 from arena.referee import Clock, play_match
 from arena.sdk import local_seat

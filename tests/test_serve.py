@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from arena.games import get_game
-from arena.games.lama_web import chips
-from arena.games.lama_web import table as lama_table
+from arena.games.lama.web import chips
+from arena.games.lama.web import table as lama_table
 from arena.web.data import INLINE_SECONDS, Live, Reader, Withheld
 
 ROOT = Path(__file__).resolve().parent.parent

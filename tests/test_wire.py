@@ -8,13 +8,13 @@ import random
 import pytest
 
 from arena import wire
-from arena.games import GAMES
+from arena.games import all_games, get_game
 from arena.games.base import Event, Game, Pick, Prompt, random_decision
 from arena.referee import Request
 from arena.v1 import arena_pb2 as pb
 
 
-@pytest.mark.parametrize("game", list(GAMES.values()), ids=list(GAMES))
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
 def test_views_prompts_and_events_round_trip(game: Game) -> None:
     rng = random.Random(game.name)
     requests = events = 0
@@ -43,7 +43,7 @@ def test_views_prompts_and_events_round_trip(game: Game) -> None:
 
 def test_a_request_is_its_pieces_concatenated_and_each_event_is_encoded_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    state = GAMES["cabanga"].new_match(4, 3)
+    state = get_game("cabanga").new_match(4, 3)
     rng = random.Random(3)
     for _ in range(12):
         state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
@@ -74,7 +74,7 @@ def test_a_request_is_its_pieces_concatenated_and_each_event_is_encoded_once(
 
 
 def _prompt(pick: Pick) -> Prompt:
-    state = GAMES["cabanga"].new_match(3, 1)
+    state = get_game("cabanga").new_match(3, 1)
     p = state.pending()[0]
     return Prompt(p.seat, p.kind, pick, p.choices, p.default if pick is Pick.ONE else ())
 

@@ -1,20 +1,118 @@
-"""The pure rules core: every game behind one interface (see :mod:`arena.games.base`).
+"""The games: the contract every game meets (:mod:`arena.games.base`) and the registry of games.
 
-Nothing in this package does I/O or imports grpc, asyncio, subprocess, click or generated code.
+A game is one folder, a Python package (``arena/games/cabanga/`` for instance) holding everything about it:
+``GAME`` in its ``__init__`` (the :class:`~arena.games.base.Game`, its rules pure and without I/O), and beside
+it the parts the rest of arena asks for by module name: ``codec`` (its messages on the wire), ``bot`` (the
+typed bot base class of the Python SDK), ``tools`` (what ``arena check`` and ``arena new`` need, its draw
+rates), ``web`` (its renderer in the browser). docs/adding-a-game.md walks through one.
+
+Games are found, by name, in three places, and loaded only when asked for (a bot's import loads its own game
+and no other):
+
+- :data:`BUILTIN`, the games that ship with arena: one line per game;
+- the ``arena.games`` entry point group of every installed distribution (``name = "package"``), so that a
+  game may come from another package;
+- :func:`register`, which the command line and the Python SDK call with the ``ARENA_GAMES`` environment
+  variable (``name=package`` pairs separated by commas; :func:`register_text`), for a game that is importable
+  but not installed (a folder on ``PYTHONPATH``).
+
+Nothing in the contract does I/O or imports grpc, asyncio, subprocess or click.
 """
 
 from __future__ import annotations
 
-from arena.games.base import Game, GameError
-from arena.games.cabanga import CABANGA
-from arena.games.lama import LAMA
+import importlib
+from importlib import metadata
+from types import ModuleType
 
-GAMES: dict[str, Game] = {game.name: game for game in (CABANGA, LAMA)}
+from arena.games.base import Game, GameError
+
+BUILTIN: dict[str, str] = {
+    "cabanga": "arena.games.cabanga",
+    "lama": "arena.games.lama",
+}
+"""The games that ship with arena: name to package."""
+
+ENTRY_POINT_GROUP = "arena.games"
+ENVIRONMENT = "ARENA_GAMES"
+"""The environment variable naming games to register: ``name=package`` pairs separated by commas."""
+
+_loaded: dict[str, Game] = {}
+_registered: dict[str, str] = {}
+
+
+def register(name: str, package: str) -> None:
+    """Register the game ``name`` whose folder is the importable package ``package`` (it wins over any other)."""
+    if _registered.get(name) != package:
+        _registered[name] = package
+        _loaded.pop(name, None)
+
+
+def register_text(text: str) -> None:
+    """Register the games ``text`` names as ``name=package`` pairs separated by commas (the form of
+    :data:`ENVIRONMENT`). Raises :class:`GameError` for an item that is not ``name=package``."""
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, package = item.partition("=")
+        if not sep or not name.strip() or not package.strip():
+            raise GameError(f"{ENVIRONMENT}: {item!r} is not name=package")
+        register(name.strip(), package.strip())
+
+
+def game_packages() -> dict[str, str]:
+    """Return every registered game's package by the game's name: built in, then entry points, then
+    :func:`register` (a later source wins)."""
+    packages = dict(BUILTIN)
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        packages[entry.name] = entry.value
+    packages.update(_registered)
+    return packages
+
+
+def game_names() -> list[str]:
+    """Return the names of every registered game, sorted."""
+    return sorted(game_packages())
+
+
+def all_games() -> list[Game]:
+    """Return every registered game, loaded, in the order of their names."""
+    return [get_game(name) for name in game_names()]
 
 
 def get_game(name: str) -> Game:
-    """Return the game called ``name`` (``cabanga`` or ``lama``). Raises :class:`GameError` otherwise."""
+    """Return the game called ``name``, loading its package on first use. Raises :class:`GameError` otherwise."""
+    game = _loaded.get(name)
+    if game is not None:
+        return game
+    packages = game_packages()
+    if name not in packages:
+        raise GameError(f"unknown game {name!r}; the games are {', '.join(sorted(packages))}")
+    module = _import(packages[name], name)
+    game = getattr(module, "GAME", None)
+    if not isinstance(game, Game):
+        raise GameError(f"game {name!r}: its package {packages[name]} has no GAME (an arena.games.base.Game)")
+    if game.name != name:
+        raise GameError(f"game {name!r}: its package {packages[name]} holds the game {game.name!r}")
+    _loaded[name] = game
+    return game
+
+
+def game_part(name: str, part: str) -> ModuleType:
+    """Return the module ``part`` (``codec``, ``bot``, ``tools``, ``web``) of game ``name``'s folder.
+
+    Raises :class:`GameError` for an unknown game or a game without that part.
+    """
+    package = game_packages().get(name)
+    if package is None:
+        get_game(name)  # raises the unknown game's error
+        raise AssertionError("unreachable")
+    return _import(f"{package}.{part}", name, part)
+
+
+def _import(module: str, game: str, part: str = "") -> ModuleType:
     try:
-        return GAMES[name]
-    except KeyError:
-        raise GameError(f"unknown game {name!r}; the games are {', '.join(sorted(GAMES))}") from None
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module == exc.name or module.startswith(exc.name + ".")):
+            what = f"has no {part} module" if part else "cannot be imported"
+            raise GameError(f"game {game!r} {what} ({module})") from None
+        raise

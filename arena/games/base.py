@@ -362,6 +362,8 @@ class Game(ABC):
     title: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
+    kinds: ClassVar[tuple[DecisionKind, ...]]
+    """The decision kinds its prompts have: a Python bot answers each with its method of that name."""
 
     @abstractmethod
     def options(self, raw: Mapping[str, Any] | None = None) -> Options:

@@ -3,7 +3,7 @@ in-process, and budgeting a decision's time.
 
 A search bot (determinized search: PIMC, ISMCTS) repeats three things while its time lasts: deal the cards it
 cannot see in a way that agrees with everything it was told (``sample_world`` of the game's own module,
-:mod:`arena.games.cabanga_search` or :mod:`arena.games.lama_search`, built on :func:`deal`), try each of its
+:mod:`arena.games.cabanga.search` or :mod:`arena.games.lama.search`, built on :func:`deal`), try each of its
 choices in that world and play the rest on with a fast policy (:func:`simulate`, the real rules engine), and
 keep the choice that did best on average. :class:`SearchClock` says when to stop.
 

@@ -1,20 +1,19 @@
-"""Where ``arena serve`` finds what a game needs in the browser: the module ``arena.games.<name>_web``.
+"""Where ``arena serve`` finds what a game needs in the browser: the ``web`` module of the game's folder.
 
 Such a module is pure (it lives in the rules core) and has ``table(state, seat)``, the table at a moment as
 JSON-ready data (``seat=None``: from above, every hand; a seat: only what that seat sees), and ``SCRIPT``, the
 name of a JavaScript file beside it that draws that data. No game is named here: a new game plugs in by
-shipping its ``_web`` module and script.
+shipping its ``web`` module and script.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, cast
 
-from arena.games import GAMES
-from arena.games.base import GameError, MatchState
+from arena.games import game_part
+from arena.games.base import MatchState
 
 
 class _WebModule(Protocol):
@@ -48,11 +47,6 @@ def game_web(name: str) -> GameWeb:
     """Return the web renderer of game ``name``. Raises :class:`GameError` for a game without one."""
     if name in _CACHE:
         return _CACHE[name]
-    if name not in GAMES:
-        raise GameError(f"unknown game {name!r}; the games are {', '.join(sorted(GAMES))}")
-    try:
-        module = cast(_WebModule, importlib.import_module(f"arena.games.{name}_web"))
-    except ImportError:
-        raise GameError(f"game {name!r} has no web renderer (arena.games.{name}_web)") from None
+    module = cast(_WebModule, game_part(name, "web"))
     _CACHE[name] = web = GameWeb(name, module)
     return web

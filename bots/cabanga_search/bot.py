@@ -1,7 +1,7 @@
 """A Cabanga! search bot: determinized search (PIMC) over sampled deals, the greedy plan as rollout policy.
 
 Every PLAY decision: deal the cards it cannot see so that they agree with what it was told
-(:func:`arena.games.cabanga_search.sample_world`), try its best few plays in each deal, play the round out with
+(:func:`arena.games.cabanga.search.sample_world`), try its best few plays in each deal, play the round out with
 the greedy plan for every seat, and keep the play that did best on average, while its time lasts. Throws
 everything it may (a thrown card leaves its hand and costs the player a draw).
 
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from arena.games.base import Event
 from arena.games.cabanga import CabangaOptions, CabangaView, Card, PlayCard
-from arena.games.cabanga_search import CabangaKnowledge, SearchReport, options_from, pimc_play
+from arena.games.cabanga.search import CabangaKnowledge, SearchReport, options_from, pimc_play
 from arena.games.search import SearchClock, seeded_rng
 from arena.referee import MatchInfo
 from arena.sdk import Bot, run

@@ -1,7 +1,7 @@
 """A L.A.M.A. search bot: determinized search (PIMC) over sampled deals, the greedy plan as rollout policy.
 
 Every turn: deal the cards it cannot see so that they agree with what it was told
-(:func:`arena.games.lama_search.sample_world`), try each of its choices in each deal, play the round out with
+(:func:`arena.games.lama.search.sample_world`), try each of its choices in each deal, play the round out with
 the greedy plan for every seat, and keep the choice that did best on average, while its time lasts.
 
 Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_search.bot [--ms 100] [--seed 0]
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from arena.games.base import Event
 from arena.games.lama import Card, LamaOptions, LamaView, TurnAction
-from arena.games.lama_search import LamaKnowledge, SearchReport, options_from, pimc_turn
+from arena.games.lama.search import LamaKnowledge, SearchReport, options_from, pimc_turn
 from arena.games.search import SearchClock, seeded_rng
 from arena.referee import MatchInfo
 from arena.sdk import Bot, run

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.games import GAMES
+from arena.games import all_games
 from arena.games.base import (
     Decision,
     Game,
@@ -24,7 +24,7 @@ from arena.games.base import (
     random_decision,
 )
 
-CONFIGS = [(game, seats) for game in GAMES.values() for seats in range(game.min_seats, game.max_seats + 1)]
+CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]
 PLAYOUTS = 250  # per (game, seats): 2,750 in all
 STEP_LIMIT = 20_000  # far beyond any real match; a match that reaches it does not end
 

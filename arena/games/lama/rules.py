@@ -780,6 +780,7 @@ class Lama(Game):
     title: ClassVar[str] = "L.A.M.A."
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = _MAX_SEATS
+    kinds: ClassVar[tuple[str, ...]] = ("turn",)
 
     def options(self, raw: Mapping[str, Any] | None = None) -> LamaOptions:
         """Return validated options from ``raw`` (values may be text; ``rounds`` may be ``None``).

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games.base import Decision, Event, MatchState, Pick, Prompt
-from arena.games.cabanga import (
+from arena.games.cabanga.rules import (
     _BETWEEN,
     _ROW_OF,
     NUMBER_CARDS,

@@ -843,6 +843,7 @@ class Cabanga(Game):
     title: ClassVar[str] = "Cabanga!"
     min_seats: ClassVar[int] = 3
     max_seats: ClassVar[int] = 6
+    kinds: ClassVar[tuple[str, ...]] = ("play", "throw")
 
     def options(self, raw: Mapping[str, Any] | None = None) -> CabangaOptions:
         """Return checked options from ``raw``: ``target`` (>= 1), ``rounds`` (>= 1 or None), ``symbols``.

@@ -1,6 +1,6 @@
 // Cabanga! on the replay viewer's table: the four colour rows with both pile tops, the penalty pile and the
 // set-aside cards, and every seat's hand (or the backs of the cards it may not see) with its total.
-// Draws the data of arena/games/cabanga_web.py's table(); registered under the game's name.
+// Draws the data of arena/games/cabanga/web.py's table(); registered under the game's name.
 (function () {
   "use strict";
   const ROW_NAMES = {R: "red", B: "blue", P: "purple", Y: "yellow"};

@@ -1,6 +1,6 @@
 // L.A.M.A. on the replay viewer's table: the discard pile's top, the draw pile, every seat's hand (or the
 // backs of the cards it may not see), who is still in the round, and each total as black (10) and white (1)
-// chips. Draws the data of arena/games/lama_web.py's table(); registered under the game's name.
+// chips. Draws the data of arena/games/lama/web.py's table(); registered under the game's name.
 (function () {
   "use strict";
 

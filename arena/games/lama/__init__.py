@@ -1,0 +1,7 @@
+"""L.A.M.A.: the game's folder. Its rules (pure, :mod:`.rules`) are re-exported here; the
+registry (:mod:`arena.games`) finds the game as ``GAME``, and its other parts by their module names: ``codec``,
+``bot``, ``tools``, ``web``, ``search``.
+"""
+
+from arena.games.lama.rules import *  # noqa: F403
+from arena.games.lama.rules import LAMA as GAME  # noqa: F401  # the registry reads it
