@@ -433,9 +433,9 @@ def _sdk_folders() -> list[str]:
 _sdk_cache: list[str] | None = None
 
 
-SDK_FILES = ("__init__.py", "sdk.py", "transport.py", "wire.py", "referee.py", "text.py", "games", "v1")
-"""What a Python bot's jail shows of the ``arena`` package: the SDK and what it imports (the games' rules and the
-protocol's generated code), never the arena's own modules (cli, ladder, store, launcher, sandbox, web...).
+SDK_FILES = ("__init__.py", "sdk.py", "transport.py", "wire.py", "text.py", "games", "v2")
+"""What a Python bot's jail shows of the ``arena`` package: the SDK and what it imports (the games' folders and
+the envelope's generated code), never the arena's own modules (cli, ladder, store, launcher, sandbox, web...).
 tests/test_sandbox.py checks that the SDK and the bundled bots import nothing else."""
 
 JAIL_PATH = ("/usr/local/bin", "/usr/bin", "/bin")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
+from arena.games.base import Clock as Clock
 from arena.games.base import (
     Decision,
     Event,
@@ -30,18 +30,10 @@ from arena.games.base import (
     decision_text,
     random_decision,
 )
+from arena.games.base import FaultKind as FaultKind
+from arena.games.base import MatchInfo as MatchInfo
+from arena.games.base import SeatFaulted as SeatFaulted
 from arena.text import capped
-
-
-class FaultKind(enum.Enum):
-    """Why a seat's decision was replaced by the default."""
-
-    TIMEOUT = "timeout"  # no answer within the clock
-    CRASH = "crash"  # the bot process died, or the bot raised
-    DISCONNECT = "disconnect"  # the bot's connection went away
-    MALFORMED = "malformed"  # an answer that does not parse
-    ILLEGAL = "illegal"  # a well-formed answer that is not a legal choice
-    BENCHED = "benched"  # not asked: the seat had too many faults in this match
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,26 +58,6 @@ class Fault:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Fault:
         return cls(int(data["seat"]), int(data["step"]), FaultKind(data["kind"]), str(data["detail"]))
-
-
-@dataclass(frozen=True, slots=True)
-class SeatFaulted(Event):
-    """Public: ``seat``'s decision at this step was replaced by the default, for a fault of ``kind``.
-
-    Every seat is told, before the events the step's decisions caused; the fault's detail is not (it may name
-    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`TableLog.fault`). The match's
-    record keeps the whole :class:`Fault`.
-    """
-
-    kind: ClassVar[str] = "seat_faulted"
-    seat: int
-    fault: FaultKind
-
-    def to_json(self) -> dict[str, Any]:
-        return {"event": self.kind, "seat": self.seat, "kind": self.fault.value}
-
-    def describe(self, names: Sequence[str]) -> str:
-        return f"{names[self.seat]} faulted ({self.fault.value}): the default is applied"
 
 
 class TableLog:
@@ -179,19 +151,6 @@ class Request:
     timeout: float
 
 
-@dataclass(frozen=True, slots=True)
-class MatchInfo:
-    """What a seat is told when a match starts."""
-
-    match_id: str
-    game: str
-    seat: int
-    names: tuple[str, ...]
-    options: dict[str, Any]
-    clock: Clock
-    max_faults: int
-
-
 class Seat(Protocol):
     """One seat's decider. ``decide`` returns a decision or raises :class:`SeatFault`."""
 
@@ -230,23 +189,6 @@ def random_seat(name: str, seed: int | str) -> LocalSeat:
     """Return an in-process seat choosing uniformly among legal decisions, reproducibly from ``seed``."""
     rng = random.Random(seed)
     return LocalSeat(name, lambda prompt, _view: random_decision(prompt, rng))
-
-
-@dataclass(frozen=True, slots=True)
-class Clock:
-    """Time allowed to decide: ``deadline`` seconds per decision plus an optional per-match ``bank``.
-
-    A decision may run past its deadline while the seat's bank lasts; the overrun is taken from the bank.
-    """
-
-    deadline: float = 1.0
-    bank: float = 0.0
-
-    def __post_init__(self) -> None:
-        if not self.deadline > 0:
-            raise ValueError(f"deadline must be positive seconds, got {self.deadline!r}")
-        if not self.bank >= 0:
-            raise ValueError(f"time bank must be zero or more seconds, got {self.bank!r}")
 
 
 DEFAULT_CLOCK = Clock()

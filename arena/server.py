@@ -39,13 +39,14 @@ from grpc import aio
 
 from arena import wire
 from arena.games.base import Decision, Event, MatchResult
+from arena.games.codec import GameCodec
 from arena.referee import FaultKind, MatchInfo, Request, SeatFault
 from arena.text import visible
-from arena.v1 import arena_pb2 as pb
+from arena.v2 import arena_pb2 as pb
 
 log = logging.getLogger("arena.server")
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = wire.PROTOCOL_VERSION
 HELLO_TIMEOUT = 5.0
 """Seconds a new stream has to send its Hello."""
 MAX_MESSAGE_BYTES = 64 << 10
@@ -288,6 +289,7 @@ class RemoteSeat:
         self.name = slot.name
         self.ended = ended
         self._seat = 0
+        self._codec: GameCodec | None = None
 
     async def _fault_for_absence(self) -> SeatFault:
         """Return the fault of a seat whose stream is gone: CRASH when its process has ended, else DISCONNECT.
@@ -310,6 +312,7 @@ class RemoteSeat:
 
     async def match_started(self, info: MatchInfo) -> None:
         self._seat = info.seat
+        self._codec = wire.codec_for(info.game)
         if self.slot.online:
             assert self.slot.connection is not None
             self.slot.connection.send(pb.ArenaMessage(match_start=wire.match_start(info)))
@@ -334,8 +337,8 @@ class RemoteSeat:
     async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
                          result: MatchResult) -> None:
         if self.slot.online:
-            assert self.slot.connection is not None
-            self.slot.connection.send(pb.ArenaMessage(match_end=wire.match_end(match_id, events, result)))
+            assert self.slot.connection is not None and self._codec is not None, "a match ends after it starts"
+            self.slot.connection.send(pb.ArenaMessage(match_end=wire.match_end(match_id, events, result, self._codec)))
 
 
 def _serialize(message: Outgoing) -> bytes:

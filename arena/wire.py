@@ -1,53 +1,72 @@
-"""The only module that turns game values into protobuf messages and back.
+"""The game-neutral codec: the only module that turns referee values into the envelope's messages and back.
 
-Cards and actions travel as their text forms; views and events as the typed messages of
-``proto/arena/v1/arena.proto``. Every ``*_from_proto`` function raises :class:`WireError` for a message that
-does not describe a valid value, so a bad message from the network can never reach the rules core unchecked.
+The envelope (``proto/arena/v2/arena.proto``) names no game. The game, the decision kind and the options
+travel as names and text; the view and the game's events as the game's own messages (its folder's ``codec``,
+:class:`arena.games.codec.GameCodec`) packed in ``google.protobuf.Any``; the events every game shares
+(:class:`SeatFaulted`, :class:`RoundScored`, :class:`MatchOver`) as the envelope's own, packed the same way.
+Every ``*_from_proto`` function raises :class:`WireError` for a message that does not describe a valid value,
+so a bad message from the network can never reach the rules core unchecked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from arena.games import cabanga, lama
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import Message
+
+from arena.games import game_part
 from arena.games.base import (
     Action,
     Decision,
-    DecisionKind,
     Event,
+    FaultKind,
     GameError,
+    MatchInfo,
     MatchOver,
     MatchResult,
     Pick,
     Prompt,
     RoundScored,
+    SeatFaulted,
     View,
 )
-from arena.referee import FaultKind, MatchInfo, Request, SeatFaulted
-from arena.v1 import arena_pb2 as pb
+from arena.games.codec import CodecError, GameCodec, option_texts, type_url
+from arena.v2 import arena_pb2 as pb
 
-T = TypeVar("T")
+if TYPE_CHECKING:  # a bot imports this module: it must not load the referee
+    from arena.referee import Request
 
+PROTOCOL_VERSION = 2
+"""The version of the envelope this arena and this SDK speak (``Hello.protocol_version``)."""
 
-class WireError(ValueError):
-    """A protobuf message that does not describe a valid game value."""
+WireError = CodecError
+"""A protobuf message that does not describe a valid game value."""
 
-
-GAME_TO_PB = {"cabanga": pb.GAME_CABANGA, "lama": pb.GAME_LAMA}
-GAME_FROM_PB = {v: k for k, v in GAME_TO_PB.items()}
-KIND_TO_PB = {
-    "play": pb.DECISION_KIND_PLAY,
-    "throw": pb.DECISION_KIND_THROW,
-    "turn": pb.DECISION_KIND_TURN,
-}
-KIND_FROM_PB = {v: k for k, v in KIND_TO_PB.items()}
 PICK_TO_PB = {Pick.ONE: pb.PICK_ONE, Pick.SUBSET: pb.PICK_SUBSET}
 PICK_FROM_PB = {v: k for k, v in PICK_TO_PB.items()}
 
+_codecs: dict[str, GameCodec] = {}
 
-def _texts(values: Iterable[Action]) -> list[str]:
-    return [v.text for v in values]
+
+def codec_for(game: str) -> GameCodec:
+    """Return the codec of the game called ``game`` (its folder's ``codec.CODEC``). Raises :class:`WireError`."""
+    codec = _codecs.get(game)
+    if codec is None:
+        try:
+            codec = game_part(game, "codec").CODEC
+        except (GameError, AttributeError) as exc:
+            raise WireError(f"no codec for game {game!r}: {exc}") from None
+        if not isinstance(codec, GameCodec):
+            raise WireError(f"game {game!r}: its codec.CODEC is not an arena.games.codec.GameCodec")
+        _codecs[game] = codec
+    return codec
+
+
+def _pack(message: Message) -> AnyMessage:
+    return AnyMessage(type_url=TYPE_URLS.get(type(message)) or type_url(type(message)),
+                      value=message.SerializeToString())
 
 
 # ------------------------------------------------------------------------------------------ arena side
@@ -55,16 +74,12 @@ def _texts(values: Iterable[Action]) -> list[str]:
 
 def match_start(info: MatchInfo) -> pb.MatchStart:
     """Return the MatchStart message telling a seat about its new match."""
-    options = info.options
     return pb.MatchStart(
         match_id=info.match_id,
-        game=GAME_TO_PB[info.game],
+        game=info.game,
         seat=info.seat,
         names=info.names,
-        target=int(options.get("target") or 0),
-        rounds=int(options.get("rounds") or 0),
-        symbols=list(options.get("symbols") or ()),
-        climb=str(options.get("climb") or ""),
+        options=option_texts(info.options),
         deadline_ms=round(info.clock.deadline * 1000),
         time_bank_ms=round(info.clock.bank * 1000),
         max_faults=info.max_faults,
@@ -79,26 +94,23 @@ def request_bytes(request: Request) -> bytes:
     :data:`event_pieces` encodes once, and last the connection's :func:`request_stamp`.
     """
     prompt = request.prompt
+    codec = codec_for(request.view.game)
     message = pb.ArenaMessage()
     out = message.request
     out.match_id = request.match_id
     out.step = request.step
-    out.kind = KIND_TO_PB[prompt.kind]
+    out.kind = prompt.kind
     out.pick = PICK_TO_PB[prompt.pick]
     out.choices.extend(_texts(prompt.choices))
     out.default_picks.extend(prompt.choices.index(a) for a in prompt.default)
     out.timeout_ms = max(1, int(request.timeout * 1000))
-    view = request.view
-    if isinstance(view, cabanga.CabangaView):
-        _fill_cabanga_view(out.cabanga, view)
-    elif isinstance(view, lama.LamaView):
-        _fill_lama_view(out.lama, view)
-    else:
-        raise TypeError(f"no wire form for view {type(view).__name__}")
+    out.view.type_url = codec.view_url
+    out.view.value = codec.encode_view(request.view).SerializeToString()
     head = message.SerializeToString()
     if not request.events:
         return head
-    return b"".join([head, *map(event_pieces.piece, request.events)])
+    piece = event_pieces.piece
+    return b"".join([head, *(piece(event, codec) for event in request.events)])
 
 
 def request_stamp(request_id: int, sent_time_ms: int) -> bytes:
@@ -123,14 +135,14 @@ class EventPieces:
         self._size = size
         self._pieces: dict[int, tuple[Event, bytes]] = {}
 
-    def piece(self, event: Event) -> bytes:
-        """Return the serialized ArenaMessage whose request holds ``event`` and nothing else."""
+    def piece(self, event: Event, codec: GameCodec) -> bytes:
+        """Return the serialized ArenaMessage whose request holds ``event`` (a ``codec`` game's) and nothing else."""
         hit = self._pieces.get(id(event))
         if hit is not None and hit[0] is event:
             return hit[1]
         if len(self._pieces) >= self._size:
             self._pieces.clear()
-        piece = pb.ArenaMessage(request=pb.DecisionRequest(events=[event_to_proto(event)])).SerializeToString()
+        piece = pb.ArenaMessage(request=pb.DecisionRequest(events=[event_to_proto(event, codec)])).SerializeToString()
         self._pieces[id(event)] = (event, piece)
         return piece
 
@@ -155,182 +167,81 @@ def decision_from_picks(prompt: Prompt, picks: Sequence[int]) -> Decision:
     return tuple(prompt.choices[i] for i in picks)
 
 
-def match_end(match_id: str, events: Iterable[Event], result: MatchResult) -> pb.MatchEnd:
+def match_end(match_id: str, events: Iterable[Event], result: MatchResult, codec: GameCodec) -> pb.MatchEnd:
     """Return the MatchEnd message: final totals and places plus the events the seat has not seen."""
     return pb.MatchEnd(match_id=match_id, totals=result.totals, places=result.places,
-                       events=[event_to_proto(e) for e in events])
+                       events=[event_to_proto(e, codec) for e in events])
 
 
-def _fill_cabanga_view(out: pb.CabangaView, view: cabanga.CabangaView) -> None:
-    out.seat, out.round, out.active = view.seat, view.round, view.active
-    if view.step is not None:
-        out.step = KIND_TO_PB[view.step]
-    out.hand.extend(_texts(view.hand))
-    out.tops.extend(_texts(view.tops))
-    if view.previous_colour is not None:
-        out.previous_colour = view.previous_colour.value
-    if view.throw_row is not None:
-        out.throw_row = view.throw_row.value
-    if view.throw_tops is not None:
-        out.throw_tops.extend(_texts(view.throw_tops))
-    out.hand_sizes.extend(view.hand_sizes)
-    out.penalty_size, out.set_aside_size = view.penalty_size, view.set_aside_size
-    out.totals.extend(view.totals)
+def _texts(values: Iterable[Action]) -> list[str]:
+    return [v.text for v in values]
 
 
-def _fill_lama_view(out: pb.LamaView, view: lama.LamaView) -> None:
-    out.seat, out.round = view.seat, view.round
-    if view.active is not None:
-        out.active = view.active
-    out.hand.extend(_texts(view.hand))
-    out.discard, out.discard_size, out.draw_size = view.discard.text, view.discard_size, view.draw_size
-    out.hand_sizes.extend(view.hand_sizes)
-    out.in_round.extend(view.in_round)
-    out.totals.extend(view.totals)
-
-
-_EVENT_TO_PB: dict[type, Callable[[Any], pb.Event]] = {
-    cabanga.RoundStarted: lambda e: pb.Event(cabanga_round_started=pb.CabangaRoundStarted(
-        round=e.round, starter=e.starter, tops=_texts(e.tops), hand_size=e.hand_size)),
-    cabanga.Played: lambda e: pb.Event(cabanga_played=pb.CabangaPlayed(
-        seat=e.seat, card=e.card.text, side=e.side.value, penalty=e.penalty, row_tops=_texts(e.row_tops))),
-    cabanga.Threw: lambda e: pb.Event(cabanga_threw=pb.CabangaThrew(seat=e.seat, cards=_texts(e.cards))),
-    cabanga.Reshuffled: lambda e: pb.Event(cabanga_reshuffled=pb.CabangaReshuffled(count=e.count)),
-    cabanga.Drew: lambda e: pb.Event(cabanga_drew=pb.CabangaDrew(seat=e.seat, count=e.count, owed=e.owed)),
-    cabanga.ThrowsClosed: lambda e: pb.Event(cabanga_throws_closed=pb.CabangaThrowsClosed(seat=e.seat)),
-    cabanga.PenaltyCards: lambda e: pb.Event(cabanga_penalty_cards=pb.CabangaPenaltyCards(
-        seat=e.seat, cards=_texts(e.cards))),
-    lama.RoundStarted: lambda e: pb.Event(lama_round_started=pb.LamaRoundStarted(
-        round=e.round, starter=e.starter, discard=e.discard.text, hand_size=e.hand_size)),
-    lama.Played: lambda e: pb.Event(lama_played=pb.LamaPlayed(seat=e.seat, card=e.card.text)),
-    lama.Drew: lambda e: pb.Event(lama_drew=pb.LamaDrew(seat=e.seat)),
-    lama.Quit: lambda e: pb.Event(lama_quit=pb.LamaQuit(seat=e.seat)),
-    lama.DrewCard: lambda e: pb.Event(lama_drew_card=pb.LamaDrewCard(seat=e.seat, card=e.card.text)),
-    SeatFaulted: lambda e: pb.Event(seat_faulted=pb.SeatFaulted(seat=e.seat, kind=e.fault.value)),
-    RoundScored: lambda e: pb.Event(round_scored=pb.RoundScored(
-        round=e.round, points=e.points, totals=e.totals)),
-    MatchOver: lambda e: pb.Event(match_over=pb.MatchOver(totals=e.totals, places=e.places)),
+_SHARED_TO_PB: dict[type, Callable[[Any], Message]] = {
+    SeatFaulted: lambda e: pb.SeatFaulted(seat=e.seat, kind=e.fault.value),
+    RoundScored: lambda e: pb.RoundScored(round=e.round, points=e.points, totals=e.totals),
+    MatchOver: lambda e: pb.MatchOver(totals=e.totals, places=e.places),
 }
+_SHARED_FROM_PB: dict[str, tuple[type[Message], Callable[[Any], Event]]] = {
+    type_url(pb.SeatFaulted): (pb.SeatFaulted, lambda m: SeatFaulted(m.seat, FaultKind(m.kind))),
+    type_url(pb.RoundScored): (pb.RoundScored, lambda m: RoundScored(m.round, tuple(m.points), tuple(m.totals))),
+    type_url(pb.MatchOver): (pb.MatchOver, lambda m: MatchOver(tuple(m.totals), tuple(m.places))),
+}
+TYPE_URLS: dict[type[Message], str] = {message: url for url, (message, _) in _SHARED_FROM_PB.items()}
 
 
-def event_to_proto(event: Event) -> pb.Event:
-    """Return the wire form of a public event."""
-    return _EVENT_TO_PB[type(event)](event)
+def event_to_proto(event: Event, codec: GameCodec) -> AnyMessage:
+    """Return the wire form of an event of ``codec``'s game, or of an event every game shares."""
+    shared = _SHARED_TO_PB.get(type(event))
+    message = shared(event) if shared is not None else codec.encode_event(event)
+    if message is None:
+        raise TypeError(f"no wire form for the {codec.game} event {type(event).__name__}")
+    return _pack(message)
 
 
 # -------------------------------------------------------------------------------------------- bot side
 
 
-def _guard(what: str, build: Callable[[], T]) -> T:
+def view_from_proto(request: pb.DecisionRequest, codec: GameCodec) -> View:
+    """Return the view of ``codec``'s game a DecisionRequest carries. Raises :class:`WireError`."""
+    view = request.view
+    if view.type_url != codec.view_url:
+        raise WireError(f"the request carries a {view.type_url or 'missing'} view, not {codec.view_url}")
     try:
-        return build()
-    except (GameError, ValueError, KeyError, IndexError, TypeError) as exc:
-        raise WireError(f"bad {what}: {exc}") from None
+        message = codec.view_message.FromString(view.value)
+    except Exception as exc:  # a DecodeError
+        raise WireError(f"bad {codec.game} view: {exc}") from None
+    return codec.decode_view(message)
 
 
-# Text form to card, for decoding: a C-level lookup per card (a KeyError names the bad text).
-_CABANGA_CARD = {c.text: c for c in cabanga.DECK}
-_LAMA_CARD = {c.text: c for c in lama.CARDS}
-
-
-def _ccards(texts: Iterable[str]) -> tuple[cabanga.Card, ...]:
-    return tuple(map(_CABANGA_CARD.__getitem__, texts))
-
-
-def _lcards(texts: Iterable[str]) -> tuple[lama.Card, ...]:
-    return tuple(map(_LAMA_CARD.__getitem__, texts))
-
-
-_COLOUR: dict[str, cabanga.Colour | None] = {"": None, **{c.value: c for c in cabanga.Colour}}
-"""Colour by its text form; the empty text (an unset field) is none."""
-
-
-def _pair(cards: tuple[cabanga.Card, ...]) -> tuple[cabanga.Card, cabanga.Card]:
-    if len(cards) != 2:
-        raise WireError(f"expected two row tops, got {len(cards)}")
-    return cards[0], cards[1]
-
-
-def view_from_proto(request: pb.DecisionRequest) -> View:
-    """Return the game view a DecisionRequest carries. Raises :class:`WireError`.
-
-    Decoded at every decision of a bot, so written for speed: positional arguments, and C-level lookups.
-    """
-    which = request.WhichOneof("view")
-    try:
-        if which == "cabanga":
-            v = request.cabanga
-            card = _CABANGA_CARD.__getitem__
-            throw_tops = v.throw_tops
-            return cabanga.CabangaView(
-                v.seat, v.round, v.active, KIND_FROM_PB.get(v.step), tuple(map(card, v.hand)),
-                tuple(map(card, v.tops)), _COLOUR[v.previous_colour], _COLOUR[v.throw_row],
-                _pair(tuple(map(card, throw_tops))) if throw_tops else None, tuple(v.hand_sizes), v.penalty_size,
-                v.set_aside_size, tuple(v.totals))
-        if which == "lama":
-            lv = request.lama
-            return lama.LamaView(
-                lv.seat, lv.round, lv.active if lv.HasField("active") else None,
-                tuple(map(_LAMA_CARD.__getitem__, lv.hand)), _LAMA_CARD[lv.discard], lv.discard_size, lv.draw_size,
-                tuple(lv.hand_sizes), tuple(lv.in_round), tuple(lv.totals))
-    except (GameError, ValueError, KeyError, IndexError, TypeError) as exc:
-        raise WireError(f"bad {'Cabanga!' if which == 'cabanga' else 'L.A.M.A.'} view: {exc}") from None
-    raise WireError("the request carries no view")
-
-
-_LAMA_ACTIONS: tuple[Action, ...] = (*lama.CARDS, lama.DRAW, lama.QUIT)
-_ACTIONS: dict[tuple[str, DecisionKind], dict[str, Action]] = {
-    ("cabanga", "play"): {p.text: p for c in cabanga.NUMBER_CARDS for p in
-                                     (cabanga.PlayCard(c, cabanga.Side.LEFT), cabanga.PlayCard(c, cabanga.Side.RIGHT))},
-    ("cabanga", "throw"): {c.text: c for c in cabanga.NUMBER_CARDS},
-    ("lama", "turn"): {a.text: a for a in _LAMA_ACTIONS},
-}
-"""Every action by its text form, per game and decision kind."""
-
-
-def prompt_from_proto(request: pb.DecisionRequest, seat: int) -> Prompt:
+def prompt_from_proto(request: pb.DecisionRequest, seat: int, codec: GameCodec) -> Prompt:
     """Return the prompt a DecisionRequest carries, its choices parsed into actions. Raises :class:`WireError`."""
-    kind = KIND_FROM_PB.get(request.kind)
     pick = PICK_FROM_PB.get(request.pick)
-    game = request.WhichOneof("view")
-    actions = _ACTIONS.get((game or "", kind)) if kind is not None else None
-    if actions is None or pick is None or kind is None:
-        raise WireError(f"unknown decision: game {game!r}, kind {request.kind}, pick {request.pick}")
+    if pick is None:
+        raise WireError(f"unknown pick {request.pick}")
+    actions = codec.actions(request.kind)
     try:
         choices: tuple[Action, ...] = tuple(map(actions.__getitem__, request.choices))
     except KeyError as exc:
-        raise WireError(f"bad choices: no such {kind} choice {exc}") from None
+        raise WireError(f"bad choices: no such {request.kind} choice {exc}") from None
     try:
         default = tuple(map(choices.__getitem__, request.default_picks))
     except IndexError:
         raise WireError(f"bad default: picks {list(request.default_picks)} for {len(choices)} choices") from None
-    return Prompt(seat, kind, pick, choices, default)
+    return Prompt(seat, request.kind, pick, choices, default)
 
 
-_EVENT_FROM_PB: dict[str, Callable[[Any], Event]] = {
-    "cabanga_round_started": lambda m: cabanga.RoundStarted(m.round, m.starter, _ccards(m.tops), m.hand_size),
-    "cabanga_played": lambda m: cabanga.Played(m.seat, _CABANGA_CARD[m.card], cabanga.Side(m.side),
-                                               m.penalty, _pair(_ccards(m.row_tops))),
-    "cabanga_threw": lambda m: cabanga.Threw(m.seat, _ccards(m.cards)),
-    "cabanga_reshuffled": lambda m: cabanga.Reshuffled(m.count),
-    "cabanga_drew": lambda m: cabanga.Drew(m.seat, m.count, m.owed),
-    "cabanga_throws_closed": lambda m: cabanga.ThrowsClosed(m.seat),
-    "cabanga_penalty_cards": lambda m: cabanga.PenaltyCards(m.seat, _ccards(m.cards)),
-    "lama_round_started": lambda m: lama.RoundStarted(m.round, m.starter, _LAMA_CARD[m.discard],
-                                                      m.hand_size),
-    "lama_played": lambda m: lama.Played(m.seat, _LAMA_CARD[m.card]),
-    "lama_drew": lambda m: lama.Drew(m.seat),
-    "lama_quit": lambda m: lama.Quit(m.seat),
-    "lama_drew_card": lambda m: lama.DrewCard(m.seat, _LAMA_CARD[m.card]),
-    "seat_faulted": lambda m: SeatFaulted(m.seat, FaultKind(m.kind)),
-    "round_scored": lambda m: RoundScored(m.round, tuple(m.points), tuple(m.totals)),
-    "match_over": lambda m: MatchOver(tuple(m.totals), tuple(m.places)),
-}
-
-
-def event_from_proto(message: pb.Event) -> Event:
-    """Return the game event a wire event stands for. Raises :class:`WireError`."""
-    which = message.WhichOneof("body")
-    if which is None:
-        raise WireError("empty event")
-    return _guard(f"{which} event", lambda: _EVENT_FROM_PB[which](getattr(message, which)))
+def event_from_proto(message: AnyMessage, codec: GameCodec) -> Event:
+    """Return the event of ``codec``'s game (or a shared one) a wire event stands for. Raises :class:`WireError`,
+    also for an event of a type that neither the envelope nor the game knows."""
+    shared = _SHARED_FROM_PB.get(message.type_url)
+    if shared is not None:
+        kind, decode = shared
+        try:
+            return decode(kind.FromString(message.value))
+        except Exception as exc:
+            raise WireError(f"bad {kind.DESCRIPTOR.name} event: {exc}") from None
+    event = codec.decode_event(message.type_url, message.value)
+    if event is None:
+        raise WireError(f"unknown event type {message.type_url or '(none)'}")
+    return event

@@ -35,13 +35,13 @@ class Sloppy(Bot):
         self.rng = random.Random(str(seed))
 
     def play(self, view: Any, choices: Sequence[Any]) -> Any:
-        return self.rng.choice(choices) if self.rng.random() < self.epsilon else self.inner.play(view, choices)
+        return self.rng.choice(choices) if self.rng.random() < self.epsilon else self.inner.play(view, choices)  # type: ignore[attr-defined]
 
     def throw(self, view: Any, candidates: Sequence[Any]) -> Iterable[Any]:
-        return self.inner.throw(view, candidates)
+        return self.inner.throw(view, candidates)  # type: ignore[attr-defined,no-any-return]
 
     def turn(self, view: Any, choices: Sequence[Any]) -> Any:
-        return self.rng.choice(choices) if self.rng.random() < self.epsilon else self.inner.turn(view, choices)
+        return self.rng.choice(choices) if self.rng.random() < self.epsilon else self.inner.turn(view, choices)  # type: ignore[attr-defined]
 
 
 Factory = Callable[[object], Bot]

@@ -42,14 +42,14 @@ from arena.launcher import BotSpec, Table
 from arena.referee import Clock, play_match
 from arena.runner import latency_summary, serving
 from arena.server import RemoteSeat
-from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.v2 import arena_pb2 as pb
+from arena.v2 import arena_pb2_grpc as pb_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
 
 ECHO_CLIENT = """
 import sys, grpc.aio, asyncio
-from arena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
+from arena.v2 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 async def main():
     async with grpc.aio.insecure_channel(sys.argv[1]) as channel:
         call = pb_grpc.ArenaStub(channel).Play()

@@ -97,8 +97,10 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
         asyncio.run(run_match(game, [broken, bot("g", "cabanga_greedy"), bot("r", "cabanga_random")], 1))
 
 
-def test_match_start_carries_option_climb() -> None:
+def test_match_start_carries_the_options_as_text() -> None:
     from arena import wire
 
     info = MatchInfo("m", "lama", 0, ("a", "b"), get_game("lama").options({"climb": "any"}).to_json(), Clock(), 3)
-    assert wire.match_start(info).climb == "any"
+    start = wire.match_start(info)
+    assert start.game == "lama" and start.options["climb"] == "any" and start.options["target"] == "40"
+    assert "rounds" not in start.options  # unset: absent, never the text "None"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 
 from arena import server as server_module
@@ -35,7 +36,7 @@ from arena.referee import Clock, MatchRecord, Request, SeatFaulted, play_match
 from arena.runner import run_match
 from arena.server import Connection, Outgoing, RemoteSeat, Slot
 from arena.store import Store
-from arena.v1 import arena_pb2 as pb
+from arena.v2 import arena_pb2 as pb
 
 CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]
 PLAYOUTS = {"cabanga": 5, "lama": 30}  # per seat count; every prompted seat of every step is checked
@@ -44,10 +45,30 @@ ROOT = Path(__file__).resolve().parent.parent
 SPY = ROOT / "tests" / "adversarial" / "hostile.py"
 
 
+def _packed_types() -> dict[str, type[Message]]:
+    """Return every message a google.protobuf.Any may carry, by type URL: each game's view and events, and the
+    envelope's shared events."""
+    types: dict[str, type[Message]] = {url: kind for url, (kind, _) in wire._SHARED_FROM_PB.items()}
+    for game in all_games():
+        codec = wire.codec_for(game.name)
+        types[codec.view_url] = codec.view_message
+        types.update({url: event.message for url, event in codec.events_by_url.items()})
+    return types
+
+
+PACKED = _packed_types()
+
+
 def fields(message: Message) -> Iterator[tuple[str, Any]]:
-    """Yield (name, value) for every set field of ``message`` and of its sub-messages, lists whole."""
+    """Yield (name, value) for every set field of ``message`` and of its sub-messages (a packed one unpacked),
+    lists whole."""
+    if isinstance(message, AnyMessage):
+        assert message.type_url in PACKED, f"an unknown message type is on the wire: {message.type_url}"
+        message = PACKED[message.type_url].FromString(message.value)
     for descriptor, value in message.ListFields():
-        if descriptor.message_type is not None:
+        if descriptor.message_type is not None and descriptor.message_type.GetOptions().map_entry:
+            yield from ((f"{descriptor.name}[{k}]", v) for k, v in value.items())
+        elif descriptor.message_type is not None:
             children = value if descriptor.is_repeated else [value]
             for child in children:
                 yield from fields(child)
@@ -135,6 +156,7 @@ class WireSeat:
         self.times: list[float] = []
         """The event loop's clock when each message was written."""
         self.seat = 0
+        self.codec = wire.codec_for("cabanga")  # until the MatchStart names the game
 
     async def _write(self, message: Outgoing) -> None:
         data = message if isinstance(message, bytes) else message.SerializeToString()
@@ -143,6 +165,7 @@ class WireSeat:
         parsed = pb.ArenaMessage.FromString(data)
         if parsed.WhichOneof("body") == "match_start":
             self.seat = parsed.match_start.seat
+            self.codec = wire.codec_for(parsed.match_start.game)
         self.check(self.seat, data, parsed)
         if parsed.WhichOneof("body") == "request":
             answer = self.answer(parsed.request)
@@ -151,8 +174,8 @@ class WireSeat:
 
     def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
         """Return the answer to ``request`` (``None``: no answer)."""
-        prompt = wire.prompt_from_proto(request, self.seat)
-        decision = self.choose(prompt, wire.view_from_proto(request))
+        prompt = wire.prompt_from_proto(request, self.seat, self.codec)
+        decision = self.choose(prompt, wire.view_from_proto(request, self.codec))
         return pb.Answer(request_id=request.request_id, picks=[prompt.choices.index(a) for a in decision])
 
 
@@ -173,7 +196,7 @@ class ThrowFaultSeat(WireSeat):
         self.remote.decide = crashing  # type: ignore[method-assign]
 
     def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
-        if wire.prompt_from_proto(request, self.seat).kind != "throw":
+        if wire.prompt_from_proto(request, self.seat, self.codec).kind != "throw":
             return super().answer(request)
         if self.fault == "timeout":
             return None
@@ -207,8 +230,9 @@ def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rn
         asked[seat] += 1
         last_id[seat] = request.request_id
         # what the bot decodes is exactly what the seat may know: its view and its choices
-        assert wire.view_from_proto(request) == state.view(seat)
-        assert wire.prompt_from_proto(request, seat) in state.pending()
+        codec = wire.codec_for(state.game)
+        assert wire.view_from_proto(request, codec) == state.view(seat)
+        assert wire.prompt_from_proto(request, seat, codec) in state.pending()
         checked += 1
 
     async def match() -> tuple[MatchRecord, list[WireSeat]]:
@@ -230,7 +254,7 @@ def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rn
             which = message.WhichOneof("body")
             if which in ("request", "match_end"):
                 events = message.request.events if which == "request" else message.match_end.events
-                heard += [wire.event_from_proto(e) for e in events]
+                heard += [wire.event_from_proto(e, wire.codec_for(game.name)) for e in events]
         private = [e for e in heard if isinstance(e, PenaltyCards | DrewCard)]
         assert all(e.seat == seat for e in private), f"seat {seat} is told another seat's draw"
         assert [e for e in heard if e not in private and not isinstance(e, SeatFaulted)] == record.events

@@ -1,4 +1,5 @@
-"""The committed generated code in arena/v1 must be exactly what scripts/gen_proto.py makes from proto/."""
+"""The committed generated code (arena/v2, each built-in game's <name>_pb2) must be exactly what
+scripts/gen_proto.py makes from the .proto files."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ def _load_generator() -> object:
 
 def test_generated_code_matches_proto(tmp_path: pathlib.Path) -> None:
     generator = _load_generator()
-    fresh = {p.name: p.read_bytes() for p in generator.generate(tmp_path)}  # type: ignore[attr-defined]
-    committed_dir = ROOT / "arena" / "v1"
-    committed = {p.name: p.read_bytes() for p in committed_dir.iterdir() if p.is_file()}
-    assert sorted(fresh) == sorted(committed), "arena/v1 holds other files than the generator makes"
-    stale = [name for name in fresh if fresh[name] != committed[name]]
-    assert not stale, f"arena/v1 drifted from proto/: {stale}; run python scripts/gen_proto.py"
+    fresh = {p.relative_to(tmp_path): p.read_bytes() for p in generator.generate(tmp_path)}  # type: ignore[attr-defined]
+    assert any(p.parts[:2] == ("arena", "games") for p in fresh), "no game's messages were generated"
+    envelope = ROOT / "arena" / "v2"
+    committed = {p.relative_to(ROOT) for p in envelope.iterdir() if p.is_file()}
+    committed |= {p.relative_to(ROOT) for p in (ROOT / "arena" / "games").glob("*/*_pb2.py*")}
+    assert sorted(fresh) == sorted(committed), "the committed generated files are not the ones the generator makes"
+    stale = [str(name) for name in fresh if fresh[name] != (ROOT / name).read_bytes()]
+    assert not stale, f"generated code drifted from its .proto: {stale}; run python scripts/gen_proto.py"

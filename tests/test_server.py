@@ -8,7 +8,7 @@ import secrets
 import pytest
 
 from arena.server import Connection, Outgoing, Slot
-from arena.v1 import arena_pb2 as pb
+from arena.v2 import arena_pb2 as pb
 
 
 def request(text: str) -> pb.DecisionRequest:

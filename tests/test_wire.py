@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import Any
 
 import pytest
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import Message
 
 from arena import wire
 from arena.games import all_games, get_game
 from arena.games.base import Event, Game, Pick, Prompt, random_decision
+from arena.games.cabanga import cabanga_pb2
+from arena.games.codec import GameCodec, type_url
+from arena.games.lama import lama_pb2
 from arena.referee import Request
-from arena.v1 import arena_pb2 as pb
+from arena.v2 import arena_pb2 as pb
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
 def test_views_prompts_and_events_round_trip(game: Game) -> None:
     rng = random.Random(game.name)
+    codec = wire.codec_for(game.name)
     requests = events = 0
     for seats in range(game.min_seats, game.max_seats + 1):
         for seed in range(6):
@@ -28,15 +35,16 @@ def test_views_prompts_and_events_round_trip(game: Game) -> None:
                     history = tuple(state.events[seen:])
                     message = wire.decision_request(Request("m", 0, prompt, view, history, 1.0))
                     decoded = pb.DecisionRequest.FromString(message.SerializeToString())
-                    assert wire.view_from_proto(decoded) == view
-                    back = wire.prompt_from_proto(decoded, prompt.seat)
+                    assert decoded.kind == prompt.kind and decoded.view.type_url == codec.view_url
+                    assert wire.view_from_proto(decoded, codec) == view
+                    back = wire.prompt_from_proto(decoded, prompt.seat, codec)
                     assert back == prompt
-                    assert [wire.event_from_proto(e) for e in decoded.events] == list(history)
+                    assert [wire.event_from_proto(e, codec) for e in decoded.events] == list(history)
                     requests += 1
                 seen = len(state.events)
                 state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
             for event in state.events:
-                assert wire.event_from_proto(wire.event_to_proto(event)) == event
+                assert wire.event_from_proto(wire.event_to_proto(event, codec), codec) == event
                 events += 1
     assert requests > 100 and events > 100
 
@@ -51,10 +59,11 @@ def test_a_request_is_its_pieces_concatenated_and_each_event_is_encoded_once(
     prompt = state.pending()[0]
     encoded: list[object] = []
     real = wire.event_to_proto
+    codec = wire.codec_for("cabanga")
 
-    def counting(event: Event) -> pb.Event:
+    def counting(event: Event, codec: GameCodec) -> AnyMessage:
         encoded.append(event)
-        return real(event)
+        return real(event, codec)
 
     monkeypatch.setattr(wire, "event_to_proto", counting)
     monkeypatch.setattr(wire, "event_pieces", wire.EventPieces(size=len(history) + 1))
@@ -63,14 +72,15 @@ def test_a_request_is_its_pieces_concatenated_and_each_event_is_encoded_once(
         data = wire.request_bytes(request) + wire.request_stamp(1000 + seat, 1_700_000_000_123)
         decoded = pb.ArenaMessage.FromString(data).request
         assert (decoded.request_id, decoded.sent_time_ms, decoded.step) == (1000 + seat, 1_700_000_000_123, 7)
-        assert wire.view_from_proto(decoded) == state.view(seat)
-        assert [wire.event_from_proto(e) for e in decoded.events] == list(history)
+        assert wire.view_from_proto(decoded, codec) == state.view(seat)
+        assert [wire.event_from_proto(e, codec) for e in decoded.events] == list(history)
     assert len(encoded) == len({id(e) for e in history}) > 5  # once per event (shared ones once), not per seat
     # a full cache starts again; equal events that are different objects are each encoded correctly
     small = wire.EventPieces(size=2)
     copies = [dataclasses.replace(e) for e in history]  # type: ignore[type-var]
     for event in (*history, *copies):
-        assert wire.event_from_proto(pb.ArenaMessage.FromString(small.piece(event)).request.events[0]) == event
+        piece = small.piece(event, codec)
+        assert wire.event_from_proto(pb.ArenaMessage.FromString(piece).request.events[0], codec) == event
 
 
 def _prompt(pick: Pick) -> Prompt:
@@ -95,25 +105,35 @@ def test_picks_out_of_range_repeated_or_miscounted_are_wire_errors() -> None:
 
 
 def test_bad_wire_values_are_refused() -> None:
-    request = pb.DecisionRequest(kind=pb.DECISION_KIND_TURN, pick=pb.PICK_ONE, choices=["L9"])
-    request.lama.discard = "L1"
+    lama, cabanga = wire.codec_for("lama"), wire.codec_for("cabanga")
+
+    def with_view(kind: str, choices: list[str], view: Message, **fields: Any) -> pb.DecisionRequest:
+        request = pb.DecisionRequest(kind=kind, pick=pb.PICK_ONE, choices=choices, **fields)
+        request.view.Pack(view)
+        return request
+
+    request = with_view("turn", ["L9"], lama_pb2.View(discard="L1"))
     with pytest.raises(wire.WireError, match="L9"):
-        wire.prompt_from_proto(request, 0)
-    request.lama.hand.append("X1")
+        wire.prompt_from_proto(request, 0, lama)
+    request = with_view("turn", ["L1"], lama_pb2.View(discard="L1", hand=["X1"]))
     with pytest.raises(wire.WireError, match="X1"):
-        wire.view_from_proto(request)
-    with pytest.raises(wire.WireError, match="no view"):
-        wire.view_from_proto(pb.DecisionRequest())
-    request = pb.DecisionRequest(kind=pb.DECISION_KIND_PLAY, pick=pb.PICK_ONE, choices=["R7:left"], default_picks=[1])
-    request.cabanga.hand.append("R7")
+        wire.view_from_proto(request, lama)
+    with pytest.raises(wire.WireError, match="missing view"):
+        wire.view_from_proto(pb.DecisionRequest(), lama)
+    with pytest.raises(wire.WireError, match=r"arena\.lama\.v1\.View view, not"):
+        wire.view_from_proto(request, cabanga)  # the view of another game than the match's
+    with pytest.raises(wire.WireError, match="no decision kind 'play'"):
+        wire.prompt_from_proto(with_view("play", ["L1"], lama_pb2.View()), 0, lama)
+    request = with_view("play", ["R7:left"], cabanga_pb2.View(hand=["R7"]), default_picks=[1])
     with pytest.raises(wire.WireError, match="bad default"):
-        wire.prompt_from_proto(request, 0)
-    request.cabanga.previous_colour = "Z"
-    with pytest.raises(wire.WireError, match="bad Cabanga! view"):
-        wire.view_from_proto(request)
-    request.cabanga.previous_colour = "R"
-    request.cabanga.throw_tops.append("R7")
+        wire.prompt_from_proto(request, 0, cabanga)
+    request = with_view("play", ["R7:left"], cabanga_pb2.View(hand=["R7"], previous_colour="Z"))
+    with pytest.raises(wire.WireError, match="bad cabanga view"):
+        wire.view_from_proto(request, cabanga)
+    request = with_view("play", ["R7:left"], cabanga_pb2.View(hand=["R7"], previous_colour="R", throw_tops=["R7"]))
     with pytest.raises(wire.WireError, match="two row tops"):
-        wire.view_from_proto(request)
-    with pytest.raises(wire.WireError, match="empty"):
-        wire.event_from_proto(pb.Event())
+        wire.view_from_proto(request, cabanga)
+    with pytest.raises(wire.WireError, match="unknown event type"):
+        wire.event_from_proto(AnyMessage(), cabanga)
+    with pytest.raises(wire.WireError, match="bad cabanga event Played"):
+        wire.event_from_proto(AnyMessage(type_url=type_url(cabanga_pb2.Played), value=b"\x12\x02Q1"), cabanga)

@@ -225,10 +225,73 @@ class RoundScored(Event):
         return f"round {self.round} scored: {parts}"
 
 
+class FaultKind(enum.Enum):
+    """Why a seat's decision was replaced by the default."""
+
+    TIMEOUT = "timeout"  # no answer within the clock
+    CRASH = "crash"  # the bot process died, or the bot raised
+    DISCONNECT = "disconnect"  # the bot's connection went away
+    MALFORMED = "malformed"  # an answer that does not parse
+    ILLEGAL = "illegal"  # a well-formed answer that is not a legal choice
+    BENCHED = "benched"  # not asked: the seat had too many faults in this match
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFaulted(Event):
+    """Public: ``seat``'s decision at this step was replaced by the default, for a fault of ``kind``.
+
+    Every seat is told, before the events the step's decisions caused; the fault's detail is not (it may name
+    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`TableLog.fault`). The match's
+    record keeps the whole :class:`Fault`.
+    """
+
+    kind: ClassVar[str] = "seat_faulted"
+    seat: int
+    fault: FaultKind
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "seat": self.seat, "kind": self.fault.value}
+
+    def describe(self, names: Sequence[str]) -> str:
+        return f"{names[self.seat]} faulted ({self.fault.value}): the default is applied"
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Time allowed to decide: ``deadline`` seconds per decision plus an optional per-match ``bank``.
+
+    A decision may run past its deadline while the seat's bank lasts; the overrun is taken from the bank.
+    """
+
+    deadline: float = 1.0
+    bank: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.deadline > 0:
+            raise ValueError(f"deadline must be positive seconds, got {self.deadline!r}")
+        if not self.bank >= 0:
+            raise ValueError(f"time bank must be zero or more seconds, got {self.bank!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """What a seat is told when a match starts."""
+
+    match_id: str
+    game: str
+    seat: int
+    names: tuple[str, ...]
+    options: dict[str, Any]
+    clock: Clock
+    max_faults: int
+
+
 class View(ABC):
     """What one seat may see at this moment (docs/rules.md G2): its own hand and public information only."""
 
     __slots__ = ()
+    game: ClassVar[str]
+    """The name of the game whose view this is (its codec encodes it)."""
     seat: int
 
     @abstractmethod

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.cabanga import DEFAULT_SYMBOLS, ROWS, CabangaView, Card, PlayCard, Side
-from arena.sdk import Bot, run
+from arena.games.cabanga.bot import CabangaBot
+from arena.sdk import run
 
 
 def exposure(view: CabangaView, play: PlayCard) -> int:
@@ -22,7 +23,7 @@ def exposure(view: CabangaView, play: PlayCard) -> int:
     return max(0, high - low - 1 - ours)
 
 
-class GreedyCabanga(Bot):
+class GreedyCabanga(CabangaBot):
     """Minimises the expected penalty of each play; throws every card it can."""
 
     agent = "cabanga-greedy"

@@ -9,10 +9,11 @@ import random
 from collections.abc import Sequence
 
 from arena.games.cabanga import CabangaView, Card, PlayCard
-from arena.sdk import Bot, run
+from arena.games.cabanga.bot import CabangaBot
+from arena.sdk import run
 
 
-class RandomCabanga(Bot):
+class RandomCabanga(CabangaBot):
     """Uniformly random: any legal play; each throwable card with probability 1/2."""
 
     agent = "cabanga-random"

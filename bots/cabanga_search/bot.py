@@ -17,15 +17,15 @@ import argparse
 import random
 from collections.abc import Sequence
 
-from arena.games.base import Event
+from arena.games.base import Event, MatchInfo
 from arena.games.cabanga import CabangaOptions, CabangaView, Card, PlayCard
+from arena.games.cabanga.bot import CabangaBot
 from arena.games.cabanga.search import CabangaKnowledge, SearchReport, options_from, pimc_play
 from arena.games.search import SearchClock, seeded_rng
-from arena.referee import MatchInfo
-from arena.sdk import Bot, run
+from arena.sdk import run
 
 
-class SearchCabanga(Bot):
+class SearchCabanga(CabangaBot):
     """PIMC over sampled deals; the greedy bot's plan in the rollouts; every throw."""
 
     agent = "cabanga-search"

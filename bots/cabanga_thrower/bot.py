@@ -9,10 +9,11 @@ import random
 from collections.abc import Sequence
 
 from arena.games.cabanga import CabangaView, Card, PlayCard
-from arena.sdk import Bot, run
+from arena.games.cabanga.bot import CabangaBot
+from arena.sdk import run
 
 
-class ThrowerCabanga(Bot):
+class ThrowerCabanga(CabangaBot):
     """Random plays; every throwable card thrown."""
 
     agent = "cabanga-thrower"

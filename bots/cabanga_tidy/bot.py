@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.cabanga import ROWS, CabangaView, Card, PlayCard, Side
-from arena.sdk import Bot, run
+from arena.games.cabanga.bot import CabangaBot
+from arena.sdk import run
 
 
 # a bot is a folder of its own, and its jail shows it no other: this is a copy of the greedy bot's function
@@ -23,7 +24,7 @@ def exposure(view: CabangaView, play: PlayCard) -> int:
     return max(0, high - low - 1 - ours)
 
 
-class TidyCabanga(Bot):
+class TidyCabanga(CabangaBot):
     """Smallest gap first; every throwable card thrown."""
 
     agent = "cabanga-tidy"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.lama import DRAW, LLAMA, QUIT, Card, LamaView, TurnAction
-from arena.sdk import Bot, run
+from arena.games.lama.bot import LamaBot
+from arena.sdk import run
 
 QUIT_AT = 4
 """Quit rather than draw when the hand would score at most this many points."""
@@ -21,7 +22,7 @@ def hand_points(hand: Sequence[Card]) -> int:
     return sum(10 if c is LLAMA else c.value for c in values)
 
 
-class GreedyLama(Bot):
+class GreedyLama(LamaBot):
     """Plays the value it holds most of (so the rest follows), else draws or quits by the hand's cost.
 
     Measured in-process, 4 seats, 300 seeded matches with two of each: mean place 2.35 against

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.lama import QUIT, Card, LamaView, TurnAction
-from arena.sdk import Bot, run
+from arena.games.lama.bot import LamaBot
+from arena.sdk import run
 
 
-class QuitterLama(Bot):
+class QuitterLama(LamaBot):
     """Highest legal play, else quit."""
 
     agent = "lama-quitter"

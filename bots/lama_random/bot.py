@@ -9,10 +9,11 @@ import random
 from collections.abc import Sequence
 
 from arena.games.lama import Card, LamaView, TurnAction
-from arena.sdk import Bot, run
+from arena.games.lama.bot import LamaBot
+from arena.sdk import run
 
 
-class RandomLama(Bot):
+class RandomLama(LamaBot):
     """Uniformly random among the legal actions."""
 
     agent = "lama-random"

@@ -16,15 +16,15 @@ import argparse
 import random
 from collections.abc import Sequence
 
-from arena.games.base import Event
+from arena.games.base import Event, MatchInfo
 from arena.games.lama import Card, LamaOptions, LamaView, TurnAction
+from arena.games.lama.bot import LamaBot
 from arena.games.lama.search import LamaKnowledge, SearchReport, options_from, pimc_turn
 from arena.games.search import SearchClock, seeded_rng
-from arena.referee import MatchInfo
-from arena.sdk import Bot, run
+from arena.sdk import run
 
 
-class SearchLama(Bot):
+class SearchLama(LamaBot):
     """PIMC over sampled deals; the greedy bot's plan in the rollouts."""
 
     agent = "lama-search"

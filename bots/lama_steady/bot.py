@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.lama import Card, LamaView, TurnAction
-from arena.sdk import Bot, run
+from arena.games.lama.bot import LamaBot
+from arena.sdk import run
 
 
-class SteadyLama(Bot):
+class SteadyLama(LamaBot):
     """The first legal choice: the lowest play, else draw, else quit."""
 
     agent = "lama-steady"

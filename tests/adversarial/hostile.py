@@ -67,9 +67,9 @@ from collections.abc import Iterator
 
 import grpc
 
-from arena.v1 import arena_pb2 as pb
+from arena.v2 import arena_pb2 as pb
 
-METHOD = "/arena.v1.Arena/Play"
+METHOD = "/arena.v2.Arena/Play"
 TERMINAL_ATTACK = ("\x1b]0;title set by a bot\x07\x1b]52;c;Y2xpcGJvYXJk\x07\x1b[2J\x9b1;1H\x7f"
                    "\rPASS: all bots passed\n\u202eall bots passed\u202c\x1b[0m\n")
 """Sets the window title (OSC 0), writes the clipboard (OSC 52), clears the screen (CSI 2J, then a C1 CSI),
@@ -89,7 +89,7 @@ def open_stream(channel: grpc.Channel, outbox: queue.Queue[bytes | None]) -> grp
 
 
 def hello(token: str, agent: str = "hostile") -> bytes:
-    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, agent=agent)).SerializeToString()
+    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=2, agent=agent)).SerializeToString()
 
 
 def answer(request_id: int, picks: list[int], crash: str = "") -> bytes:
@@ -367,7 +367,7 @@ def main() -> None:
             picks = list(request.default_picks)
             request_id = request.request_id
             n = len(request.choices)
-            throw = request.kind == pb.DECISION_KIND_THROW
+            throw = request.kind == "throw"
             if mode == "silent":
                 continue
             if mode == "spin":

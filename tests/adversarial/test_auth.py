@@ -19,13 +19,13 @@ from grpc import aio
 from arena import server as server_module
 from arena.referee import FaultKind, SeatFault
 from arena.server import ArenaServer, Connection, ServerError
-from arena.v1 import arena_pb2 as pb
+from arena.v2 import arena_pb2 as pb
 
-METHOD = "/arena.v1.Arena/Play"
+METHOD = "/arena.v2.Arena/Play"
 
 
 def hello(token: str) -> bytes:
-    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1)).SerializeToString()
+    return pb.BotMessage(hello=pb.Hello(token=token, protocol_version=2)).SerializeToString()
 
 
 class RawBot:

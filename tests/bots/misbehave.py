@@ -21,8 +21,8 @@ from collections.abc import Iterator
 
 import grpc
 
-from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.v2 import arena_pb2 as pb
+from arena.v2 import arena_pb2_grpc as pb_grpc
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
     arg = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     sleep_step = int(sys.argv[3]) if len(sys.argv) > 3 else -1
     outbox: queue.Queue[pb.BotMessage | None] = queue.Queue()
-    outbox.put(pb.BotMessage(hello=pb.Hello(token=os.environ["ARENA_TOKEN"], protocol_version=1,
+    outbox.put(pb.BotMessage(hello=pb.Hello(token=os.environ["ARENA_TOKEN"], protocol_version=2,
                                             agent=f"misbehave {mode}")))
 
     def outgoing() -> Iterator[pb.BotMessage]:

@@ -159,7 +159,7 @@ def test_design_rules_core_does_no_io() -> None:
 
     import arena.games
 
-    banned = {"grpc", "asyncio", "subprocess", "click", "sqlite3", "socket", "os", "io", "arena.v1"}
+    banned = {"grpc", "asyncio", "subprocess", "click", "sqlite3", "socket", "os", "io", "arena.v2"}
     root = pathlib.Path(arena.games.__file__).parent
     files = sorted(root.rglob("*.py"))
     assert len(files) >= 4

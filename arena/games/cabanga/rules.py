@@ -470,6 +470,8 @@ class CabangaView(View):
     ``throw_row`` and ``throw_tops`` are the row just played and its left and right tops; otherwise ``None``.
     """
 
+    game: ClassVar[str] = "cabanga"
+
     seat: int
     round: int
     active: int

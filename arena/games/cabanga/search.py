@@ -430,7 +430,7 @@ def pimc_play(view: CabangaView, choices: Sequence[PlayCard], knowledge: Cabanga
 
 
 def options_from(raw: Mapping[str, Any]) -> CabangaOptions:
-    """Return the match's options from a :class:`~arena.referee.MatchInfo`'s ``options`` (``None`` left out)."""
+    """Return the match's options from a :class:`~arena.games.base.MatchInfo`'s ``options`` (``None`` left out)."""
     from arena.games.cabanga import CABANGA
 
     return CABANGA.options({k: v for k, v in raw.items() if v is not None and k in ("target", "rounds", "symbols")})

@@ -430,6 +430,8 @@ class LamaView(View):
     that has quit this round. ``discard`` is the top of the discard pile.
     """
 
+    game: ClassVar[str] = "lama"
+
     seat: int
     round: int
     active: int | None

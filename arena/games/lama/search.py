@@ -334,7 +334,7 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
 
 
 def options_from(raw: Mapping[str, Any]) -> LamaOptions:
-    """Return the match's options from a :class:`~arena.referee.MatchInfo`'s ``options`` (``None`` left out)."""
+    """Return the match's options from a :class:`~arena.games.base.MatchInfo`'s ``options`` (``None`` left out)."""
     from arena.games.lama import LAMA
 
     return LAMA.options({k: v for k, v in raw.items() if v is not None and k in ("target", "rounds", "climb")})

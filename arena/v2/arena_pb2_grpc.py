@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from arena.v1 import arena_pb2 as arena_dot_v1_dot_arena__pb2
+from arena.v2 import arena_pb2 as arena_dot_v2_dot_arena__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in arena/v1/arena_pb2_grpc.py depends on'
+        + ' but the generated code in arena/v2/arena_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -36,9 +36,9 @@ class ArenaStub:
             channel: A grpc.Channel.
         """
         self.Play = channel.stream_stream(
-                '/arena.v1.Arena/Play',
-                request_serializer=arena_dot_v1_dot_arena__pb2.BotMessage.SerializeToString,
-                response_deserializer=arena_dot_v1_dot_arena__pb2.ArenaMessage.FromString,
+                '/arena.v2.Arena/Play',
+                request_serializer=arena_dot_v2_dot_arena__pb2.BotMessage.SerializeToString,
+                response_deserializer=arena_dot_v2_dot_arena__pb2.ArenaMessage.FromString,
                 _registered_method=True)
 
 
@@ -59,14 +59,14 @@ def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Play': grpc.stream_stream_rpc_method_handler(
                     servicer.Play,
-                    request_deserializer=arena_dot_v1_dot_arena__pb2.BotMessage.FromString,
-                    response_serializer=arena_dot_v1_dot_arena__pb2.ArenaMessage.SerializeToString,
+                    request_deserializer=arena_dot_v2_dot_arena__pb2.BotMessage.FromString,
+                    response_serializer=arena_dot_v2_dot_arena__pb2.ArenaMessage.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'arena.v1.Arena', rpc_method_handlers)
+            'arena.v2.Arena', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('arena.v1.Arena', rpc_method_handlers)
+    server.add_registered_method_handlers('arena.v2.Arena', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
@@ -88,9 +88,9 @@ class Arena:
         return grpc.experimental.stream_stream(
             request_iterator,
             target,
-            '/arena.v1.Arena/Play',
-            arena_dot_v1_dot_arena__pb2.BotMessage.SerializeToString,
-            arena_dot_v1_dot_arena__pb2.ArenaMessage.FromString,
+            '/arena.v2.Arena/Play',
+            arena_dot_v2_dot_arena__pb2.BotMessage.SerializeToString,
+            arena_dot_v2_dot_arena__pb2.ArenaMessage.FromString,
             options,
             channel_credentials,
             insecure,
