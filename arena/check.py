@@ -22,11 +22,9 @@ from typing import Any
 
 from arena import replay as replay_format
 from arena.deals import DealKey
-from arena.games import get_game
-from arena.games.base import Game, IllegalDecisionError, MatchResult, MatchState, decision_text
-from arena.games.cabanga import CabangaState, PlayCard
-from arena.games.lama import DECK as LAMA_DECK
-from arena.games.lama import LamaOptions, LamaState
+from arena.games import all_games, get_game
+from arena.games.base import Game, IllegalDecisionError, MatchResult, decision_text
+from arena.games.tools import EdgeState, game_tools
 from arena.launcher import BotSpec, LaunchError, Table, log_file_name, shared_folders
 from arena.referee import (
     DEFAULT_CLOCK,
@@ -164,44 +162,10 @@ class BotDriver:
         return text[-TAIL_CHARS:].strip()
 
 
-@dataclass(frozen=True, slots=True)
-class EdgeState:
-    """A hand-set position and the seat the bot plays in it."""
-
-    label: str
-    game: str
-    state: MatchState
-    seat: int
-
-
-def edge_states() -> list[EdgeState]:
-    """Return the hand-set states every check puts to a bot (built with the games' ``arranged``)."""
-    edges: list[EdgeState] = []
-    # Cabanga!: bob (seat 1) may throw three cards once alice plays R9 onto the right pile (R 1|9, C10)
-    throw3 = CabangaState.arranged([["R9", "B2"], ["R4", "R5", "R6", "B1"], ["P7", "Y9"]])
-    throw3.apply({0: (PlayCard.parse("R9:right"),)})
-    edges.append(EdgeState("cabanga: a throw with three candidates", "cabanga", throw3, 1))
-    # a throw that would empty the thrower's hand (C14), at six seats, the bot last
-    empties = CabangaState.arranged([["R9", "B2"], ["P7"], ["Y9"], ["B9"], ["P9"], ["R5"]])
-    empties.apply({0: (PlayCard.parse("R9:right"),)})
-    edges.append(EdgeState("cabanga: a throw of the last card in hand, 6 seats", "cabanga", empties, 5))
-    last = CabangaState.arranged([["R9", "B2"], ["B7"], ["P7", "Y9"]], active=1)
-    edges.append(EdgeState("cabanga: a play of the last card in hand", "cabanga", last, 1))
-    # L.A.M.A.: no card fits, and the draw pile is empty: quit is the only choice (L6)
-    rest = list(LAMA_DECK)
-    for card in ("L1", "L2", "L1", "L5", "L4"):
-        rest.remove(next(c for c in rest if c.text == card))
-    must_quit = LamaState.arranged(hands=["L1 L2", "L1 L5"], discard=[*rest, next(c for c in LAMA_DECK
-                                                                                 if c.text == "L4")], draw="")
-    edges.append(EdgeState("lama: a seat that must quit (nothing fits, nothing to draw)", "lama", must_quit, 0))
-    alone = LamaState.arranged(hands=["L6", "L3 L5", "LL"], discard="L3", active=1, quit=[0, 2])
-    edges.append(EdgeState("lama: the last seat in, who may not draw", "lama", alone, 1))
-    one = LamaState.arranged(hands=["L4", "L2 L2"], discard="L4")
-    edges.append(EdgeState("lama: the last card in hand", "lama", one, 0))
-    climb = LamaState.arranged(hands=["L2 L5 LL", "L1"], discard="L2",
-                               options=LamaOptions(climb="any"))
-    edges.append(EdgeState("lama: option climb=any", "lama", climb, 0))
-    return edges
+def edge_states(games: Sequence[Game] | None = None) -> list[EdgeState]:
+    """Return the hand-set states a check puts to a bot: each game's own (its ``tools``), every game's by default."""
+    return [edge for game in (games if games is not None else all_games())
+            for edge in game_tools(game.name).edge_states()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,13 +191,9 @@ def plan(games: Sequence[Game], rounds: int | None = 2) -> list[Run]:
         short = {"rounds": rounds} if rounds is not None else {}
         for seats in range(game.min_seats, game.max_seats + 1):
             runs.append(Run(game, seats, short, len(runs) % seats))
-        variants: list[dict[str, Any]] = [{"rounds": 1}]
-        if game.name == "cabanga":
-            variants += [{"target": 5}, {"rounds": 1, "symbols": ",".join(["3"] * 18)}]
-        else:
-            variants += [{"target": 8}, {"rounds": 1, "climb": "any"}]
-        for i, options in enumerate(variants):
-            runs.append(Run(game, 4, options, i % 4))
+        seats = min(max(4, game.min_seats), game.max_seats)
+        for i, options in enumerate(game_tools(game.name).variants):
+            runs.append(Run(game, seats, dict(options), i % seats))
     return runs
 
 
@@ -251,7 +211,6 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
     """
     report = Report(spec.name, clock.deadline, warnings=shared_folders([spec]))
     rng = random.Random(seed)
-    names = {g.name for g in games}
     async with BotDriver.open(spec, log_dir) as driver:
         for index, run in enumerate(plan(games, rounds)):
             label = run.label
@@ -296,7 +255,7 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
             if run.seat in record.benched:
                 report.problems.append(Problem(label, "benched", f"played by the defaults after {max_faults} "
                                                                   "faults; later decisions were not asked"))
-        for index, edge in enumerate(e for e in edge_states() if e.game in names):
+        for index, edge in enumerate(edge_states(games)):
             report.runs.append(edge.label)
             if on_run is not None:
                 on_run(edge.label)
@@ -314,8 +273,7 @@ async def _check_edge(driver: BotDriver, edge: EdgeState, index: int, clock: Clo
         report.problems.append(Problem(edge.label, "crash", f"the bot did not start: {exc}"))
         return
     names = tuple(driver.spec.name if s == edge.seat else f"other{s}" for s in range(state.seats))
-    raw = state.options.to_json() if isinstance(state, LamaState | CabangaState) else {}
-    info = MatchInfo(match_id, edge.game, edge.seat, names, raw, clock, max_faults)
+    info = MatchInfo(match_id, edge.game, edge.seat, names, dict(edge.options), clock, max_faults)
     with contextlib.suppress(Exception):
         await seat.match_started(info)
     (prompt,) = [p for p in state.pending() if p.seat == edge.seat]
@@ -336,7 +294,7 @@ async def _check_edge(driver: BotDriver, edge: EdgeState, index: int, clock: Clo
         output = driver.output_tail() if problem[0] in ("crash", "disconnect") else ""
         report.problems.append(Problem(edge.label, problem[0], problem[1], _request_json(
             prompt.kind, [a.text for a in prompt.choices], view.to_json()), output))
-    result = MatchResult.from_totals(state.totals)
+    result = MatchResult(state.totals, tuple(1 for _ in state.totals))  # a position, not a finished match: no places
     with contextlib.suppress(Exception):
         await seat.match_over(match_id, edge.seat, (), result)
 

@@ -15,7 +15,7 @@ For programs that do not change, the dynamics factor ``tau`` is 0: with TrueSkil
 sigma never falls below about 0.7 and the rating becomes a moving average of the last ~140 matches, so the
 same matches fed in another order gave another board most of the time (issue 12). ``tau > 0`` is an option
 for bots that learn. ``draw_probability`` is the rate of shared places measured per game and seat count
-(:data:`DRAW_PROBABILITY`, printed by ``benchmarks/draws.py``), not TrueSkill's 10%.
+(each game's ``tools.draw_rates``, printed by ``benchmarks/draws.py``), not TrueSkill's 10%.
 """
 
 from __future__ import annotations
@@ -27,21 +27,15 @@ from typing import Protocol
 
 import trueskill
 
+from arena.games.base import GameError
+from arena.games.tools import DEFAULT_DRAW_RATE, game_tools
+
 MU = 25.0
 SIGMA = MU / 3
 BETA = SIGMA / 2
 
-DRAW_PROBABILITY: dict[tuple[str, int], float] = {
-    # game, seats -> share of neighbouring places (in the final order) that were shared, measured by
-    # benchmarks/draws.py over 3,000 matches a configuration of the bundled bots
-    ("cabanga", 3): 0.028, ("cabanga", 4): 0.044, ("cabanga", 5): 0.065, ("cabanga", 6): 0.086,
-    ("lama", 2): 0.009, ("lama", 3): 0.018, ("lama", 4): 0.025, ("lama", 5): 0.034, ("lama", 6): 0.047,
-}
-"""The draw probability TrueSkill is given for a game and seat count: how often two seats next to each other
-in a match's final order share their place."""
-
-DEFAULT_DRAW_PROBABILITY = 0.05
-"""For a game and seat count not in :data:`DRAW_PROBABILITY`."""
+DEFAULT_DRAW_PROBABILITY = DEFAULT_DRAW_RATE
+"""For a game and seat count without a measured draw rate."""
 
 MIN_DELTA = trueskill.DELTA
 """The message passing stops when no message moves more than this (the library's default)."""
@@ -88,8 +82,12 @@ class RatingSystem(Protocol):
 
 
 def draw_probability(game: str, seats: int) -> float:
-    """Return the measured draw probability of ``game`` at ``seats`` seats (:data:`DRAW_PROBABILITY`)."""
-    return DRAW_PROBABILITY.get((game, seats), DEFAULT_DRAW_PROBABILITY)
+    """Return the draw probability TrueSkill is given for ``game`` at ``seats`` seats: how often two seats next to
+    each other in a match's final order share their place, as the game's folder measured it (its ``tools``)."""
+    try:
+        return game_tools(game).draw_rate(seats)
+    except GameError:
+        return DEFAULT_DRAW_PROBABILITY
 
 
 class TrueSkillSystem:

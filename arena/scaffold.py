@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from arena.games import get_game
+from arena.games.tools import game_tools
 
 LANGUAGES = ("python", "js", "cpp")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
@@ -18,25 +19,6 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 class ScaffoldError(ValueError):
     """A bot that cannot be written: a bad name, or a folder that exists already."""
 
-
-_PYTHON_DECISIONS = {
-    "cabanga": '''    def play(self, view: CabangaView, choices: Sequence[PlayCard]) -> PlayCard:
-        """One of the legal plays (a card onto the left or right pile of its row): here the first."""
-        return choices[0]
-
-    def throw(self, view: CabangaView, candidates: Sequence[Card]) -> Sequence[Card]:
-        """Any of the cards that may be thrown (strictly between the two tops of the row just played)."""
-        return candidates
-''',
-    "lama": '''    def turn(self, view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
-        """A card to play, DRAW or QUIT: here the first choice (the lowest legal card, else draw, else quit)."""
-        return choices[0]
-''',
-}
-_PYTHON_IMPORTS = {
-    "cabanga": "from arena.games.cabanga import CabangaView, Card, PlayCard",
-    "lama": "from arena.games.lama import Card, LamaView, TurnAction",
-}
 
 _PYTHON = '''"""{name}: an arena bot for {title} (made by `arena new`; see docs/bot-guide.md of the arena).
 
@@ -49,10 +31,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 {imports}
-from arena.sdk import Bot, run
+from arena.sdk import run
 
 
-class {cls}(Bot):
+class {cls}({base}):
     agent = "{name} 0.1 (Python)"
 
 {decisions}
@@ -93,8 +75,9 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     files: dict[str, str | bytes] = {}
     if lang == "python":
         cls = "".join(part.capitalize() for part in re.split(r"[-_]", name)) or "MyBot"
-        files["bot.py"] = _PYTHON.format(name=name, title=get_game(game).title, game=game,
-                                         imports=_PYTHON_IMPORTS[game], cls=cls, decisions=_PYTHON_DECISIONS[game])
+        template = game_tools(game).python
+        files["bot.py"] = _PYTHON.format(name=name, title=get_game(game).title, game=game, imports=template.imports,
+                                         base=template.base, cls=cls, decisions=template.methods)
     elif lang == "js":
         files["bot.js"] = (bundled / "js" / "bot.js").read_bytes()
         package = (bundled / "js" / "package.json").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ for each match, repeated when the seats outnumber them) and prints:
   any_shared   the share of matches in which two or more seats shared a place;
   neighbours   the share of neighbouring places in the final order that were shared (seats sorted by total,
                each seat and the next): what TrueSkill's draw margin applies to, between neighbours of its
-               chain. arena/ratings.py's DRAW_PROBABILITY holds these figures.
+               chain. each game's tools.py (draw_rates) holds these figures.
 """
 
 from __future__ import annotations

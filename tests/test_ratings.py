@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from arena.ratings import DRAW_PROBABILITY, Rating, RatingError, TrueSkillSystem, draw_probability
+from arena.games.tools import game_tools
+from arena.ratings import DEFAULT_DRAW_PROBABILITY, Rating, RatingError, TrueSkillSystem, draw_probability
 
 SYSTEM = TrueSkillSystem(draw_probability=0.05)
 
@@ -87,8 +88,10 @@ def test_tau_zero_lets_sigma_shrink_without_a_floor() -> None:
 
 
 def test_draw_probability_is_the_measured_one_per_game_and_seats() -> None:
-    assert draw_probability("cabanga", 4) == DRAW_PROBABILITY["cabanga", 4] < 0.10
-    assert TrueSkillSystem.for_game("cabanga", 4).draw_probability == DRAW_PROBABILITY["cabanga", 4]
+    measured = game_tools("cabanga").draw_rates[4]
+    assert draw_probability("cabanga", 4) == measured < 0.10
+    assert TrueSkillSystem.for_game("cabanga", 4).draw_probability == measured
+    assert draw_probability("cabanga", 9) == draw_probability("no-such-game", 4) == DEFAULT_DRAW_PROBABILITY
     assert 0 < draw_probability("nosuchgame", 4) < 1
 
 

@@ -20,9 +20,8 @@ import os
 import secrets
 from collections.abc import Sequence
 
-from arena.games.base import Event, MatchResult
+from arena.games.base import Event, MatchInfo, MatchResult
 from arena.games.cabanga import CabangaView, Card, PlayCard, RoundStarted
-from arena.referee import MatchInfo
 from arena.sdk import Bot, run
 
 

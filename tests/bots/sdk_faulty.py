@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from arena.referee import MatchInfo
+from arena.games.base import MatchInfo
 from arena.sdk import Bot, run
 
 
