@@ -185,10 +185,11 @@ class Run:
 
 def plan(games: Sequence[Game], rounds: int | None = 2) -> list[Run]:
     """Return the matches of a check: every seat count (the bot at a different seat each), then the option
-    variants at the smallest usual table. ``rounds`` shortens the seat-count matches (``None``: whole ones)."""
+    variants at the smallest usual table. ``rounds`` shortens the seat-count matches of a game with that option
+    (``None``: whole ones)."""
     runs: list[Run] = []
     for game in games:
-        short = {"rounds": rounds} if rounds is not None else {}
+        short = {"rounds": rounds} if rounds is not None and "rounds" in game.options().to_json() else {}
         for seats in range(game.min_seats, game.max_seats + 1):
             runs.append(Run(game, seats, short, len(runs) % seats))
         seats = min(max(4, game.min_seats), game.max_seats)

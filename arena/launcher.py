@@ -14,7 +14,8 @@ A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` t
 
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
 environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
-``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.transport`), ``ARENA_ADDRESS`` and ``ARENA_TOKEN``; it
+``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.transport`), ``ARENA_ADDRESS`` and ``ARENA_TOKEN`` (and for
+games registered by name, ``ARENA_GAMES`` and the ``PYTHONPATH`` that finds them); it
 runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), in its jail
 where the machine gives one (:func:`jail_binds` is what the jail shows of the machine), and is stopped by
 asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
@@ -30,6 +31,7 @@ import dataclasses
 import errno
 import glob
 import hashlib
+import importlib.util
 import itertools
 import logging
 import os
@@ -48,6 +50,8 @@ from typing import IO, Any
 
 from arena import transport
 from arena.deals import DealKey, DealLedger
+from arena.games import ENVIRONMENT as GAMES_ENVIRONMENT
+from arena.games import registered
 from arena.sandbox import (
     CPU_EXIT_CODE,
     DEFAULT_LIMITS,
@@ -590,6 +594,7 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     if python:
         broad += interpreter_folders()
         own += _sdk_files()
+        own += [folder for _, folder in registered_game_folders()]
     # the protocol's definition (proto/ beside the arena package, where it is): public, and what a bot in
     # another language may load at run time
     own += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
@@ -603,6 +608,21 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     own += [str(path) for path in spec.files]
     shown = [path for folder in dict.fromkeys(broad) for path in _without(folder, hidden)]
     return [Bind(path) for path in sorted({*shown, *own})]
+
+
+def registered_game_folders() -> list[tuple[str, str]]:
+    """Return (game, its package's folder) for every game registered by name (:func:`arena.games.register`,
+    ``ARENA_GAMES``) whose package can be found: a Python bot is shown it, read-only, and finds it on its
+    ``PYTHONPATH``. Installed games (entry points) live in the interpreter's folders, shown already."""
+    found = []
+    for name, package in registered().items():
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            found.append((name, os.path.realpath(next(iter(spec.submodule_search_locations)))))
+    return found
 
 
 def jail_path(spec: BotSpec) -> str:
@@ -695,6 +715,10 @@ class BotProcess:
         }
         if transport.experiments():
             env["GRPC_EXPERIMENTS"] = transport.experiments()
+        games = registered_game_folders()
+        if games:  # games registered by name (ARENA_GAMES): a Python bot finds them as the arena does
+            env[GAMES_ENVIRONMENT] = ",".join(f"{name}={package}" for name, package in registered().items())
+            env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(os.path.dirname(f) for _, f in games))
         log_file: IO[bytes] | None = None
         read_end = write_end = -1
         try:

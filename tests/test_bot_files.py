@@ -172,7 +172,7 @@ def test_a_python_bot_sees_the_sdk_and_none_of_the_arenas_own_modules() -> None:
     package = Path(arena.__file__ or "").resolve().parent
     bot = BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy.bot"), ROOT)
     shown = binds(bot)
-    assert {package / "sdk.py", package / "games", package / "v1"} <= shown
+    assert {package / "sdk.py", package / "games", package / "v2"} <= shown
     assert not [p for p in shown if p == package or (p.is_relative_to(package) and
                 p.relative_to(package).parts[0] not in (*SDK_FILES, "__pycache__"))], shown
     assert not [p for p in shown if p.parent.name == "__pycache__" and p.name.split(".")[0] not in

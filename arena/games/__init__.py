@@ -48,6 +48,18 @@ def register(name: str, package: str) -> None:
         _loaded.pop(name, None)
 
 
+def unregister(name: str) -> None:
+    """Forget a game :func:`register` added (a built-in or installed game of that name is found again)."""
+    _registered.pop(name, None)
+    _loaded.pop(name, None)
+
+
+def registered() -> dict[str, str]:
+    """Return the games :func:`register` added, name to package (what a launched bot is told in
+    :data:`ENVIRONMENT`)."""
+    return dict(_registered)
+
+
 def register_text(text: str) -> None:
     """Register the games ``text`` names as ``name=package`` pairs separated by commas (the form of
     :data:`ENVIRONMENT`). Raises :class:`GameError` for an item that is not ``name=package``."""

@@ -1,7 +1,7 @@
 """L.A.M.A. in the browser: a match state as the table a person sees, and the script that draws it.
 
 Pure like the rest of :mod:`arena.games`: no I/O. ``arena serve`` (:mod:`arena.web`) finds this module by the
-game's name (``arena.games.<name>_web``), calls :func:`table` for every frame of a replay, and serves
+game's name (the ``web`` module of its folder), calls :func:`table` for every frame of a replay, and serves
 :data:`SCRIPT` (a file beside this one) to the page, which calls the renderer it registers.
 """
 
