@@ -675,10 +675,6 @@ class BotProcess:
     def returncode(self) -> int | None:
         return None if self._proc is None else self._proc.poll()
 
-    def exit_detail(self) -> str:
-        """Return how the process ended (for a fault's detail)."""
-        return describe_exit(self.returncode)
-
     def _check_command(self, argv: Sequence[str]) -> None:
         program = argv[0]
         if os.sep in program:

@@ -288,7 +288,6 @@ class RemoteSeat:
         self.slot = slot
         self.name = slot.name
         self.ended = ended
-        self._seat = 0
         self._codec: GameCodec | None = None
 
     async def _fault_for_absence(self) -> SeatFault:
@@ -311,7 +310,6 @@ class RemoteSeat:
         return SeatFault(kind, f"not connected ({reason})")
 
     async def match_started(self, info: MatchInfo) -> None:
-        self._seat = info.seat
         self._codec = wire.codec_for(info.game)
         if self.slot.online:
             assert self.slot.connection is not None

@@ -119,11 +119,6 @@ def request_stamp(request_id: int, sent_time_ms: int) -> bytes:
                            ).SerializeToString()
 
 
-def decision_request(request: Request) -> pb.DecisionRequest:
-    """Return the DecisionRequest for a referee request, as a bot receives it (without id and send time)."""
-    return pb.ArenaMessage.FromString(request_bytes(request)).request
-
-
 class EventPieces:
     """Serialized request pieces holding one event each, by event, for the most recent ``size`` events.
 

@@ -33,8 +33,8 @@ def test_views_prompts_and_events_round_trip(game: Game) -> None:
                 for prompt in state.pending():
                     view = state.view(prompt.seat)
                     history = tuple(state.events[seen:])
-                    message = wire.decision_request(Request("m", 0, prompt, view, history, 1.0))
-                    decoded = pb.DecisionRequest.FromString(message.SerializeToString())
+                    data = wire.request_bytes(Request("m", 0, prompt, view, history, 1.0))
+                    decoded = pb.ArenaMessage.FromString(data).request
                     assert decoded.kind == prompt.kind and decoded.view.type_url == codec.view_url
                     assert wire.view_from_proto(decoded, codec) == view
                     back = wire.prompt_from_proto(decoded, prompt.seat, codec)

@@ -173,11 +173,6 @@ class MatchResult:
         """Return the result for ``totals``, where lower is better and equal totals share the place."""
         return cls(tuple(totals), places_from_totals(totals))
 
-    @property
-    def winners(self) -> tuple[int, ...]:
-        """Return the seats in first place (more than one for a shared win)."""
-        return tuple(s for s, p in enumerate(self.places) if p == 1)
-
 
 def places_from_totals(totals: Sequence[int]) -> tuple[int, ...]:
     """Return each seat's place, 1 for the lowest total; equal totals share a place (1, 1, 3, ...)."""

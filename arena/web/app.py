@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -287,11 +286,6 @@ def build_app(site: Site) -> Starlette:
     return Starlette(routes=routes, exception_handlers={
         NotFound: not_found, Withheld: withheld, GameError: bad_replay, HTTPException: http_error,
         Exception: server_error, 500: server_error})
-
-
-def static_path() -> Path:
-    """Return the folder of the bundled scripts and styles (for tests and packaging checks)."""
-    return Path(str(STATIC))
 
 
 def serve(site: Site, host: str, port: int, on_ready: Callable[[str], None]) -> None:

@@ -16,9 +16,9 @@ from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 from arena import replay as replay_format
 from arena import server as server_module
 from arena.games.base import MatchOver
-from arena.launcher import log_file_name
+from arena.launcher import describe_exit, log_file_name
 from arena.referee import FaultKind, MatchRecord
-from arena.sandbox import CPU_EXIT_CODE, Isolation, processes_naming
+from arena.sandbox import CPU_EXIT_CODE, Isolation, describe_exit, processes_naming
 
 
 def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) -> None:
@@ -113,7 +113,7 @@ def test_a_spinning_bot_times_out_and_is_killed_at_its_cpu_limit(arena: Arena) -
 
     code = arena.run(ended)
     if arena.table.sandbox.isolation is not Isolation.NONE:
-        assert code == CPU_EXIT_CODE, proc.exit_detail()
+        assert code == CPU_EXIT_CODE, describe_exit(proc.returncode)
     arena.retire("hostile-spin")
     arena.healthy()
 

@@ -89,7 +89,7 @@ CODEC = GameCodec(
                    lambda m: PenaltyCards(m.seat, _cards(m.cards))),
     ],
     actions={
-        "play": [PlayCard(c, side) for c in NUMBER_CARDS for side in (Side.LEFT, Side.RIGHT)],
+        "play": [PlayCard.parse(f"{c.text}:{side.value}") for c in NUMBER_CARDS for side in Side],  # interned
         "throw": NUMBER_CARDS,
     },
 )

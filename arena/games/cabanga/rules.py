@@ -227,11 +227,6 @@ class PlayCard:
         return PlayCard, (self.card, self.side)
 
 
-def parse_play(text: str) -> PlayCard:
-    """Return the play written as ``text`` (``R7:left``). Raises :class:`ParseError`."""
-    return PlayCard.parse(text)
-
-
 _PLAY_BY_KEY: dict[tuple[Card, Side], PlayCard] = {
     (card, side): _make(PlayCard, card, side) for card in NUMBER_CARDS for side in Side
 }

@@ -121,11 +121,6 @@ class Card:
         return self._value
 
     @property
-    def is_llama(self) -> bool:
-        """Return whether this card is the llama."""
-        return self._value == LLAMA_VALUE
-
-    @property
     def points(self) -> int:
         """Return what the card scores when left in hand: its value, or 10 for the llama (L9)."""
         return self._points
