@@ -16,7 +16,7 @@ from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 from arena import replay as replay_format
 from arena import server as server_module
 from arena.games.base import MatchOver
-from arena.launcher import describe_exit, log_file_name
+from arena.launcher import log_file_name
 from arena.referee import FaultKind, MatchRecord
 from arena.sandbox import CPU_EXIT_CODE, Isolation, describe_exit, processes_naming
 
