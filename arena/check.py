@@ -1,6 +1,6 @@
 """``arena check``: a bot's compliance test before it meets the ladder.
 
-The bot is started exactly as the ladder starts it (a :class:`arena.launcher.Table`: the same launcher,
+The bot is started exactly as the ladder starts it (a :class:`arena.launcher.ProcessPool`: the same launcher,
 sandbox, limits and protocol), then driven through every game asked for, at every seat count, with option
 variants, and through hand-set edge states that a random deal rarely reaches. Every decision is timed per
 kind against the deadline; every fault (timeout, crash, malformed or illegal answer) is kept with the
@@ -25,7 +25,7 @@ from arena.deals import DealKey
 from arena.games import all_games, get_game
 from arena.games.base import Game, IllegalDecisionError, MatchResult, decision_text
 from arena.games.tools import EdgeState, game_tools
-from arena.launcher import BotSpec, LaunchError, Table, log_file_name, shared_folders
+from arena.launcher import BotSpec, LaunchError, ProcessPool, log_file_name, shared_folders
 from arena.referee import (
     DEFAULT_CLOCK,
     Clock,
@@ -35,8 +35,8 @@ from arena.referee import (
     Seat,
     SeatFault,
     ask_seat,
-    play_match,
     random_seat,
+    referee_match,
 )
 from arena.runner import serving
 
@@ -128,7 +128,7 @@ class BotDriver:
     match, starting it again if it died. ``log_dir`` keeps its output (a private folder by default).
     """
 
-    def __init__(self, table: Table, spec: BotSpec, log_dir: Path) -> None:
+    def __init__(self, table: ProcessPool, spec: BotSpec, log_dir: Path) -> None:
         self.table = table
         self.spec = spec
         self.log_dir = log_dir
@@ -139,7 +139,7 @@ class BotDriver:
         with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
             folder = log_dir or Path(scratch)
             async with serving() as server:
-                table = Table(server, log_dir=folder)
+                table = ProcessPool(server, log_dir=folder)
                 try:
                     yield cls(table, spec, folder)
                 finally:
@@ -228,7 +228,7 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
             seats: list[Seat] = [random_seat(f"random{i}", rng.randrange(2**32)) for i in range(run.seats)]
             seats[run.seat] = bot_seat
             options = run.game.options(dict(run.options))
-            record = await play_match(run.game, seats, match_seed, options, clock=clock,
+            record = await referee_match(run.game, seats, match_seed, options, clock=clock,
                                       max_faults=max_faults, match_id=match_id)
             data = replay_format.from_record(record)
             shown: dict[str, int] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import csv
 import dataclasses
 import io
@@ -41,7 +42,7 @@ from arena.launcher import (
     shared_folders,
 )
 from arena.ratings import TrueSkillSystem
-from arena.referee import Clock, Fault, MatchRecord, play_match, random_seat
+from arena.referee import Clock, Fault, MatchRecord, random_seat, referee_match
 from arena.runner import latency_summary, run_match, seat_names
 from arena.sandbox import Mode, Sandbox, SandboxError
 from arena.scaffold import LANGUAGES, ScaffoldError, write_bot
@@ -50,7 +51,7 @@ from arena.store import Store, StoreError
 from arena.text import CONTINUATION, visible
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
-"""Seat names of the built-in random players in ``arena play``."""
+"""Seat names of the built-in random players in ``arena demo``."""
 
 
 class CommandError(click.ClickException):
@@ -192,7 +193,7 @@ def clock_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def main() -> None:
     """Referee, protocol and ladder for card-game bot contests: Cabanga!, L.A.M.A. and every registered game.
 
-    Start with `arena play` to watch a match between built-in random players. More games plug in as packages
+    Start with `arena demo` to watch a match between built-in random players. More games plug in as packages
     (docs/adding-a-game.md): installed ones register themselves; ARENA_GAMES=name=package,... names others.
     """
     try:
@@ -215,7 +216,7 @@ def list_games() -> None:
                    f"{', '.join(game.kinds)}; options: {options or 'none'}")
 
 
-@main.command()
+@main.command("demo")
 @game_option
 @click.option("--seats", type=int, default=4, show_default=True,
               help="Number of seats (the game's range: `arena games` lists them).")
@@ -223,10 +224,10 @@ def list_games() -> None:
               help="Match seed; the same seed prints the same match. Default: a random seed, printed.")
 @options_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def play(game_name: str, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
-    """Play one in-process match between built-in random players and print it.
+def demo(game_name: str, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
+    """Run one in-process match between built-in random players and print it.
 
-    Every turn, throw, draw and round score is printed, then the final places.
+    Every event of the match is printed (turns, throws, draws, round scores), then the final places.
     """
     game = get_game(game_name.lower())
     opts = game_options(game, options)
@@ -240,7 +241,7 @@ def play(game_name: str, seats: int, seed: int | None, options: tuple[str, ...],
     print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json()},
                  game.title, as_json)
     players = [random_seat(name, f"arena-play/{seed}/{i}") for i, name in enumerate(names)]
-    record = asyncio.run(play_match(game, players, seed, opts, on_event=event_printer(names, as_json)))
+    record = asyncio.run(referee_match(game, players, seed, opts, on_event=event_printer(names, as_json)))
     print_faults(record, as_json)
 
 
@@ -304,6 +305,11 @@ def print_latencies(record: MatchRecord, as_json: bool) -> None:
         else:
             click.echo(f"latency: {visible(name)}: {len(record.latencies[seat])} decisions, "
                        f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
+
+
+_play_alias = copy.copy(demo)
+_play_alias.hidden = True  # the command's name before 0.2: "play" now names a Cabanga! decision only
+main.add_command(_play_alias, "play")
 
 
 @main.command()

@@ -89,7 +89,7 @@ class TableActor:
         await self.executor.start()
         return node_id, f"{socket.gethostname()}/{node_id[:6]}", sandbox.level, code_fingerprint()
 
-    async def play(self, job: bytes, shipped: str | None = None) -> bytes:
+    async def run(self, job: bytes, shipped: str | None = None) -> bytes:
         """Play a pickled :class:`Job`; return the pickled :class:`Played`, or :class:`StartFailed`.
 
         ``shipped``: the head's folder that Ray copied to this node as the actor's working folder; the bots'
@@ -102,7 +102,7 @@ class TableActor:
         if shipped is not None:
             played = dataclasses.replace(played, bots=tuple(_moved(b, Path(shipped), Path.cwd()) for b in played.bots))
         try:
-            result = await self.executor.play(played)
+            result = await self.executor.run(played)
         except LaunchError as exc:
             result = StartFailed(str(exc), tuple(exc.bots))
         return pickle.dumps(result)
@@ -346,7 +346,7 @@ class RayExecutor:
         assert self._free is not None
         self._free.put_nowait(table)
 
-    async def play(self, job: Job) -> Played:
+    async def run(self, job: Job) -> Played:
         ray = _ray()
         assert self._free is not None, "start() first"
         while True:
@@ -358,7 +358,7 @@ class RayExecutor:
                 continue
             try:
                 shipped = str(self.ship) if self.ship is not None else None
-                result = pickle.loads(await table.actor.play.remote(pickle.dumps(job), shipped))
+                result = pickle.loads(await table.actor.run.remote(pickle.dumps(job), shipped))
             except ray.exceptions.RayActorError as exc:
                 self._lost(table, job, exc)
                 continue

@@ -8,7 +8,7 @@ went. A bot that does not start is a :class:`arena.launcher.LaunchError` naming 
 :meth:`Executor.play`; the ladder decides what to do about it (try again, leave the bot out).
 
 :class:`LocalExecutor` plays on this machine: ``tables`` tables of the shared arena server, each a
-:class:`arena.launcher.Table` with its own deal ledger and warm processes, so no bot process plays a deal
+:class:`arena.launcher.ProcessPool` with its own deal ledger and warm processes, so no bot process plays a deal
 twice. A job goes to a free table; the ladder never asks for more matches at once than there are tables.
 """
 
@@ -26,8 +26,8 @@ from typing import Protocol
 from arena import replay as replay_format
 from arena.deals import DealKey
 from arena.games.base import Game, Options
-from arena.launcher import BotSpec, Table
-from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, play_match
+from arena.launcher import BotSpec, ProcessPool
+from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, referee_match
 from arena.runner import serving
 from arena.sandbox import Sandbox
 from arena.server import ArenaServer
@@ -101,7 +101,7 @@ class Executor(Protocol):
         """Get ready to play (start servers, reach the cluster)."""
         ...
 
-    async def play(self, job: Job) -> Played:
+    async def run(self, job: Job) -> Played:
         """Play ``job``; raise :class:`arena.launcher.LaunchError` naming the bots that did not start."""
         ...
 
@@ -115,7 +115,7 @@ class Executor(Protocol):
 
 
 def ladder_table(server: ArenaServer, index: int, *, seats: int, log_dir: Path | None,
-                 sandbox: Sandbox | None) -> Table:
+                 sandbox: Sandbox | None) -> ProcessPool:
     """Return table ``index`` of a ladder at ``seats`` seats: it keeps one warm process per bot and rotation.
 
     A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
@@ -123,7 +123,7 @@ def ladder_table(server: ArenaServer, index: int, *, seats: int, log_dir: Path |
     logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
     """
     folder = log_dir / f"table-{index}" if log_dir is not None else None
-    return Table(server, log_dir=folder, keep=seats * seats, sandbox=sandbox)
+    return ProcessPool(server, log_dir=folder, keep=seats * seats, sandbox=sandbox)
 
 
 class LocalExecutor:
@@ -135,15 +135,15 @@ class LocalExecutor:
 
     def __init__(self, tables: int = 1, *, seats: int = 4, log_dir: Path | None = None,
                  sandbox: Sandbox | None = None,
-                 make_table: Callable[[ArenaServer, int], Table] | None = None) -> None:
+                 make_table: Callable[[ArenaServer, int], ProcessPool] | None = None) -> None:
         self._tables = tables
         self.seats = seats
         self.log_dir = log_dir
         self.sandbox = sandbox
         self.make_table = make_table
         self._stack: contextlib.AsyncExitStack | None = None
-        self._all: list[Table] = []
-        self._free: asyncio.Queue[Table] | None = None
+        self._all: list[ProcessPool] = []
+        self._free: asyncio.Queue[ProcessPool] | None = None
 
     @property
     def tables(self) -> int:
@@ -173,11 +173,11 @@ class LocalExecutor:
         for table in self._all:
             self._free.put_nowait(table)
 
-    async def play(self, job: Job) -> Played:
+    async def run(self, job: Job) -> Played:
         assert self._free is not None, "start() first"
         table = await self._free.get()
         try:
-            return await play_on(table, job)
+            return await run_on(table, job)
         finally:
             self._free.put_nowait(table)
 
@@ -201,13 +201,13 @@ class LocalExecutor:
             await stack.aclose()
 
 
-async def play_on(table: Table, job: Job) -> Played:
+async def run_on(table: ProcessPool, job: Job) -> Played:
     """Seat ``job``'s bots at ``table`` and play it there; raise :class:`LaunchError` when a bot does not start."""
     starts = table.starts
     began = time.perf_counter()
     seats = await table.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match)
     seated = time.perf_counter()
-    record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
+    record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                               match_id=job.match, throw_window=job.throw_window)
     seconds = time.perf_counter() - seated
     return Played.of(record, seated - began, seconds, table.starts - starts, table.sandbox.level)

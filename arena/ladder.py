@@ -121,7 +121,7 @@ class LadderConfig:
     sandbox: Sandbox | None = None
     """The isolation of the bots (default: the strongest this machine gives)."""
     throw_window: float = 0.0
-    """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`play_match`)."""
+    """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`referee_match`)."""
     until_decided: SequentialTest | None = None
     """Stop when the sequential test has decided every pair of neighbours (or every pair of ``pairs``)."""
     pairs: tuple[tuple[str, str], ...] | None = None
@@ -179,7 +179,7 @@ class Timing:
     commits: int = 0
     """Transactions that stored matches (matches that finish together share one)."""
     ramp: float = 0.0
-    """Table time before each table's first match began and after its last match ended (start-up, shutdown)."""
+    """ProcessPool time before each table's first match began and after its last match ended (start-up, shutdown)."""
 
     @property
     def outside_share(self) -> float:
@@ -476,7 +476,7 @@ class Ladder:
         while True:
             seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                played = await self.executor.play(Job(
+                played = await self.executor.run(Job(
                     deal.deal, rotation, tuple(self.specs[name] for name in seating), deal.seed, cfg.game,
                     cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window))
                 break

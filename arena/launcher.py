@@ -1038,7 +1038,7 @@ def raise_open_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-class Table:
+class ProcessPool:
     """The bot processes of one table, each with its own socket, kept warm between matches.
 
     :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the

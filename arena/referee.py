@@ -260,7 +260,7 @@ class MatchSummary:
         return tuple(None if seat in self.benched else place for seat, place in enumerate(self.places))
 
 
-async def play_match(
+async def referee_match(
     game: Game,
     seats: Sequence[Seat],
     seed: int,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from arena.deals import DealKey
 from arena.games.base import Event, Game, Options
-from arena.launcher import BotSpec, Table
-from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, play_match
+from arena.launcher import BotSpec, ProcessPool
+from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, referee_match
 from arena.sandbox import Sandbox
 from arena.server import ArenaServer
 
@@ -70,12 +70,12 @@ async def run_match(
     async with serving(address) as server:
         # without a log folder the bots still log to a private one, so a bot that fails to start can say why
         with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:
-            table = Table(server, log_dir=log_dir or Path(scratch), sandbox=sandbox)
+            table = ProcessPool(server, log_dir=log_dir or Path(scratch), sandbox=sandbox)
             match_id = new_match_id(game)
             try:
                 seats = await table.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),
                                          match=match_id)
-                return await play_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
+                return await referee_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
                                         match_id=match_id, on_event=on_event, throw_window=throw_window)
             finally:
                 await table.close()

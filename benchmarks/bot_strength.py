@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the example bots live in the repo's bots/
 
 from arena.games import get_game
-from arena.referee import play_match
+from arena.referee import referee_match
 from arena.sdk import Bot, local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga
@@ -49,7 +49,7 @@ def measure(game_name: str, name: str, make: Callable[[], Bot], random_bot: Call
         seat = i % seats
         bots = [local_seat(random_bot(1000 * i + s), f"random{s}") for s in range(seats)]
         bots[seat] = local_seat(make(), name)
-        record = asyncio.run(play_match(game, bots, seed=i))
+        record = asyncio.run(referee_match(game, bots, seed=i))
         assert record.result is not None
         for s in range(seats):
             won, place, total = record.result.places[s] == 1, record.result.places[s], record.result.totals[s]

@@ -49,7 +49,7 @@ from arena.games.base import Game
 from arena.ladder import Ladder, LadderConfig, Timing
 from arena.launcher import BotSpec, load_bot_list
 from arena.localcluster import local_cluster
-from arena.referee import MatchRecord, play_match, random_seat
+from arena.referee import MatchRecord, random_seat, referee_match
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +109,7 @@ class InstantExecutor:
     async def start(self) -> None:
         return None
 
-    async def play(self, job: Job) -> Played:
+    async def run(self, job: Job) -> Played:
         pickle.dumps(job)
         await asyncio.sleep(0)  # let the other tables' workers run, as a real executor would
         played = pickle.loads(self.result)
@@ -127,7 +127,7 @@ def instant_match(bots: int, seats: int) -> tuple[Game, list[BotSpec], MatchReco
     """Return the game, ``bots`` bot specs and a Cabanga! record of the first ``seats`` of them (random play)."""
     game = get_game("cabanga")
     names = [f"bot-{i}" for i in range(bots)]
-    record = asyncio.run(play_match(game, [random_seat(n, n) for n in names[:seats]], 1, game.options()))
+    record = asyncio.run(referee_match(game, [random_seat(n, n) for n in names[:seats]], 1, game.options()))
     return game, [BotSpec(name, ("none",), ROOT) for name in names], record
 
 
@@ -151,7 +151,7 @@ class ReadyTable:
     def __init__(self, result: bytes) -> None:
         self.result = result
 
-    async def play(self, job: bytes, shipped: str | None = None) -> bytes:
+    async def run(self, job: bytes, shipped: str | None = None) -> bytes:
         return self.result
 
 
@@ -168,7 +168,7 @@ def ray_cost(address: str, calls: int, actors: int = 8, in_flight: int = 64) -> 
     try:
         remote = ray.remote(num_cpus=0)(ReadyTable)
         tables: list[Any] = [remote.remote(result) for _ in range(actors)]
-        ray.get([t.play.remote(job) for t in tables])  # every actor up
+        ray.get([t.run.remote(job) for t in tables])  # every actor up
 
         async def drive() -> None:
             free: asyncio.Queue[Any] = asyncio.Queue()
@@ -177,7 +177,7 @@ def ray_cost(address: str, calls: int, actors: int = 8, in_flight: int = 64) -> 
 
             async def call() -> None:
                 table = await free.get()
-                played = pickle.loads(await table.play.remote(pickle.dumps(pickle.loads(job))))
+                played = pickle.loads(await table.run.remote(pickle.dumps(pickle.loads(job))))
                 assert isinstance(played, Played)
                 free.put_nowait(table)
 

@@ -38,8 +38,8 @@ from grpc import aio
 
 from arena.deals import DealKey
 from arena.games import get_game
-from arena.launcher import BotSpec, Table
-from arena.referee import Clock, play_match
+from arena.launcher import BotSpec, ProcessPool
+from arena.referee import Clock, referee_match
 from arena.runner import latency_summary, serving
 from arena.server import RemoteSeat
 from arena.v2 import arena_pb2 as pb
@@ -105,7 +105,7 @@ async def arena_matches(matches: int, tables: int, first_seed: int = 0) -> dict[
     bots = [BotSpec("random", ("{python}", "bot.py"), ROOT / "bots" / "cabanga_random")] * 4
     latencies: list[float] = []
     async with serving() as server:
-        seated = [Table(server) for _ in range(tables)]
+        seated = [ProcessPool(server) for _ in range(tables)]
         # seated once for every match: each match has a seed of its own (the queue), so no deal repeats
         seat_lists = await asyncio.gather(*(t.seat(bots, [f"t{i}s{s}" for s in range(4)],
                                                    deal=DealKey(game.name, -1 - i))
@@ -115,7 +115,7 @@ async def arena_matches(matches: int, tables: int, first_seed: int = 0) -> dict[
         async def worker(seats: list[RemoteSeat]) -> None:
             while queue:
                 seed = queue.pop()
-                record = await play_match(game, seats, seed, clock=Clock(1.0))
+                record = await referee_match(game, seats, seed, clock=Clock(1.0))
                 for seat in record.latencies:
                     latencies.extend(seat)
 

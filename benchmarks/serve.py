@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena import replay  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.referee import play_match, random_seat  # noqa: E402
+from arena.referee import random_seat, referee_match  # noqa: E402
 from arena.store import SCHEMA, SCHEMA_VERSION  # noqa: E402
 
 BOTS = [f"bot-{i}" for i in range(8)]
@@ -48,7 +48,7 @@ def real_replay() -> tuple[int, bytes]:
     """Return the seed and compressed replay of one real Cabanga! match between random players."""
     game = get_game("cabanga")
     seed = 20261201
-    record = asyncio.run(play_match(game, [random_seat(f"p{i}", i) for i in range(SEATS)], seed))
+    record = asyncio.run(referee_match(game, [random_seat(f"p{i}", i) for i in range(SEATS)], seed))
     return seed, replay.compress(replay.from_record(record))
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from arena.deals import DealKey
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
-from arena.launcher import Table, load_bot_list
-from arena.referee import Clock, MatchInfo, Request, Seat, play_match
+from arena.launcher import ProcessPool, load_bot_list
+from arena.referee import Clock, MatchInfo, Request, Seat, referee_match
 from arena.runner import serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
     silent: list[float] = []
     none: list[float] = []
     async with serving() as server:
-        table = Table(server)
+        table = ProcessPool(server)
         try:
             began = time.perf_counter()
             for seed in range(matches):
@@ -92,7 +92,7 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
                 log: list[tuple[float, float, int, str]] = []
                 windows: list[bool] = []
                 timed = [TimedSeat(s, log, i) for i, s in enumerate(seats)]
-                record = await play_match(game, timed, seed, game.options({"rounds": 1}),
+                record = await referee_match(game, timed, seed, game.options({"rounds": 1}),
                                           clock=Clock(1.0), throw_window=window_ms / 1000)
                 # which plays opened a window: replayed from the record, the state says (a public fact)
                 state = game.new_match(4, seed, game.options({"rounds": 1}))

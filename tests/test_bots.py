@@ -8,7 +8,7 @@ import pytest
 
 from arena.games import get_game
 from arena.launcher import load_bot_list
-from arena.referee import play_match
+from arena.referee import referee_match
 from arena.sdk import Bot, local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga
@@ -25,7 +25,7 @@ def win_rate(game_name: str, make: type[Bot], random_bot: type[Bot], matches: in
         seat = i % 4
         seats = [local_seat(random_bot(100 * i + s), f"r{s}") for s in range(4)]  # type: ignore[call-arg]
         seats[seat] = local_seat(make(), "hero")
-        record = asyncio.run(play_match(game, seats, seed=i))
+        record = asyncio.run(referee_match(game, seats, seed=i))
         assert record.result is not None and record.faults == []
         wins += record.result.places[seat] == 1
     return wins / matches

@@ -16,7 +16,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_play_prints_a_followable_match() -> None:
-    code, out, _ = run("play", "--game", "cabanga", "--seats", "4", "--seed", "7")
+    code, out, _ = run("demo", "--game", "cabanga", "--seats", "4", "--seed", "7")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("Cabanga!, 4 seats, seed 7")
@@ -27,16 +27,16 @@ def test_play_prints_a_followable_match() -> None:
     assert lines[-1].startswith("match over: 1. ")
 
 
-def test_play_same_seed_same_output_and_another_seed_differs() -> None:
-    a = run("play", "--game", "lama", "--seats", "3", "--seed", "11")[1]
-    b = run("play", "--game", "lama", "--seats", "3", "--seed", "11")[1]
-    c = run("play", "--game", "lama", "--seats", "3", "--seed", "12")[1]
+def test_demo_same_seed_same_output_and_another_seed_differs() -> None:
+    a = run("demo", "--game", "lama", "--seats", "3", "--seed", "11")[1]
+    b = run("play", "--game", "lama", "--seats", "3", "--seed", "11")[1]  # the command's old name, kept hidden
+    c = run("demo", "--game", "lama", "--seats", "3", "--seed", "12")[1]
     assert a == b
     assert a != c
 
 
 def test_play_json_is_one_object_a_line() -> None:
-    code, out, _ = run("play", "--game", "lama", "--seats", "2", "--seed", "3", "--json")
+    code, out, _ = run("demo", "--game", "lama", "--seats", "2", "--seed", "3", "--json")
     assert code == 0
     objects = [json.loads(line) for line in out.splitlines()]
     assert objects[0]["event"] == "match" and objects[0]["seed"] == 3 and objects[0]["names"] == ["ann", "bob"]
@@ -46,22 +46,22 @@ def test_play_json_is_one_object_a_line() -> None:
 
 
 def test_play_options_change_the_match() -> None:
-    code, out, _ = run("play", "--seed", "5", "-o", "rounds=1", "--json")
+    code, out, _ = run("demo", "--seed", "5", "-o", "rounds=1", "--json")
     assert code == 0
     scored = [json.loads(line) for line in out.splitlines() if '"round_scored"' in line]
     assert len(scored) == 1
 
 
 def test_play_bad_input_is_a_clear_error() -> None:
-    code, _, err = run("play", "--game", "cabanga", "--seats", "2")
+    code, _, err = run("demo", "--game", "cabanga", "--seats", "2")
     assert code == 2 and "3 to 6 seats" in err
-    code, _, err = run("play", "-o", "target=zero")
+    code, _, err = run("demo", "-o", "target=zero")
     assert code == 2 and "target" in err and "'zero'" in err
-    code, _, err = run("play", "-o", "colour=red")
+    code, _, err = run("demo", "-o", "colour=red")
     assert code == 2 and "colour" in err
-    code, _, err = run("play", "-o", "novalue")
+    code, _, err = run("demo", "-o", "novalue")
     assert code == 2 and "KEY=VALUE" in err
-    code, _, err = run("play", "--game", "chess")
+    code, _, err = run("demo", "--game", "chess")
     assert code == 2 and "chess" in err
 
 

@@ -237,10 +237,10 @@ def test_a_node_that_cannot_start_a_bot_others_start_is_retired_not_the_bot() ->
     async def play() -> list[str]:
         where: list[str] = []
         with pytest.raises(LaunchError) as failed:  # x never started anywhere: its failure is charged to it
-            await executor.play(job)
+            await executor.run(job)
         assert list(failed.value.bots) == ["x"] and "on node machine/nodeB" in str(failed.value)
         for _ in range(3):  # nodeA, nodeA, then nodeB again: x plays on nodeA, so nodeB is at fault
-            where.append((await executor.play(job)).where)
+            where.append((await executor.run(job)).where)
         return where
 
     assert asyncio.run(play()) == ["machine/nodeA"] * 3

@@ -23,7 +23,7 @@ from arena.deals import DealKey, DealLedger, Lane
 from arena.executor import LocalExecutor
 from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, Timing
-from arena.launcher import BotProcess, BotSpec, LaunchError, Table, log_file_name, machine_sandbox
+from arena.launcher import BotProcess, BotSpec, LaunchError, ProcessPool, log_file_name, machine_sandbox
 from arena.referee import Clock
 from arena.runner import serving
 from arena.sandbox import Isolation
@@ -52,8 +52,8 @@ def run_ladder(folder: Path, seats: int, tables: int, bots: int, ledger: type[De
     config = LadderConfig(game, game.options({"rounds": 1}), seats, 11, memory_bots(bots),
                           matches=DEAL_SETS * seats, tables=tables, clock=Clock(2.0), log_dir=folder / "logs")
 
-    def make_table(server: ArenaServer, index: int) -> Table:
-        return Table(server, log_dir=folder / "logs" / f"table-{index}", keep=seats * seats, ledger=ledger())
+    def make_table(server: ArenaServer, index: int) -> ProcessPool:
+        return ProcessPool(server, log_dir=folder / "logs" / f"table-{index}", keep=seats * seats, ledger=ledger())
 
     store = Store(folder / "ladder.db")
     try:
@@ -172,7 +172,7 @@ def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
 
     async def run() -> None:
         async with serving() as server:
-            table = Table(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
+            table = ProcessPool(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
             try:
                 with pytest.raises(LaunchError):  # it never connects
                     await table.seat([bot], deal=DealKey("cabanga", 1))

@@ -13,7 +13,7 @@ from arena.deals import DealKey
 from arena.games import get_game
 from arena.games.base import MatchOver
 from arena.launcher import BotSpec, LaunchError
-from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, play_match
+from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, referee_match
 from arena.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +61,7 @@ def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     """Bots that each sleep near the deadline on a throw finish a throw step in about one deadline."""
     game, seed, sleep = get_game("cabanga"), 3, 0.35
     # a dry run in-process with the same (default) answers finds a throw step that asks three seats or more
-    dry = asyncio.run(play_match(game, [LocalSeat(f"d{i}", lambda p, v: p.default) for i in range(5)], seed,
+    dry = asyncio.run(referee_match(game, [LocalSeat(f"d{i}", lambda p, v: p.default) for i in range(5)], seed,
                                  game.options({"rounds": 1})))
     step = next(i for i, asked in enumerate(dry.steps) if len(asked) >= 3)
     # a request's step is the seat's own count of requests: the seats asked at that step count differently
@@ -130,7 +130,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
     """A table reuses its processes across matches, restarts a crashed one, and leaves none behind."""
     import os
 
-    from arena.launcher import Table
+    from arena.launcher import ProcessPool
     from arena.runner import serving
 
     game = get_game("cabanga")
@@ -139,13 +139,13 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
 
     async def scenario() -> tuple[list[MatchRecord], int, int, list[int]]:
         async with serving() as server:
-            table = Table(server)
+            table = ProcessPool(server)
             records = []
             pids = set()
             for seed in (1, 2):
                 seats = await table.seat([crasher, *good], deal=DealKey(game.name, seed))
                 pids |= {s.process.pid for s in table._running.values() if s.process is not None and s.process.pid}
-                records.append(await play_match(game, seats, seed, game.options({"rounds": 1}),
+                records.append(await referee_match(game, seats, seed, game.options({"rounds": 1}),
                                                 clock=Clock(0.3)))
             starts, restarts = table.starts, table.restarts
             await table.close()
@@ -165,7 +165,7 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
     import os
     import subprocess
 
-    from arena.launcher import Table, load_bot_list
+    from arena.launcher import ProcessPool, load_bot_list
     from arena.runner import serving
 
     token = "remote-token-0123456789abcdef"
@@ -182,10 +182,10 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
             tcp = next(a for a in server.addresses if not a.startswith("unix:"))
             env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": tcp, "ARENA_TOKEN": token}
             far = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy.bot"], cwd=ROOT, env=env)
-            table = Table(server)
+            table = ProcessPool(server)
             try:
                 seats = await table.seat(bots, deal=DealKey(game.name, 4))
-                return await play_match(game, seats, 4, game.options({"rounds": 1}), clock=Clock(1.0))
+                return await referee_match(game, seats, 4, game.options({"rounds": 1}), clock=Clock(1.0))
             finally:
                 await table.close()
                 far.wait(timeout=10)  # told goodbye, the remote bot leaves by itself

@@ -12,8 +12,8 @@ import pytest
 from arena.deals import DealKey
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
-from arena.launcher import BotSpec, LaunchError, Table, log_file_name
-from arena.referee import Clock, FaultKind, LocalSeat, MatchInfo, MatchRecord, Request, SeatFaulted, play_match
+from arena.launcher import BotSpec, LaunchError, ProcessPool, log_file_name
+from arena.referee import Clock, FaultKind, LocalSeat, MatchInfo, MatchRecord, Request, SeatFaulted, referee_match
 from arena.runner import run_match, serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,12 +33,12 @@ def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its
 
     async def scenario() -> tuple[list[MatchRecord], int, int]:
         async with serving() as server:
-            table = Table(server, log_dir=tmp_path)
+            table = ProcessPool(server, log_dir=tmp_path)
             records = []
             try:
                 for seed in (1, 2, 3):
                     seats = await table.seat(bots, deal=DealKey(game.name, seed), match=f"m{seed}")
-                    records.append(await play_match(game, seats, seed, game.options({"rounds": 2}),
+                    records.append(await referee_match(game, seats, seed, game.options({"rounds": 2}),
                                                     clock=Clock(1.0), max_faults=1000, match_id=f"m{seed}"))
                 return records, table.starts, table.restarts
             finally:
@@ -79,7 +79,7 @@ class Recorder(LocalSeat):
 def test_faults_are_public_events_without_their_reason() -> None:
     game = get_game("lama")
     seats = [Recorder("bad", fail=True), Recorder("a"), Recorder("b")]
-    record = asyncio.run(play_match(game, seats, 5, game.options({"rounds": 1}), max_faults=2))
+    record = asyncio.run(referee_match(game, seats, 5, game.options({"rounds": 1}), max_faults=2))
     assert [f.kind for f in record.faults] == [FaultKind.CRASH, FaultKind.CRASH]
     for seat in seats[1:]:
         told = [e for e in seat.told if isinstance(e, SeatFaulted)]

@@ -48,7 +48,7 @@ def arena(pkg: Path, *args: str | Path, timeout: float = 300) -> subprocess.Comp
 
 def test_the_registered_game_is_listed_and_played_in_process(tiny: Path) -> None:
     assert "tiny: Tiny Duel, 2-3 seats; decisions: lay; options: cards=3" in arena(tiny, "games").stdout
-    out = arena(tiny, "play", "--game", "tiny", "--seats", "3", "--seed", "4").stdout
+    out = arena(tiny, "demo", "--game", "tiny", "--seats", "3", "--seed", "4").stdout
     assert "lays" in out and "match over: 1." in out
 
 

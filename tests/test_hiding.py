@@ -32,7 +32,7 @@ from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
 from arena.games.lama import DrewCard, Lama, LamaState
 from arena.ladder import Ladder, LadderConfig
 from arena.launcher import BotSpec, log_file_name
-from arena.referee import Clock, MatchRecord, Request, SeatFaulted, play_match
+from arena.referee import Clock, MatchRecord, Request, SeatFaulted, referee_match
 from arena.runner import run_match
 from arena.server import Connection, Outgoing, RemoteSeat, Slot
 from arena.store import Store
@@ -239,7 +239,7 @@ def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rn
         players = [WireSeat(f"bot{i}", lambda prompt, _view: random_decision(prompt, rng), check)
                    for i in range(seats)]
         tokens.extend(p.slot.token for p in players)
-        return await play_match(game, [p.remote for p in players], seed, clock=Clock(5.0),
+        return await referee_match(game, [p.remote for p in players], seed, clock=Clock(5.0),
                                 match_id=secrets.token_hex(8)), players
 
     record, players = asyncio.run(match())
@@ -298,7 +298,7 @@ def play_pair_match(hands: list[list[str]], throw_window: float = 0.0, fault: st
     async def match() -> tuple[MatchRecord, list[WireSeat]]:
         players = [WireSeat(f"bot{i}", scripted(i)) if i != 2 or fault is None
                    else ThrowFaultSeat(f"bot{i}", scripted(i), fault) for i in range(3)]
-        return await play_match(WatchedCabanga(state), [p.remote for p in players], 99, options,
+        return await referee_match(WatchedCabanga(state), [p.remote for p in players], 99, options,
                                 clock=Clock(deadline),
                                 match_id="same-id", throw_window=throw_window), players
 

@@ -35,7 +35,7 @@ from arena.games import get_game
 from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.launcher import BotSpec, LaunchError
 from arena.ratings import Rating, TrueSkillSystem
-from arena.referee import play_match, random_seat
+from arena.referee import random_seat, referee_match
 from arena.sandbox import descendants
 from arena.store import Finished, Store, StoreError
 
@@ -135,7 +135,7 @@ class FakeExecutor:
     async def start(self) -> None:
         self.started = True
 
-    async def play(self, job: Job) -> Played:
+    async def run(self, job: Job) -> Played:
         assert self.started and not self.closed
         await asyncio.sleep(self.rng.random() * self.max_wait)  # let the tables interleave
         bad = [name for name in job.seating if name in self.broken]
@@ -143,7 +143,7 @@ class FakeExecutor:
             raise LaunchError(f"bot {bad[0]!r} exited with code 3 before connecting", bots=bad)
         self.seatings.append(job.seating)
         seats = [random_seat(name, name) for name in job.seating]  # the same bots and seed: the same match
-        record = await play_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
+        record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                                   match_id=job.match, throw_window=job.throw_window)
         return Played.of(record, 0.0, 0.001)
 

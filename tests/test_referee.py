@@ -18,8 +18,8 @@ from arena.referee import (
     MatchRecord,
     Request,
     SeatFault,
-    play_match,
     random_seat,
+    referee_match,
 )
 
 CABANGA = get_game("cabanga")
@@ -28,7 +28,7 @@ LAMA = get_game("lama")
 
 def play(game_name: str, seats: list[object], seed: int = 1, **kw: object) -> MatchRecord:
     game = get_game(game_name)
-    return asyncio.run(play_match(game, seats, seed, **kw))  # type: ignore[arg-type]
+    return asyncio.run(referee_match(game, seats, seed, **kw))  # type: ignore[arg-type]
 
 
 class SleepySeat:

@@ -20,7 +20,7 @@ from arena.games import get_game
 from arena.games.base import Event
 from arena.games.cabanga import PenaltyCards
 from arena.games.lama import DrewCard
-from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, TableLog, play_match, random_seat
+from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, TableLog, random_seat, referee_match
 from arena.store import LadderIdentity, Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def stored_match(tmp_path: Path, game_name: str, seats: int) -> tuple[Path, Matc
     """Play a match in-process and store it as a ladder does; return the database and the record."""
     game = get_game(game_name)
     players = [random_seat(f"bot{i}", i) for i in range(seats - 1)] + [crashing(f"bot{seats - 1}", 7)]
-    record = asyncio.run(play_match(game, players, SEED, game.options(), max_faults=1000))
+    record = asyncio.run(referee_match(game, players, SEED, game.options(), max_faults=1000))
     path = tmp_path / "ladder.db"
     store = Store(path)
     store.claim(LadderIdentity(game.name, seats, 5, game.options().to_json()))
@@ -128,8 +128,8 @@ def test_replay_seat_step_jumps_to_one_decision(tmp_path: Path) -> None:
 def test_replay_bot_asks_the_same_requests_again_and_shows_where_answers_differ(tmp_path: Path) -> None:
     # a match played by in-process random seats; lama-greedy, asked seat 0's requests again, answers otherwise
     game = get_game("lama")
-    record = asyncio.run(play_match(game, [random_seat(f"r{i}", i) for i in range(3)], 3, game.options({"rounds": 1}),
-                                    clock=Clock(1.0)))
+    record = asyncio.run(referee_match(game, [random_seat(f"r{i}", i) for i in range(3)], 3,
+                                       game.options({"rounds": 1}), clock=Clock(1.0)))
     replay_path = tmp_path / "m.json"
     replay_format.write(replay_path, replay_format.from_record(record))
     bots = tmp_path / "bots.toml"
@@ -146,7 +146,8 @@ def test_replay_bot_asks_the_same_requests_again_and_shows_where_answers_differ(
 
 def test_replay_file_round_trip_and_verification(tmp_path: Path) -> None:
     game = get_game("cabanga")
-    record = asyncio.run(play_match(game, [random_seat(f"r{i}", i) for i in range(3)], 9, game.options({"rounds": 1})))
+    record = asyncio.run(referee_match(game, [random_seat(f"r{i}", i) for i in range(3)], 9,
+                                       game.options({"rounds": 1})))
     data = replay_format.from_record(record)
     assert replay_format.decompress(replay_format.compress(data)) == data
     path = tmp_path / "r.json"

@@ -25,7 +25,7 @@ from arena.games.lama.search import greedy_policy as lama_greedy
 from arena.games.lama.search import knowledge_from as lama_knowledge
 from arena.games.lama.search import sample_world as sample_lama
 from arena.games.search import SearchClock, Slot, deal, simulate
-from arena.referee import Clock, play_match
+from arena.referee import Clock, referee_match
 from arena.sdk import local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_search.bot import SearchCabanga
@@ -244,7 +244,7 @@ def _places(bots: list[object], game: str, seed: int) -> list[dict[int, str]]:
     from arena.games import get_game
 
     seats = [local_seat(bot, f"b{i}") for i, bot in enumerate(bots)]  # type: ignore[arg-type]
-    record = asyncio.run(play_match(get_game(game), seats, seed=seed, clock=Clock(5.0)))
+    record = asyncio.run(referee_match(get_game(game), seats, seed=seed, clock=Clock(5.0)))
     assert record.faults == [] and record.result is not None
     return record.steps
 

@@ -14,7 +14,7 @@ from arena import replay as replay_format
 from arena.games import get_game
 from arena.games.base import MatchResult
 from arena.ratings import Rating
-from arena.referee import Fault, FaultKind, MatchRecord, play_match, random_seat
+from arena.referee import Fault, FaultKind, MatchRecord, random_seat, referee_match
 from arena.store import Finished, LadderIdentity, Store, StoreError
 
 IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
@@ -117,7 +117,7 @@ def test_deals_seeds_and_replays_survive_reopening(tmp_path: Path) -> None:
     path = tmp_path / "a.db"
     store = new_store(path)
     game = get_game("cabanga")
-    real = asyncio.run(play_match(game, [random_seat(n, i) for i, n in enumerate(BOTS)], 77, game.options()))
+    real = asyncio.run(referee_match(game, [random_seat(n, i) for i, n in enumerate(BOTS)], 77, game.options()))
     replay = replay_format.from_record(real)
     store.plan_deal(0, 77, BOTS)
     store.plan_deal(1, 88, ("cat", "bob", "ann"))

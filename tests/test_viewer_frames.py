@@ -9,7 +9,7 @@ from typing import Any
 from arena import replay as replay_format
 from arena.games import get_game
 from arena.games.base import Pick, Prompt, View
-from arena.referee import LocalSeat, play_match
+from arena.referee import LocalSeat, referee_match
 from arena.web.replays import viewer_data
 
 
@@ -26,7 +26,7 @@ def _crash_on_throw(prompt: Prompt, view: View) -> tuple[Any, ...]:
 def _replay() -> dict[str, Any]:
     game = get_game("cabanga")
     seats = [LocalSeat("crasher", _crash_on_throw), LocalSeat("a", _first), LocalSeat("b", _first)]
-    record = asyncio.run(play_match(game, seats, 11, game.options({"rounds": 1}), max_faults=100))
+    record = asyncio.run(referee_match(game, seats, 11, game.options({"rounds": 1}), max_faults=100))
     return replay_format.from_record(record)
 
 

@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 from arena.deals import DealKey
 from arena.games import get_game
-from arena.launcher import BotProcess, BotSpec, Table
-from arena.referee import Clock, MatchRecord, play_match
+from arena.launcher import BotProcess, BotSpec, ProcessPool
+from arena.referee import Clock, MatchRecord, referee_match
 from arena.sandbox import Limits
 from arena.server import ArenaServer, Slot
 
@@ -64,7 +64,7 @@ class Arena:
 
     runner: asyncio.Runner
     server: ArenaServer
-    table: Table
+    table: ProcessPool
     log_dir: Path
     seed: int = 100
     peak_rss: float = 0.0
@@ -99,7 +99,7 @@ class Arena:
                 before()
             sampler = asyncio.create_task(self._sample_rss())
             try:
-                return await play_match(game, seats, self.seed, game.options({"rounds": 1, **options}),
+                return await referee_match(game, seats, self.seed, game.options({"rounds": 1, **options}),
                                         clock=Clock(deadline), max_faults=MAX_FAULTS, match_id=f"m{self.seed}")
             finally:
                 sampler.cancel()
@@ -121,7 +121,7 @@ class Arena:
 
         async def match() -> MatchRecord:
             seats = await self.table.seat(GOOD, deal=DealKey(game.name, self.seed))
-            return await play_match(game, seats, self.seed, game.options({"rounds": 1}), clock=Clock(1.0),
+            return await referee_match(game, seats, self.seed, game.options({"rounds": 1}), clock=Clock(1.0),
                                     max_faults=MAX_FAULTS, match_id=f"h{self.seed}")
 
         record = self.run(match)

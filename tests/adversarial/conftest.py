@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from adversarial_harness import Arena, start_time
 
-from arena.launcher import Table
+from arena.launcher import ProcessPool
 from arena.runner import serving
 from arena.sandbox import choose_sandbox
 
@@ -25,7 +25,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         context = serving()
         server = runner.run(context.__aenter__())
         forced = os.environ.get("ARENA_TEST_SANDBOX")
-        table = Table(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
+        table = ProcessPool(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
         arena = Arena(runner, server, table, log_dir)
         try:
             yield arena

@@ -24,7 +24,7 @@ from arena import jailfilter
 from arena.deals import DealKey
 from arena.games import get_game
 from arena.launcher import log_file_name
-from arena.referee import Clock, MatchRecord, play_match
+from arena.referee import Clock, MatchRecord, referee_match
 from arena.sandbox import HOST_UID_BASE, HOST_UID_SPAN, descendants, detect_sandbox, processes_naming
 from arena.store import Store
 
@@ -154,7 +154,7 @@ def test_memory_held_across_all_of_a_bots_processes_stays_under_its_one_limit(ar
         sampler.start()
         try:
             # time enough for both processes to take their memory, one after the other
-            return await play_match(game, seats, arena.seed, game.options({"rounds": 1}), clock=Clock(5.0),
+            return await referee_match(game, seats, arena.seed, game.options({"rounds": 1}), clock=Clock(5.0),
                                     max_faults=2, match_id=f"hoard{arena.seed}")
         finally:
             stop.set()

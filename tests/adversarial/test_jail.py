@@ -17,8 +17,8 @@ from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
 
 from arena.deals import DealKey
 from arena.games import get_game
-from arena.launcher import BotSpec, Table, log_file_name
-from arena.referee import Clock, FaultKind, MatchRecord, play_match
+from arena.launcher import BotSpec, ProcessPool, log_file_name
+from arena.referee import Clock, FaultKind, MatchRecord, referee_match
 from arena.runner import serving
 from arena.sandbox import Isolation, own_cgroups, processes_naming
 
@@ -155,13 +155,13 @@ def test_a_tokenless_flood_of_the_listener_keeps_no_remote_bot_out(tmp_path: Pat
             flood = subprocess.Popen([sys.executable, "-m", "tests.adversarial.hostile", "listen-flood",
                                       f"[::1]:{port}", "60"], cwd=ROOT, stderr=subprocess.DEVNULL)
             remote = None
-            table = Table(server)
+            table = ProcessPool(server)
             try:
                 await asyncio.sleep(1.0)  # the flood is in
                 env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_TOKEN": token}
                 remote = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy.bot"], cwd=ROOT, env=env)
                 seats = await table.seat([far, *GOOD[:2]], deal=DealKey(game.name, 4))
-                record = await play_match(game, seats, 4, game.options({"rounds": 1}),
+                record = await referee_match(game, seats, 4, game.options({"rounds": 1}),
                                           clock=Clock(DEFAULT_DEADLINE))
                 assert server.refusals.total > 0, "the flood was never refused"
                 return record
