@@ -21,17 +21,19 @@ from typing import Any
 
 import click
 
-from arena import replay as replay_format
-from arena.board import Board, BoardLine, build_board
-from arena.check import ask_again, check_bot
-from arena.cluster import ClusterError, RayExecutor
-from arena.estimate import Evidence, SequentialTest, Verdict
-from arena.executor import Executor
+from arena.core import replay as replay_format
+from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
 from arena.games import ENVIRONMENT, get_game, register_text
 from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
-from arena.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
-from arena.launcher import (
+from arena.ladder.board import Board, BoardLine, build_board
+from arena.ladder.cluster import ClusterError, RayExecutor
+from arena.ladder.estimate import Evidence, SequentialTest, Verdict
+from arena.ladder.executor import Executor
+from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
+from arena.ladder.ratings import TrueSkillSystem
+from arena.ladder.store import Store, StoreError
+from arena.launch.launcher import (
     BotListError,
     BotSpec,
     LaunchError,
@@ -41,14 +43,12 @@ from arena.launcher import (
     merge_bot_lists,
     shared_folders,
 )
-from arena.ratings import TrueSkillSystem
-from arena.referee import Clock, Fault, MatchRecord, random_seat, referee_match
-from arena.runner import latency_summary, run_match, seat_names
-from arena.sandbox import Mode, Sandbox, SandboxError
-from arena.scaffold import LANGUAGES, ScaffoldError, write_bot
-from arena.server import ServerError
-from arena.store import Store, StoreError
+from arena.launch.runner import latency_summary, run_match, seat_names
+from arena.launch.sandbox import Mode, Sandbox, SandboxError
+from arena.protocol.server import ServerError
 from arena.text import CONTINUATION, visible
+from arena.tools.check import ask_again, check_bot
+from arena.tools.new import LANGUAGES, ScaffoldError, write_bot
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 """Seat names of the built-in random players in ``arena demo``."""
@@ -636,12 +636,12 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
     Python bots use the arena's SDK; JavaScript and C++ bots are the bundled examples with the protocol's
     arena.proto beside them (JavaScript: npm install first; C++: build with CMake first, as bots.toml says).
     """
-    import arena.v1
+    import arena.v2
 
     folder = parent / name
     try:
         files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_folder(),
-                          proto=Path(arena.v1.__file__).resolve().parent / "arena.proto")
+                          proto=Path(arena.v2.__file__).resolve().parent / "arena.proto")
     except (ScaffoldError, OSError) as exc:
         raise CommandError(str(exc)) from None
     for path in files:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the example bots live in the repo's bots/
 
+from arena.core.referee import referee_match
 from arena.games import get_game
-from arena.referee import referee_match
 from arena.sdk import Bot, local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga

@@ -4,7 +4,7 @@ head's own cost per match (how many tables one head can feed).
 Run: python benchmarks/cluster.py [--matches N] [--rounds R] [--head-matches M] [--ray-calls C] [--head-only]
      [--json]
 
-(1) Starts a Ray cluster of two nodes on this machine (arena.localcluster: loopback only, one CPU each,
+(1) Starts a Ray cluster of two nodes on this machine (arena.ladder.localcluster: loopback only, one CPU each,
     every process of it stopped at the end), then runs the same Cabanga! ladder of the bundled bots (4 seats, 2 tables,
     N matches, default 40) alternately on the local executor and on the cluster, R times each (default 2),
     and prints matches per hour of each. Both use this machine's cores, so this measures what the cluster
@@ -39,18 +39,18 @@ from typing import Any
 
 # the head connects on loopback: Ray otherwise replaces 127.0.0.1 by this machine's network address
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-# this driver, as the cluster's nodes (arena.localcluster): no token authentication unless asked for
+# this driver, as the cluster's nodes (arena.ladder.localcluster): no token authentication unless asked for
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
-from arena import netns
-from arena.executor import Executor, Job, LocalExecutor, Played
+from arena.core.referee import MatchRecord, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import Game
-from arena.ladder import Ladder, LadderConfig, Timing
-from arena.launcher import BotSpec, load_bot_list
-from arena.localcluster import local_cluster
-from arena.referee import MatchRecord, random_seat, referee_match
-from arena.store import Store
+from arena.ladder.executor import Executor, Job, LocalExecutor, Played
+from arena.ladder.ladder import Ladder, LadderConfig, Timing
+from arena.ladder.localcluster import local_cluster
+from arena.ladder.store import Store
+from arena.launch import netns
+from arena.launch.launcher import BotSpec, load_bot_list
 
 ROOT = Path(__file__).resolve().parent.parent
 INSIDE = "ARENA_BENCH_NETNS"
@@ -74,7 +74,7 @@ def run_ladder(executor: Executor, config: LadderConfig) -> tuple[int, float, Ti
 def throughput(matches: int, rounds: int, calls: int) -> dict[str, Any]:
     """Matches per hour of the same ladder on the local executor and on the two-node cluster, alternately; then
     Ray's own cost at the head (:func:`ray_cost`, ``calls`` calls)."""
-    from arena.cluster import RayExecutor
+    from arena.ladder.cluster import RayExecutor
 
     game = get_game("cabanga")
     bots = load_bot_list(ROOT / "bots" / "cabanga.toml")
@@ -100,7 +100,7 @@ def throughput(matches: int, rounds: int, calls: int) -> dict[str, Any]:
 class InstantExecutor:
     """Returns a stored record at once, with its replay packed where it was played: every second of the run is
     the head's. The head's own share of the way to and from a table is kept: the job is pickled and the result
-    unpickled, as :class:`arena.cluster.RayExecutor` does."""
+    unpickled, as :class:`arena.ladder.cluster.RayExecutor` does."""
 
     def __init__(self, tables: int, record: MatchRecord) -> None:
         self.tables = tables
@@ -158,7 +158,7 @@ class ReadyTable:
 def ray_cost(address: str, calls: int, actors: int = 8, in_flight: int = 64) -> dict[str, Any]:
     """Ray's own cost at the head for a table's call: the head's CPU time a call (all its threads, Ray's
     included), calling ``actors`` ready tables of the cluster with ``in_flight`` calls under way, the job
-    pickled and the result unpickled as :class:`arena.cluster.RayExecutor` does."""
+    pickled and the result unpickled as :class:`arena.ladder.cluster.RayExecutor` does."""
     import ray
 
     game, specs, record = instant_match(8, 4)

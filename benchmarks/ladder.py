@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import game_names, get_game
-from arena.ladder import Ladder, LadderConfig
-from arena.launcher import load_bot_list
-from arena.sandbox import Mode, choose_sandbox
-from arena.store import Store
+from arena.ladder.ladder import Ladder, LadderConfig
+from arena.ladder.store import Store
+from arena.launch.launcher import load_bot_list
+from arena.launch.sandbox import Mode, choose_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

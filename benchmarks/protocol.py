@@ -4,7 +4,7 @@ Run: python benchmarks/protocol.py [--matches N] [--turns N] [--json]
 
 Prints, in one run:
   bare          round trip of one message each way on a bare grpc.aio bidirectional stream between two Python
-                processes over a Unix socket, with the arena's gRPC settings (arena.transport): the transport
+                processes over a Unix socket, with the arena's gRPC settings (arena.protocol.transport): the transport
                 the arena uses for local bots;
   bare_default  the same with gRPC's default settings, for reference (measured in a process of its own);
   arena         per decision in whole 4-seat Cabanga! matches with the bundled random bots: the referee's
@@ -18,7 +18,7 @@ both sides of the ratio alike.
 
 from __future__ import annotations
 
-from arena import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
+from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
 
 # isort: split
 import argparse
@@ -36,12 +36,12 @@ from typing import Any
 
 from grpc import aio
 
-from arena.deals import DealKey
+from arena.core.deals import DealKey
+from arena.core.referee import Clock, referee_match
 from arena.games import get_game
-from arena.launcher import BotSpec, ProcessPool
-from arena.referee import Clock, referee_match
-from arena.runner import latency_summary, serving
-from arena.server import RemoteSeat
+from arena.launch.launcher import BotSpec, ProcessPool
+from arena.launch.runner import latency_summary, serving
+from arena.protocol.server import RemoteSeat
 from arena.v2 import arena_pb2 as pb
 from arena.v2 import arena_pb2_grpc as pb_grpc
 

@@ -10,9 +10,9 @@ choice with probability epsilon (benchmarks/bot_fields.py). The true order (:dat
 neighbour pair stronger in 100% of the bootstrap resamples); the script prints that run's figures again.
 
 Each run plays a ladder in-process at 4 seats with the ladder's own parts: ``deal_seed`` and
-``rotation_seating`` (arena.ladder), the FairScheduler (arena.scheduler), TrueSkill with tau 0 and the
-measured draw probability (arena.ratings), and the order-free batch fit and sequential test
-(arena.estimate); only the bot processes are replaced by the bots' policies driving the pure game engine.
+``rotation_seating`` (arena.ladder.ladder), the FairScheduler (arena.ladder.scheduler), TrueSkill with tau 0 and the
+measured draw probability (arena.ladder.ratings), and the order-free batch fit and sequential test
+(arena.ladder.estimate); only the bot processes are replaced by the bots' policies driving the pure game engine.
 It prints, at each match count, P(whole order right) for the board's order (the batch fit) and for
 TrueSkill's mu, with its standard error, and each bot's share of the matches (a fair share is 4/8 = 0.50).
 With --until-decided, each run goes until the sequential test has decided every neighbour pair (or
@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot_fields import graded_field, play
 
-from arena.estimate import Evidence, SequentialTest, estimate, neighbour_verdicts, point_order
-from arena.ladder import deal_seed, rotation_seating
-from arena.ratings import Outcome, Rating, RatingError, TrueSkillSystem
-from arena.scheduler import FairScheduler, FieldState
+from arena.ladder.estimate import Evidence, SequentialTest, estimate, neighbour_verdicts, point_order
+from arena.ladder.ladder import deal_seed, rotation_seating
+from arena.ladder.ratings import Outcome, Rating, RatingError, TrueSkillSystem
+from arena.ladder.scheduler import FairScheduler, FieldState
 
 SEATS = 4
 

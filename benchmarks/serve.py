@@ -33,10 +33,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import replay  # noqa: E402
+from arena.core import replay  # noqa: E402
+from arena.core.referee import random_seat, referee_match  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.referee import random_seat, referee_match  # noqa: E402
-from arena.store import SCHEMA, SCHEMA_VERSION  # noqa: E402
+from arena.ladder.store import SCHEMA, SCHEMA_VERSION  # noqa: E402
 
 BOTS = [f"bot-{i}" for i in range(8)]
 SEATS = 4

@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.deals import DealKey
+from arena.core.deals import DealKey
+from arena.core.referee import Clock, MatchInfo, Request, Seat, referee_match
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
-from arena.launcher import ProcessPool, load_bot_list
-from arena.referee import Clock, MatchInfo, Request, Seat, referee_match
-from arena.runner import serving
+from arena.launch.launcher import ProcessPool, load_bot_list
+from arena.launch.runner import serving
 
 ROOT = Path(__file__).resolve().parent.parent
 

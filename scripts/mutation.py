@@ -34,14 +34,14 @@ CORE: dict[str, tuple[str, tuple[str, ...]]] = {
     "cabanga": ("arena/games/cabanga/rules.py", ("tests/games/test_cabanga.py", "tests/games/test_conformance.py")),
     "lama": ("arena/games/lama/rules.py", ("tests/games/test_lama.py", "tests/games/test_conformance.py")),
     "base": ("arena/games/base.py", ("tests/games",)),
-    "referee": ("arena/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_differ_only_"
-                                     "in_hidden_cards_send_the_other_seats_the_same_messages")),
-    "deals": ("arena/deals.py", ("tests/test_deals.py",)),
-    "scheduler": ("arena/scheduler.py", ("tests/test_scheduler.py",)),
-    "ratings": ("arena/ratings.py", ("tests/test_ratings.py",)),
-    "estimate": ("arena/estimate.py", ("tests/test_estimate.py",)),
-    "store": ("arena/store.py", ("tests/test_store.py",)),
-    "wire": ("arena/wire.py", ("tests/test_wire.py",)),
+    "referee": ("arena/core/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_"
+                                          "differ_only_in_hidden_cards_send_the_other_seats_the_same_messages")),
+    "deals": ("arena/core/deals.py", ("tests/test_deals.py",)),
+    "scheduler": ("arena/ladder/scheduler.py", ("tests/test_scheduler.py",)),
+    "ratings": ("arena/ladder/ratings.py", ("tests/test_ratings.py",)),
+    "estimate": ("arena/ladder/estimate.py", ("tests/test_estimate.py",)),
+    "store": ("arena/ladder/store.py", ("tests/test_store.py",)),
+    "wire": ("arena/protocol/codec.py", ("tests/test_wire.py",)),
 }
 
 KILLED = {"killed", "timeout", "segfault"}

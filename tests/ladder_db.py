@@ -6,7 +6,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from arena.store import Store
+from arena.ladder.store import Store
 
 
 def stored_count(db: Path) -> int:

@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arena.check import check_bot
 from arena.cli import main
 from arena.games import get_game
-from arena.launcher import (
+from arena.launch.launcher import (
     JAIL_PATH,
     SDK_FILES,
     BotListError,
@@ -32,6 +31,7 @@ from arena.launcher import (
     parse_bot_list,
     shared_folders,
 )
+from arena.tools.check import check_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "cabanga_random" / "bot.py"
@@ -172,11 +172,17 @@ def test_a_python_bot_sees_the_sdk_and_none_of_the_arenas_own_modules() -> None:
     package = Path(arena.__file__ or "").resolve().parent
     bot = BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy.bot"), ROOT)
     shown = binds(bot)
-    assert {package / "sdk.py", package / "games", package / "v2"} <= shown
-    assert not [p for p in shown if p == package or (p.is_relative_to(package) and
-                p.relative_to(package).parts[0] not in (*SDK_FILES, "__pycache__"))], shown
-    assert not [p for p in shown if p.parent.name == "__pycache__" and p.name.split(".")[0] not in
-                {name.removesuffix(".py") for name in SDK_FILES}], shown
+    assert {package / "sdk", package / "games", package / "v2", package / "protocol" / "codec.py"} <= shown
+    assert package / "protocol" / "server.py" not in shown and package / "protocol" not in shown
+    outside = [p for p in shown if p == package or (p.is_relative_to(package) and not sdk_file(p.relative_to(package)))]
+    assert not outside, outside
+
+
+def sdk_file(relative: Path) -> bool:
+    """Return whether ``relative`` (to the arena package) is one of SDK_FILES, inside one, or its compiled form."""
+    if relative.parent.name == "__pycache__":
+        relative = relative.parent.parent / (relative.name.split(".")[0] + ".py")
+    return any(relative == Path(name) or relative.is_relative_to(name) for name in SDK_FILES)
 
 
 def test_sdk_files_hold_everything_the_sdk_and_the_bundled_bots_import() -> None:
@@ -188,7 +194,7 @@ def test_sdk_files_hold_everything_the_sdk_and_the_bundled_bots_import() -> None
                           timeout=60, check=True)
     package = ROOT / "arena"
     loaded = [Path(line).relative_to(package) for line in done.stdout.split()]
-    assert loaded and {p.parts[0] for p in loaded} <= set(SDK_FILES), loaded
+    assert loaded and all(sdk_file(p) for p in loaded), loaded
     assert len(bundled) == 10
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.check import check_bot, edge_states
 from arena.cli import main
+from arena.core.referee import Clock
 from arena.games import get_game
-from arena.launcher import BotSpec, load_bot_list
-from arena.referee import Clock
+from arena.launch.launcher import BotSpec, load_bot_list
+from arena.tools.check import check_bot, edge_states
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.games import get_game
-from arena.store import LadderIdentity, Store
+from arena.ladder.store import LadderIdentity, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 

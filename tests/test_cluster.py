@@ -1,8 +1,8 @@
 """`arena ladder --cluster`: a real two-node Ray cluster on this machine (loopback only), a node lost mid-run,
 the head killed with SIGKILL; the database ends with exactly the planned matches, the seeds of a local run.
 
-The cluster is :mod:`arena.localcluster`'s: every node a `ray start --block` process group, killed with every
-process it left, in a network namespace that holds only a loopback (:mod:`arena.netns`), where the ladders
+The cluster is :mod:`arena.ladder.localcluster`'s: every node a `ray start --block` process group, killed with every
+process it left, in a network namespace that holds only a loopback (:mod:`arena.launch.netns`), where the ladders
 that use it run too: Ray would otherwise put some of its processes on the machine's network address.
 Without Ray (pip install -e '.[cluster]') or root the tests skip, except under CI=true, where they fail.
 """
@@ -25,14 +25,14 @@ from typing import Any
 import pytest
 from ladder_db import seeds, stored_count
 
-from arena import netns
-from arena.cluster import RayExecutor, StartFailed, _Table, code_fingerprint
-from arena.executor import Job, Played
+from arena.core.referee import MatchSummary
 from arena.games import get_game
-from arena.ladder import deal_seed
-from arena.launcher import BotSpec, LaunchError
-from arena.localcluster import LocalCluster, free_port, local_cluster
-from arena.referee import MatchSummary
+from arena.ladder.cluster import RayExecutor, StartFailed, _Table, code_fingerprint
+from arena.ladder.executor import Job, Played
+from arena.ladder.ladder import deal_seed
+from arena.ladder.localcluster import LocalCluster, free_port, local_cluster
+from arena.launch import netns
+from arena.launch.launcher import BotSpec, LaunchError
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_RAY = importlib.util.find_spec("ray") is not None
@@ -147,7 +147,7 @@ def test_an_address_that_answers_but_is_no_ray_cluster_is_given_up_after_the_tim
     # a listener that accepts and says nothing, in the namespace: Ray alone would wait on it for ever
     script = (
         "import asyncio, socket\n"
-        "from arena.cluster import ClusterError, RayExecutor\n"
+        "from arena.ladder.cluster import ClusterError, RayExecutor\n"
         "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
         "try:\n"
         "    asyncio.run(RayExecutor(f'127.0.0.1:{s.getsockname()[1]}', 1, connect_timeout=3).start())\n"

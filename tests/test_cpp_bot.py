@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.core.referee import Clock
 from arena.games import get_game
-from arena.launcher import BotSpec
-from arena.referee import Clock
-from arena.runner import run_match
+from arena.launch.launcher import BotSpec
+from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 CPP = ROOT / "bots" / "cpp"

@@ -19,16 +19,16 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.deals import DealKey, DealLedger, Lane
-from arena.executor import LocalExecutor
+from arena.core.deals import DealKey, DealLedger, Lane
+from arena.core.referee import Clock
 from arena.games import get_game
-from arena.ladder import Ladder, LadderConfig, Timing
-from arena.launcher import BotProcess, BotSpec, LaunchError, ProcessPool, log_file_name, machine_sandbox
-from arena.referee import Clock
-from arena.runner import serving
-from arena.sandbox import Isolation
-from arena.server import ArenaServer
-from arena.store import Store
+from arena.ladder.executor import LocalExecutor
+from arena.ladder.ladder import Ladder, LadderConfig, Timing
+from arena.ladder.store import Store
+from arena.launch.launcher import BotProcess, BotSpec, LaunchError, ProcessPool, log_file_name, machine_sandbox
+from arena.launch.runner import serving
+from arena.launch.sandbox import Isolation
+from arena.protocol.server import ArenaServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DEAL_SETS = 3

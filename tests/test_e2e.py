@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay as replay_format
-from arena.deals import DealKey
+from arena.core import replay as replay_format
+from arena.core.deals import DealKey
+from arena.core.referee import Clock, FaultKind, LocalSeat, MatchRecord, referee_match
 from arena.games import get_game
 from arena.games.base import MatchOver
-from arena.launcher import BotSpec, LaunchError
-from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, referee_match
-from arena.runner import run_match
+from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -130,8 +130,8 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
     """A table reuses its processes across matches, restarts a crashed one, and leaves none behind."""
     import os
 
-    from arena.launcher import ProcessPool
-    from arena.runner import serving
+    from arena.launch.launcher import ProcessPool
+    from arena.launch.runner import serving
 
     game = get_game("cabanga")
     crasher = misbehaving("crasher", "exit-after", "1")
@@ -165,8 +165,8 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
     import os
     import subprocess
 
-    from arena.launcher import ProcessPool, load_bot_list
-    from arena.runner import serving
+    from arena.launch.launcher import ProcessPool, load_bot_list
+    from arena.launch.runner import serving
 
     token = "remote-token-0123456789abcdef"
     (tmp_path / "bots.toml").write_text(
@@ -196,7 +196,7 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
 
 
 def test_remote_bot_entries_are_checked(tmp_path: Path) -> None:
-    from arena.launcher import BotListError, load_bot_list
+    from arena.launch.launcher import BotListError, load_bot_list
 
     path = tmp_path / "bots.toml"
     for body, needle in [('token = "short"', "at least 16"),

@@ -6,8 +6,8 @@ import math
 import random
 from collections import Counter
 
-from arena.estimate import SCALE, Evidence, SequentialTest, Verdict, estimate, pair_scores, point_order
-from arena.ratings import Outcome
+from arena.ladder.estimate import SCALE, Evidence, SequentialTest, Verdict, estimate, pair_scores, point_order
+from arena.ladder.ratings import Outcome
 
 STRENGTH = {"ace": 2.0, "bob": 1.0, "cat": 0.5, "dan": 0.0}
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.deals import DealKey
+from arena.core.deals import DealKey
+from arena.core.referee import Clock, FaultKind, LocalSeat, MatchInfo, MatchRecord, Request, SeatFaulted, referee_match
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
-from arena.launcher import BotSpec, LaunchError, ProcessPool, log_file_name
-from arena.referee import Clock, FaultKind, LocalSeat, MatchInfo, MatchRecord, Request, SeatFaulted, referee_match
-from arena.runner import run_match, serving
+from arena.launch.launcher import BotSpec, LaunchError, ProcessPool, log_file_name
+from arena.launch.runner import run_match, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,7 +98,7 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
 
 
 def test_match_start_carries_the_options_as_text() -> None:
-    from arena import wire
+    from arena.protocol import codec as wire
 
     info = MatchInfo("m", "lama", 0, ("a", "b"), get_game("lama").options({"climb": "any"}).to_json(), Clock(), 3)
     start = wire.match_start(info)

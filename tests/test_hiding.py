@@ -24,18 +24,18 @@ import pytest
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 
-from arena import server as server_module
-from arena import wire
+from arena.core.referee import Clock, MatchRecord, Request, SeatFaulted, referee_match
 from arena.games import all_games, get_game
 from arena.games.base import Decision, Event, Game, MatchState, Prompt, View, random_decision
 from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
 from arena.games.lama import DrewCard, Lama, LamaState
-from arena.ladder import Ladder, LadderConfig
-from arena.launcher import BotSpec, log_file_name
-from arena.referee import Clock, MatchRecord, Request, SeatFaulted, referee_match
-from arena.runner import run_match
-from arena.server import Connection, Outgoing, RemoteSeat, Slot
-from arena.store import Store
+from arena.ladder.ladder import Ladder, LadderConfig
+from arena.ladder.store import Store
+from arena.launch.launcher import BotSpec, log_file_name
+from arena.launch.runner import run_match
+from arena.protocol import codec as wire
+from arena.protocol import server as server_module
+from arena.protocol.server import Connection, Outgoing, RemoteSeat, Slot
 from arena.v2 import arena_pb2 as pb
 
 CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]

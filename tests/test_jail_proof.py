@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from arena import jailfilter
-from arena.sandbox import Sandbox, detect_sandbox, probe_command, run_probe
+from arena.launch import jailfilter
+from arena.launch.sandbox import Sandbox, detect_sandbox, probe_command, run_probe
 
 MACHINE = detect_sandbox()
 CI = os.environ.get("CI") == "true"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from arena.core.referee import Clock
 from arena.games import get_game
-from arena.launcher import BotSpec
-from arena.referee import Clock
-from arena.runner import run_match
+from arena.launch.launcher import BotSpec
+from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "bots" / "js"

@@ -23,21 +23,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import arena.ladder.ladder.ladder as ladder_module
 import pytest
 from click.testing import CliRunner
 from ladder_db import seeds, stored_count
 
-import arena.ladder as ladder_module
 from arena.cli import main
-from arena.estimate import SequentialTest, Verdict
-from arena.executor import Job, Played
+from arena.core.referee import random_seat, referee_match
 from arena.games import get_game
-from arena.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
-from arena.launcher import BotSpec, LaunchError
-from arena.ratings import Rating, TrueSkillSystem
-from arena.referee import random_seat, referee_match
-from arena.sandbox import descendants
-from arena.store import Finished, Store, StoreError
+from arena.ladder.estimate import SequentialTest, Verdict
+from arena.ladder.executor import Job, Played
+from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
+from arena.ladder.ratings import Rating, TrueSkillSystem
+from arena.ladder.store import Finished, Store, StoreError
+from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.sandbox import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -117,7 +117,7 @@ def gone(pid: int) -> bool:
 
 
 class FakeExecutor:
-    """Stands in for :class:`arena.executor.LocalExecutor`: random in-process players, some bots never start.
+    """Stands in for :class:`arena.ladder.executor.LocalExecutor`: random in-process players, some bots never start.
 
     ``broken`` and ``seatings`` are shared by every executor a test makes (through :class:`Fakes`).
     """

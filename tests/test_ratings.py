@@ -8,7 +8,7 @@ import random
 import pytest
 
 from arena.games.tools import game_tools
-from arena.ratings import DEFAULT_DRAW_PROBABILITY, Rating, RatingError, TrueSkillSystem, draw_probability
+from arena.ladder.ratings import DEFAULT_DRAW_PROBABILITY, Rating, RatingError, TrueSkillSystem, draw_probability
 
 SYSTEM = TrueSkillSystem(draw_probability=0.05)
 

@@ -8,10 +8,8 @@ import time
 
 import pytest
 
-from arena import replay as replay_format
-from arena.games import get_game
-from arena.games.base import Decision, DecisionKind, GameError, Prompt, View, random_decision
-from arena.referee import (
+from arena.core import replay as replay_format
+from arena.core.referee import (
     Clock,
     FaultKind,
     LocalSeat,
@@ -21,6 +19,8 @@ from arena.referee import (
     random_seat,
     referee_match,
 )
+from arena.games import get_game
+from arena.games.base import Decision, DecisionKind, GameError, Prompt, View, random_decision
 
 CABANGA = get_game("cabanga")
 LAMA = get_game("lama")

@@ -1,4 +1,4 @@
-"""The replay format (arena/replay.py) and `arena replay --seat`: a stored ladder match as one seat met it,
+"""The replay format (arena/core/replay.py) and `arena replay --seat`: a stored ladder match as one seat met it,
 showing what that seat saw and nothing it did not (G2), and a bot asked the same requests again."""
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arena import replay as replay_format
 from arena.cli import main
-from arena.executor import Played
+from arena.core import replay as replay_format
+from arena.core.referee import Clock, FaultKind, LocalSeat, MatchRecord, TableLog, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import Event
 from arena.games.cabanga import PenaltyCards
 from arena.games.lama import DrewCard
-from arena.referee import Clock, FaultKind, LocalSeat, MatchRecord, TableLog, random_seat, referee_match
-from arena.store import LadderIdentity, Store
+from arena.ladder.executor import Played
+from arena.ladder.store import LadderIdentity, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 10**12 + 777  # large: a leaked seed cannot pass for a count

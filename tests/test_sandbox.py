@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.launcher import BotListError, BotProcess, BotSpec, LaunchError, log_file_name, parse_bot_list
-from arena.sandbox import (
+from arena.launch.launcher import BotListError, BotProcess, BotSpec, LaunchError, log_file_name, parse_bot_list
+from arena.launch.sandbox import (
     CGROUP_PREFIX,
     CPU_EXIT_CODE,
     DEFAULT_LIMITS,
@@ -369,9 +369,9 @@ def listening(folder: Path) -> Path:
 
 def test_launched_bots_reach_the_arena_that_also_listens_on_tcp() -> None:
     """The bots the arena starts use its Unix socket, which reaches into their network namespace."""
+    from arena.core.referee import Clock
     from arena.games import get_game
-    from arena.referee import Clock
-    from arena.runner import run_match
+    from arena.launch.runner import run_match
 
     root = Path(__file__).resolve().parent.parent
     game = get_game("lama")
@@ -433,9 +433,9 @@ def _marked(mark: str) -> list[int]:
 def test_strict_refuses_a_machine_without_the_jail_and_auto_says_what_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
-    from arena import sandbox as sandbox_module
     from arena.cli import main
-    from arena.sandbox import SandboxError, choose_sandbox
+    from arena.launch import sandbox as sandbox_module
+    from arena.launch.sandbox import SandboxError, choose_sandbox
 
     bare = Sandbox(Isolation.LIMITS, reason="bubblewrap is missing: apt-get install bubblewrap")
     monkeypatch.setattr(sandbox_module, "_detected", bare)
@@ -459,9 +459,9 @@ def test_a_jail_that_fails_its_self_check_where_bubblewrap_is_installed_is_said_
         monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
-    from arena import sandbox as sandbox_module
     from arena.cli import main
-    from arena.sandbox import choose_sandbox
+    from arena.launch import sandbox as sandbox_module
+    from arena.launch.sandbox import choose_sandbox
 
     broken = Sandbox(Isolation.LIMITS, reason="bubblewrap cannot build the jail here: jail fails: not root",
                      broken_jail="jail fails: not root")

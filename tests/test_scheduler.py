@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from arena.ratings import Rating, TrueSkillSystem
-from arena.scheduler import FairScheduler, FieldState
+from arena.ladder.ratings import Rating, TrueSkillSystem
+from arena.ladder.scheduler import FairScheduler, FieldState
 
 SEATS = 4
 

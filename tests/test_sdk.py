@@ -25,7 +25,7 @@ def test_importing_the_sdk_loads_neither_the_referee_nor_any_game() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
                             cwd=ROOT).stdout.split()
     assert "arena.sdk" in loaded and "arena.games" in loaded
-    assert "arena.referee" not in loaded and "arena.server" not in loaded
+    assert "arena.core.referee" not in loaded and "arena.protocol.server" not in loaded
     assert not [m for m in loaded if m.startswith("arena.games.") and m.count(".") >= 2
                 and m.split(".")[2] in {g.name for g in all_games()}], loaded
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.core.referee import Clock, referee_match
 from arena.games.cabanga import CABANGA, CabangaState, Card
 from arena.games.cabanga.search import clone as clone_cabanga
 from arena.games.cabanga.search import greedy_policy as cabanga_greedy
@@ -25,7 +26,6 @@ from arena.games.lama.search import greedy_policy as lama_greedy
 from arena.games.lama.search import knowledge_from as lama_knowledge
 from arena.games.lama.search import sample_world as sample_lama
 from arena.games.search import SearchClock, Slot, deal, simulate
-from arena.referee import Clock, referee_match
 from arena.sdk import local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_search.bot import SearchCabanga

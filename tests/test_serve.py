@@ -657,7 +657,7 @@ def test_browser_a_faulted_decision_shows_its_fault_and_the_default_on_its_frame
 
     from test_viewer_frames import _replay  # a Cabanga! match whose seat 0 crashes at every throw
 
-    from arena import replay as replay_format
+    from arena.core import replay as replay_format
 
     replay = tmp_path / "crash.json"
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # the browser's driver holds this thread's event loop

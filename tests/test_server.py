@@ -7,7 +7,7 @@ import secrets
 
 import pytest
 
-from arena.server import Connection, Outgoing, Slot
+from arena.protocol.server import Connection, Outgoing, Slot
 from arena.v2 import arena_pb2 as pb
 
 

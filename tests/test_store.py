@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay as replay_format
+from arena.core import replay as replay_format
+from arena.core.referee import Fault, FaultKind, MatchRecord, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import MatchResult
-from arena.ratings import Rating
-from arena.referee import Fault, FaultKind, MatchRecord, random_seat, referee_match
-from arena.store import Finished, LadderIdentity, Store, StoreError
+from arena.ladder.ratings import Rating
+from arena.ladder.store import Finished, LadderIdentity, Store, StoreError
 
 IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
 BOTS = ("ann", "bob", "cat")
@@ -89,7 +89,7 @@ def test_latency_median_and_p99_come_from_the_histogram(tmp_path: Path) -> None:
 
 
 def test_quantiles_are_interpolated_inside_a_bucket_so_bots_in_one_bucket_differ() -> None:
-    from arena.store import LATENCY_BUCKET_BASE, _bucket, _quantile
+    from arena.ladder.store import LATENCY_BUCKET_BASE, _bucket, _quantile
 
     bucket = _bucket(0.00987)
     low, high = LATENCY_BUCKET_BASE ** bucket / 1e6, LATENCY_BUCKET_BASE ** (bucket + 1) / 1e6
@@ -235,7 +235,7 @@ def test_a_schema_1_database_is_upgraded_and_loses_nothing(tmp_path: Path) -> No
 
 
 def test_the_same_stored_matches_in_two_orders_give_the_same_board(tmp_path: Path) -> None:
-    from arena.board import build_board
+    from arena.ladder.board import build_board
 
     matches = [(deal, rotation, (deal % 3 + rotation, (deal + 1) % 3 * rotation, 2)) for deal in range(12)
                for rotation in range(3)]

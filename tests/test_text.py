@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.referee import Fault, FaultKind, SeatFault
+from arena.core.referee import Fault, FaultKind, SeatFault
 from arena.text import CONTINUATION, DETAIL_CHARS, capped, visible
 
 PRINTABLE_ASCII = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E))

@@ -1,4 +1,4 @@
-"""arena.transport: the gRPC settings are in place before gRPC starts, and yield to the operator's own."""
+"""arena.protocol.transport: the gRPC settings are in place before gRPC starts, and yield to the operator's own."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from arena import transport
+from arena.protocol import transport
 
-SHOW = "import os, arena.sdk, arena.server, grpc; print(repr(os.environ.get('GRPC_EXPERIMENTS')))"
+SHOW = "import os, arena.sdk, arena.protocol.server, grpc; print(repr(os.environ.get('GRPC_EXPERIMENTS')))"
 
 
 @pytest.mark.parametrize(("given", "expected"), [
@@ -28,7 +28,7 @@ def test_the_arena_sets_grpc_experiments_unless_the_operator_did(given: str | No
 
 
 def test_grpc_is_imported_after_the_settings_in_every_module_that_uses_it() -> None:
-    """The C core reads GRPC_EXPERIMENTS once: a module importing grpc before arena.transport would miss it."""
+    """The C core reads GRPC_EXPERIMENTS once: a module importing grpc before arena.protocol.transport would miss it."""
     from pathlib import Path
 
     root = Path(transport.__file__).parent

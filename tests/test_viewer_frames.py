@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from arena import replay as replay_format
+from arena.core import replay as replay_format
+from arena.core.referee import LocalSeat, referee_match
 from arena.games import get_game
 from arena.games.base import Pick, Prompt, View
-from arena.referee import LocalSeat, referee_match
 from arena.web.replays import viewer_data
 
 

@@ -10,13 +10,13 @@ import pytest
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 
-from arena import wire
+from arena.core.referee import Request
 from arena.games import all_games, get_game
 from arena.games.base import Event, Game, Pick, Prompt, random_decision
 from arena.games.cabanga import cabanga_pb2
 from arena.games.codec import GameCodec, type_url
 from arena.games.lama import lama_pb2
-from arena.referee import Request
+from arena.protocol import codec as wire
 from arena.v2 import arena_pb2 as pb
 
 

@@ -1,6 +1,6 @@
 """What ``arena serve`` reads from a ladder database: read-only, paginated, and without its secrets.
 
-The database is opened read-only (SQLite ``mode=ro``, through :class:`arena.store.Store`), one connection per
+The database is opened read-only (SQLite ``mode=ro``, through :class:`arena.ladder.store.Store`), one connection per
 thread, so a ladder can go on writing it (WAL): every query sees the matches stored so far. Never read out:
 the ladder seed, any match seed, the replay of a deal set whose rotations are not all played yet (its hands
 would tell the deals still to come), nor a fault's detail from such a deal set (an illegal-answer fault
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from arena.board import build_board
-from arena.estimate import SequentialTest
 from arena.games import get_game
-from arena.store import LATENCY_BUCKET_BASE, Store, StoreError
+from arena.ladder.board import build_board
+from arena.ladder.estimate import SequentialTest
+from arena.ladder.store import LATENCY_BUCKET_BASE, Store, StoreError
 
 log = logging.getLogger("arena.web")
 
@@ -64,7 +64,7 @@ def board(store: Store) -> list[dict[str, Any]]:
     """Return the leaderboard, best first: the figures and order of ``arena leaderboard --json``.
 
     This is the one place the web pages get the leaderboard from: the same library call as the command
-    (:func:`arena.board.build_board`, with the sequential test's defaults), whose rows carry each bot's 95%
+    (:func:`arena.ladder.board.build_board`, with the sequential test's defaults), whose rows carry each bot's 95%
     interval (``low``, ``high``) for drawing.
     """
     return [line.to_json() for line in build_board(store, SequentialTest()).lines]

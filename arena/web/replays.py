@@ -1,6 +1,6 @@
 """A replay re-run into frames for the viewer: the table after every step, the event log, the rounds.
 
-The replay is re-run by :func:`arena.replay.start`, the owner of the replay format. The
+The replay is re-run by :func:`arena.core.replay.start`, the owner of the replay format. The
 frames never carry the seed. Seen from a seat, a frame holds only what that seat saw: its own view, its own
 decisions, the public events, and only the steps where something public happened or the seat was asked (a
 step nobody saw, such as a throw no one made, would tell that another seat held a card).
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena import replay
+from arena.core import replay
+from arena.core.referee import Fault
 from arena.games import get_game
 from arena.games.base import NO_DECISION_TEXT, Event, GameError, Prompt
-from arena.referee import Fault
 from arena.web.games import game_web
 
 CHOICES_SHOWN = 12

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.deals import DealKey
+from arena.core.deals import DealKey
+from arena.core.referee import Clock, MatchRecord, referee_match
 from arena.games import get_game
-from arena.launcher import BotProcess, BotSpec, ProcessPool
-from arena.referee import Clock, MatchRecord, referee_match
-from arena.sandbox import Limits
-from arena.server import ArenaServer, Slot
+from arena.launch.launcher import BotProcess, BotSpec, ProcessPool
+from arena.launch.sandbox import Limits
+from arena.protocol.server import ArenaServer, Slot
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "hostile.py"

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from adversarial_harness import Arena, start_time
 
-from arena.launcher import ProcessPool
-from arena.runner import serving
-from arena.sandbox import choose_sandbox
+from arena.launch.launcher import ProcessPool
+from arena.launch.runner import serving
+from arena.launch.sandbox import choose_sandbox
 
 
 @pytest.fixture(scope="session")

@@ -16,9 +16,9 @@ import grpc
 import pytest
 from grpc import aio
 
-from arena import server as server_module
-from arena.referee import FaultKind, SeatFault
-from arena.server import ArenaServer, Connection, ServerError
+from arena.core.referee import FaultKind, SeatFault
+from arena.protocol import server as server_module
+from arena.protocol.server import ArenaServer, Connection, ServerError
 from arena.v2 import arena_pb2 as pb
 
 METHOD = "/arena.v2.Arena/Play"
@@ -94,7 +94,7 @@ def test_wrong_reused_and_missing_tokens_are_refused_and_logged(caplog: pytest.L
         assert await bot.status() == grpc.StatusCode.UNAUTHENTICATED
         assert other.connection is None  # nothing was bound to another seat
 
-    with caplog.at_level("WARNING", logger="arena.server"):
+    with caplog.at_level("WARNING", logger="arena.protocol.server"):
         with_server(body)
     refusals = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused")]
     assert any(m.endswith("no token") for m in refusals)

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
 
-from arena import jailfilter
-from arena.deals import DealKey
+from arena.core.deals import DealKey
+from arena.core.referee import Clock, MatchRecord, referee_match
 from arena.games import get_game
-from arena.launcher import log_file_name
-from arena.referee import Clock, MatchRecord, referee_match
-from arena.sandbox import HOST_UID_BASE, HOST_UID_SPAN, descendants, detect_sandbox, processes_naming
-from arena.store import Store
+from arena.ladder.store import Store
+from arena.launch import jailfilter
+from arena.launch.launcher import log_file_name
+from arena.launch.sandbox import HOST_UID_BASE, HOST_UID_SPAN, descendants, detect_sandbox, processes_naming
 
 CI = os.environ.get("CI") == "true"
 GOOD_ENTRIES = [("greedy", '"-m", "bots.cabanga_greedy.bot"'), ("tidy", '"-m", "bots.cabanga_tidy.bot"'),

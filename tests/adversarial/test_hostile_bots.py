@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 
-from arena import replay as replay_format
-from arena import server as server_module
+from arena.core import replay as replay_format
+from arena.core.referee import FaultKind, MatchRecord
 from arena.games.base import MatchOver
-from arena.launcher import log_file_name
-from arena.referee import FaultKind, MatchRecord
-from arena.sandbox import CPU_EXIT_CODE, Isolation, describe_exit, processes_naming
+from arena.launch.launcher import log_file_name
+from arena.launch.sandbox import CPU_EXIT_CODE, Isolation, describe_exit, processes_naming
+from arena.protocol import server as server_module
 
 
 def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) -> None:
@@ -161,7 +161,7 @@ def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena,
         tokens.write_text("\n".join(others) + "\n")
 
     try:
-        with caplog.at_level("WARNING", logger="arena.server"):
+        with caplog.at_level("WARNING", logger="arena.protocol.server"):
             record = arena.play(hostile(name, "steal", str(tokens)), before=leak_tokens)
     finally:
         tokens.unlink(missing_ok=True)

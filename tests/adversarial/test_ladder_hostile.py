@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import detect_sandbox, own_cgroups
-from arena.store import Store
+from arena.ladder.store import Store
+from arena.launch.sandbox import detect_sandbox, own_cgroups
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "hostile.py"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile
 
-from arena.launcher import BotSpec, load_bot_list, log_file_name
-from arena.sandbox import Isolation
+from arena.launch.launcher import BotSpec, load_bot_list, log_file_name
+from arena.launch.sandbox import Isolation
 
 JAIL_PATH = {"/usr/local/bin", "/usr/bin", "/bin"}
 

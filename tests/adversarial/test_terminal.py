@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hostile import MALFORMED_PICKS
 
-from arena.store import Store
+from arena.ladder.store import Store
 from arena.text import DETAIL_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 ``benchmarks/cluster.py``).
 
 Every node is a ``ray start --block`` process in a process group of its own, with one CPU, in a network
-namespace that holds only a loopback (:mod:`arena.netns`): Ray would otherwise put some of its processes on the
+namespace that holds only a loopback (:mod:`arena.launch.netns`): Ray would otherwise put some of its processes on the
 machine's network address. Stopping the cluster kills every node's group, then every process that left it
 (Ray's workers start sessions of their own), then removes the cluster's folder. Token authentication is off
 unless the environment says otherwise: Ray turns it on for a cluster started where ``~/.ray/auth_token``
@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena import netns
-from arena.sandbox import descendants, processes_naming
+from arena.launch import netns
+from arena.launch.sandbox import descendants, processes_naming
 
 DRIVER_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 """Set to 0 for a driver: it connects on loopback. Nodes refuse to join a cluster with it."""
@@ -140,7 +140,7 @@ def local_cluster(nodes: int, logs: Path, env: Mapping[str, str], *, namespace: 
     ``env`` is the nodes' environment. With ``namespace`` the cluster runs in a loopback-only network
     namespace of its own (root), and its drivers must run through :attr:`LocalCluster.prefix`; without it,
     the caller runs in one already. Raises :class:`LocalClusterError` when a node does not come up, and
-    :class:`arena.netns.NetnsError` when no namespace can be made.
+    :class:`arena.launch.netns.NetnsError` when no namespace can be made.
     """
     folder = Path(tempfile.mkdtemp(prefix="arena-ray-"))
     node_env = {"RAY_AUTH_MODE": "disabled", **{k: v for k, v in env.items() if k != DRIVER_ONLY}}

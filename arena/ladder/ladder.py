@@ -3,14 +3,14 @@
 A deal set is one seed played once per rotation of its bots' seating, so that every bot of the set gets
 every hand. Deal ``k``'s seed comes from the ladder seed alone, so the same ladder seed gives the same
 seeds, whatever was interrupted. Which bots play a new deal set is decided by the
-scheduler (:mod:`arena.scheduler`) from the ratings and match counts at that moment. Every finished match is
-rated by the rating system (:mod:`arena.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
+scheduler (:mod:`arena.ladder.scheduler`) from the ratings and match counts at that moment. Every finished match is
+rated by the rating system (:mod:`arena.ladder.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
 the ratings after it, whole, before its table plays on (matches that finish together share one transaction:
 group commit); a match cut short by a kill, or finished but not yet committed, is simply played again from
 its seed on the next start. A database rated by other settings (an older arena, another tau) is rated again
 from its stored matches when the ladder opens it.
 
-With ``until_decided``, the ladder stops planning when the sequential test (:mod:`arena.estimate`) has
+With ``until_decided``, the ladder stops planning when the sequential test (:mod:`arena.ladder.estimate`) has
 decided every pair of neighbours of the current order (or the pairs it was given), or at the budget.
 
 Work is handed out one match at a time, always the first (deal, rotation) not yet stored or being played,
@@ -19,8 +19,8 @@ budget of N matches stores the same (deal, rotation, seed) triples whether or no
 one table the bots of every deal set are the same too; with several, a new deal set's group depends on the
 ratings at the moment it is planned, so on which matches happened to finish first.
 
-The ladder does not play: an executor (:mod:`arena.executor`) plays each (deal, rotation, seating, seed) it is
-given, on this machine's tables or on a Ray cluster's (:mod:`arena.cluster`), and returns the record; the
+The ladder does not play: an executor (:mod:`arena.ladder.executor`) plays each (deal, rotation, seating, seed) it is
+given, on this machine's tables or on a Ray cluster's (:mod:`arena.ladder.cluster`), and returns the record; the
 ladder stays the only scheduler, rater and writer, wherever the matches are played.
 
 The ladder keeps what it needs to schedule (deal sets, ratings, match counts) in memory, loaded once at the
@@ -40,17 +40,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.estimate import Evidence, SequentialTest, Verdict, point_order
-from arena.executor import Executor, Job, LocalExecutor
+from arena.core.referee import DEFAULT_CLOCK, Clock
 from arena.games.base import Game, Options
-from arena.launcher import BotSpec, LaunchError
-from arena.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
-from arena.referee import DEFAULT_CLOCK, Clock
-from arena.sandbox import Sandbox
-from arena.scheduler import FairScheduler, FieldState, Scheduler
-from arena.store import Finished, LadderIdentity, Store
+from arena.ladder.estimate import Evidence, SequentialTest, Verdict, point_order
+from arena.ladder.executor import Executor, Job, LocalExecutor
+from arena.ladder.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
+from arena.ladder.scheduler import FairScheduler, FieldState, Scheduler
+from arena.ladder.store import Finished, LadderIdentity, Store
+from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.sandbox import Sandbox
 
-log = logging.getLogger("arena.ladder")
+log = logging.getLogger("arena.ladder.ladder")
 
 START_ATTEMPTS = 3
 """Failed starts in a row after which a bot is left out of the rest of the ladder run."""
@@ -216,12 +216,12 @@ class Ladder:
                  scheduler: Scheduler | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
 
-        ``executor`` plays the matches (default: :class:`arena.executor.LocalExecutor`, ``config.tables``
+        ``executor`` plays the matches (default: :class:`arena.ladder.executor.LocalExecutor`, ``config.tables``
         tables on this machine); the ladder asks it for as many matches at once as it has tables.
         ``rating_system`` defaults to TrueSkill with the game's measured draw probability and tau 0,
-        ``scheduler`` to :class:`arena.scheduler.FairScheduler`.
+        ``scheduler`` to :class:`arena.ladder.scheduler.FairScheduler`.
 
-        Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.store.StoreError` for a
+        Raises :class:`LadderError` for a ladder that cannot run, :class:`arena.ladder.store.StoreError` for a
         database that cannot hold it (another ladder's, unwritable).
         """
         config.check()
@@ -414,7 +414,7 @@ class Ladder:
 
         Cancelling the task (Ctrl-C) stops at once: matches in progress are not stored and will be played
         again from their seeds by the next run. Raises :class:`LadderError`, and
-        :class:`arena.store.StoreError` when the database cannot be written.
+        :class:`arena.ladder.store.StoreError` when the database cannot be written.
         """
         if self.config.hours is not None:
             self._deadline = time.monotonic() + self.config.hours * 3600

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.core.referee import Fault, FaultKind, MatchRecord, TableLog
 from arena.games import get_game
 from arena.games.base import Decision, Event, GameError, MatchState, Prompt, View, decision_text
-from arena.referee import Fault, FaultKind, MatchRecord, TableLog
 
 FORMAT = "arena-replay/1"
 

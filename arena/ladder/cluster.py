@@ -1,15 +1,15 @@
 """The ladder's tables on a Ray cluster: one Ray actor per table, on the cluster's nodes.
 
 The head process (the one running ``arena ladder --cluster ADDRESS``) stays the only scheduler, rater and
-writer of the database: a :class:`RayExecutor` only plays the :class:`arena.executor.Job` it is given and
-returns the :class:`arena.executor.Played`. Each table is a :class:`TableActor` holding a
-:class:`arena.executor.LocalExecutor` of one table: its own arena server, its own deal ledger and its own
+writer of the database: a :class:`RayExecutor` only plays the :class:`arena.ladder.executor.Job` it is given and
+returns the :class:`arena.ladder.executor.Played`. Each table is a :class:`TableActor` holding a
+:class:`arena.ladder.executor.LocalExecutor` of one table: its own arena server, its own deal ledger and its own
 sandboxed bot processes on the actor's node, so bots never cross the network and a bot process lives in
 exactly one table (the fair-deals guarantee holds per table, as on one machine).
 
 Every node needs this package (the same version) and the bots at the paths the bot list gives: a shared
 filesystem, or the same checkout on every machine. A node that cannot start a bot says so: the
-:class:`arena.launcher.LaunchError` the head sees names the node, and counts against the bot, as on one
+:class:`arena.launch.launcher.LaunchError` the head sees names the node, and counts against the bot, as on one
 machine. But when the bot has already played on another node, the node is at fault (a file or a package
 missing there): its tables are retired, the head says so, and the match is played on another table. A node
 whose arena code differs from the head's has its tables refused. A table lost with its node (the actor died)
@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.executor import Job, LocalExecutor, Played
-from arena.launcher import BotSpec, LaunchError
-from arena.sandbox import choose_sandbox
+from arena.ladder.executor import Job, LocalExecutor, Played
+from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.sandbox import choose_sandbox
 
-log = logging.getLogger("arena.cluster")
+log = logging.getLogger("arena.ladder.cluster")
 
 READY_TIMEOUT = 120.0
 """Seconds the head waits for the first table of the cluster before giving up."""

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import replay as replay_format
-from arena.ratings import Outcome, Rating
-from arena.referee import MatchSummary
+from arena.core import replay as replay_format
+from arena.core.referee import MatchSummary
+from arena.ladder.ratings import Outcome, Rating
 
 SCHEMA_VERSION = 2
 LATENCY_BUCKET_BASE = 1.05
@@ -139,7 +139,7 @@ class Deal:
 @dataclass(frozen=True, slots=True)
 class Finished:
     """A finished match to store: rotation ``rotation`` of deal set ``deal``, its summary, the bots by seat,
-    the ratings after it (of the bots it changed), its seconds, and its replay as :func:`arena.replay.pack`
+    the ratings after it (of the bots it changed), its seconds, and its replay as :func:`arena.core.replay.pack`
     made it (where the match was played: the head only stores the bytes)."""
 
     deal: int

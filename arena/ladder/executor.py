@@ -2,13 +2,13 @@
 
 A :class:`Job` is one match of a deal set: the deal, the rotation, the bots by seat, the seed and the rules
 (game, options, clock, fault limit, throw window), and an opaque match token. It is a plain picklable value,
-so it can be sent to another machine (:mod:`arena.cluster`). An executor plays it and returns a
+so it can be sent to another machine (:mod:`arena.ladder.cluster`). An executor plays it and returns a
 :class:`Played`: the match's summary and packed replay, both made where it was played, and where the time
-went. A bot that does not start is a :class:`arena.launcher.LaunchError` naming it, raised by
+went. A bot that does not start is a :class:`arena.launch.launcher.LaunchError` naming it, raised by
 :meth:`Executor.play`; the ladder decides what to do about it (try again, leave the bot out).
 
 :class:`LocalExecutor` plays on this machine: ``tables`` tables of the shared arena server, each a
-:class:`arena.launcher.ProcessPool` with its own deal ledger and warm processes, so no bot process plays a deal
+:class:`arena.launch.launcher.ProcessPool` with its own deal ledger and warm processes, so no bot process plays a deal
 twice. A job goes to a free table; the ladder never asks for more matches at once than there are tables.
 """
 
@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from arena import replay as replay_format
-from arena.deals import DealKey
+from arena.core import replay as replay_format
+from arena.core.deals import DealKey
+from arena.core.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, referee_match
 from arena.games.base import Game, Options
-from arena.launcher import BotSpec, ProcessPool
-from arena.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, referee_match
-from arena.runner import serving
-from arena.sandbox import Sandbox
-from arena.server import ArenaServer
+from arena.launch.launcher import BotSpec, ProcessPool
+from arena.launch.runner import serving
+from arena.launch.sandbox import Sandbox
+from arena.protocol.server import ArenaServer
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class Played:
     """A finished match, as much of it as the ladder's head needs, and where its time went."""
 
     summary: MatchSummary
-    """The outcome, faults and decision times (:meth:`arena.referee.MatchRecord.summary`)."""
+    """The outcome, faults and decision times (:meth:`arena.core.referee.MatchRecord.summary`)."""
     replay: bytes
-    """The match's replay as a database stores it (:func:`arena.replay.pack`), made where it was played."""
+    """The match's replay as a database stores it (:func:`arena.core.replay.pack`), made where it was played."""
     seating: float
     """Seconds spent starting bot processes and waiting for them to connect."""
     seconds: float
@@ -102,7 +102,7 @@ class Executor(Protocol):
         ...
 
     async def run(self, job: Job) -> Played:
-        """Play ``job``; raise :class:`arena.launcher.LaunchError` naming the bots that did not start."""
+        """Play ``job``; raise :class:`arena.launch.launcher.LaunchError` naming the bots that did not start."""
         ...
 
     async def release(self) -> None:
@@ -118,7 +118,7 @@ def ladder_table(server: ArenaServer, index: int, *, seats: int, log_dir: Path |
                  sandbox: Sandbox | None) -> ProcessPool:
     """Return table ``index`` of a ladder at ``seats`` seats: it keeps one warm process per bot and rotation.
 
-    A process never plays a deal twice (:mod:`arena.deals`), so a deal set of n seats needs n processes of
+    A process never plays a deal twice (:mod:`arena.core.deals`), so a deal set of n seats needs n processes of
     each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
     logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
     """

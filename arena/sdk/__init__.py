@@ -33,23 +33,23 @@ import traceback
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from arena import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
+from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
 
 # isort: split
 import grpc
 from google.protobuf.any_pb2 import Any as AnyMessage
 from grpc import aio
 
-from arena import wire
 from arena.games import ENVIRONMENT, get_game, register_text
 from arena.games.base import Clock, Decision, Event, GameError, MatchInfo, MatchResult, Prompt, View, decision_text
 from arena.games.bot import Bot
 from arena.games.codec import GameCodec
+from arena.protocol import codec as wire
 from arena.v2 import arena_pb2 as pb
 from arena.v2 import arena_pb2_grpc as pb_grpc
 
 if TYPE_CHECKING:
-    from arena.referee import LocalSeat
+    from arena.core.referee import LocalSeat
 
 __all__ = ["Bot", "local_seat", "run", "serve"]
 
@@ -72,7 +72,7 @@ def decide(bot: Bot, prompt: Prompt, view: View) -> Decision:
 
 def local_seat(bot: Bot, name: str) -> LocalSeat:
     """Return a referee seat that runs ``bot`` in-process (no gRPC): for fast local experiments."""
-    from arena.referee import LocalSeat, Request
+    from arena.core.referee import LocalSeat, Request
 
     class _LocalBotSeat(LocalSeat):
         async def match_started(self, info: MatchInfo) -> None:

@@ -36,7 +36,7 @@ from arena.games.codec import CodecError, GameCodec, option_texts, type_url
 from arena.v2 import arena_pb2 as pb
 
 if TYPE_CHECKING:  # a bot imports this module: it must not load the referee
-    from arena.referee import Request
+    from arena.core.referee import Request
 
 PROTOCOL_VERSION = 2
 """The version of the envelope this arena and this SDK speak (``Hello.protocol_version``)."""

@@ -1,6 +1,6 @@
 """``arena check``: a bot's compliance test before it meets the ladder.
 
-The bot is started exactly as the ladder starts it (a :class:`arena.launcher.ProcessPool`: the same launcher,
+The bot is started exactly as the ladder starts it (a :class:`arena.launch.launcher.ProcessPool`: the same launcher,
 sandbox, limits and protocol), then driven through every game asked for, at every seat count, with option
 variants, and through hand-set edge states that a random deal rarely reaches. Every decision is timed per
 kind against the deadline; every fault (timeout, crash, malformed or illegal answer) is kept with the
@@ -20,13 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import replay as replay_format
-from arena.deals import DealKey
-from arena.games import all_games, get_game
-from arena.games.base import Game, IllegalDecisionError, MatchResult, decision_text
-from arena.games.tools import EdgeState, game_tools
-from arena.launcher import BotSpec, LaunchError, ProcessPool, log_file_name, shared_folders
-from arena.referee import (
+from arena.core import replay as replay_format
+from arena.core.deals import DealKey
+from arena.core.referee import (
     DEFAULT_CLOCK,
     Clock,
     FaultKind,
@@ -38,7 +34,11 @@ from arena.referee import (
     random_seat,
     referee_match,
 )
-from arena.runner import serving
+from arena.games import all_games, get_game
+from arena.games.base import Game, IllegalDecisionError, MatchResult, decision_text
+from arena.games.tools import EdgeState, game_tools
+from arena.launch.launcher import BotSpec, LaunchError, ProcessPool, log_file_name, shared_folders
+from arena.launch.runner import serving
 
 TAIL_CHARS = 1500
 """How much of a crashed bot's output a report shows."""
@@ -207,7 +207,7 @@ async def check_bot(spec: BotSpec, games: Sequence[Game], *, clock: Clock = DEFA
                     on_run: Callable[[str], None] | None = None) -> Report:
     """Drive ``spec`` through whole matches and edge states of ``games`` and return what was found.
 
-    Raises nothing for the bot's misbehaviour (that is the report); raises :class:`arena.server.ServerError`
+    Raises nothing for the bot's misbehaviour (that is the report); raises :class:`arena.protocol.server.ServerError`
     when the arena itself cannot start.
     """
     report = Report(spec.name, clock.deadline, warnings=shared_folders([spec]))
@@ -306,7 +306,7 @@ async def ask_again(spec: BotSpec, data: Mapping[str, Any], seat: int, *, clock:
 
     Returns (step, the decision in the replay, the bot's answer now) for every decision; a fault's answer is
     written ``fault: KIND (DETAIL)``. Raises :class:`LaunchError` when the bot does not start, and
-    :class:`arena.replay.ReplayError` for a replay that does not re-run.
+    :class:`arena.core.replay.ReplayError` for a replay that does not re-run.
     """
     decisions = replay_format.seat_decisions(data, seat)
     game = get_game(str(data["game"]))

@@ -30,21 +30,21 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from arena import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
+from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
 
 # isort: split
 import grpc
 from google.protobuf.message import DecodeError
 from grpc import aio
 
-from arena import wire
+from arena.core.referee import FaultKind, MatchInfo, Request, SeatFault
 from arena.games.base import Decision, Event, MatchResult
 from arena.games.codec import GameCodec
-from arena.referee import FaultKind, MatchInfo, Request, SeatFault
+from arena.protocol import codec as wire
 from arena.text import visible
 from arena.v2 import arena_pb2 as pb
 
-log = logging.getLogger("arena.server")
+log = logging.getLogger("arena.protocol.server")
 
 PROTOCOL_VERSION = wire.PROTOCOL_VERSION
 HELLO_TIMEOUT = 5.0

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings import BETA, MU, Outcome
+from arena.ladder.ratings import BETA, MU, Outcome
 
 SCALE = math.sqrt(2) * BETA / 1.702
 """TrueSkill points per unit of log-strength: a logistic of slope 1.702 matches a normal cdf of sd sqrt(2) beta."""

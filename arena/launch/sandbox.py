@@ -1,7 +1,7 @@
 """Limits and isolation for bot processes, and the small supervisor that applies them.
 
 The arena never forks (it has imported grpc), so limits are applied in a fresh process: the launcher runs
-each bot as ``python -I -S arena/sandbox.py [LIMITS] -- COMMAND...`` (this file, by path, standard library
+each bot as ``python -I -S arena/launch/sandbox.py [LIMITS] -- COMMAND...`` (this file, by path, standard library
 only). The supervisor runs outside the bot's jail, as the arena's user, and:
 
 - with cgroups (:class:`Cgroups`), makes the bot's own group below the arena's cgroup in each hierarchy
@@ -172,7 +172,7 @@ class Sandbox:
     """Why the isolation is less than the jail with cgroups (empty when it is that)."""
     bwrap: str = "bwrap"
     seccomp: str | None = None
-    """The file of the jail's seccomp filter (BPF, :mod:`arena.jailfilter`); ``None``: no filter."""
+    """The file of the jail's seccomp filter (BPF, :mod:`arena.launch.jailfilter`); ``None``: no filter."""
     drop_uid: bool = False
     """Whether the supervisor drops a jailed bot to a host uid of its own (:data:`HOST_UID_BASE`): the arena
     runs as root."""
@@ -548,7 +548,7 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
     ``no_new_privs``, mount refused, own ``/proc``, ``/proc/sys`` and ``/dev`` read-only, every call of the
     seccomp filter refused, ptrace of the jail's pid 1 refused) and from outside (no process of the jail is
     host root; where the arena runs as root, each runs as a uid of the arena's reserved range). The seccomp
-    filter needs libseccomp (:mod:`arena.jailfilter`); cgroups need a v1 hierarchy the arena may write
+    filter needs libseccomp (:mod:`arena.launch.jailfilter`); cgroups need a v1 hierarchy the arena may write
     (:func:`cgroup_parents`).
     """
     global _detected
@@ -567,7 +567,7 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
         _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap is missing: {INSTALL_HINT}",
                                                                   *reasons]))
         return _detected
-    from arena import jailfilter
+    from arena.launch import jailfilter
 
     seccomp: str | None = None
     numbers: dict[str, int] = {}
@@ -1132,8 +1132,8 @@ def _set_limit(which: int, value: int) -> None:
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m arena.sandbox",
-        description="Run COMMAND as a bot under resource limits, supervised (see arena/sandbox.py).")
+        prog="python -m arena.launch.sandbox",
+        description="Run COMMAND as a bot under resource limits, supervised (see arena/launch/sandbox.py).")
     parser.add_argument("--memory", type=int, default=DEFAULT_LIMITS.memory_mb * MIB, metavar="BYTES",
                         help="address space per process (RLIMIT_AS); with cgroups, plus --fsize, the bot's memory")
     parser.add_argument("--cpu", type=int, default=DEFAULT_LIMITS.cpu_seconds, metavar="SECONDS",

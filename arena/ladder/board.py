@@ -1,6 +1,6 @@
 """The leaderboard as printed: the order-free estimate first, the online and raw figures beside it.
 
-Built from a ladder database: the batch fit over every stored match (:mod:`arena.estimate`) gives the order,
+Built from a ladder database: the batch fit over every stored match (:mod:`arena.ladder.estimate`) gives the order,
 the estimate with its 95% interval and the rank range; the store gives each bot's TrueSkill rating (online:
 it depends on the order the matches were played in), its raw wins and points (averages over whoever it met:
 misleading when strong bots mostly meet strong bots), faults and latency.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.estimate import BotEstimate, Estimate, Evidence, NeighbourPair, SequentialTest, estimate
-from arena.store import BoardRow, Store
+from arena.ladder.estimate import BotEstimate, Estimate, Evidence, NeighbourPair, SequentialTest, estimate
+from arena.ladder.store import BoardRow, Store
 
 
 @dataclass(frozen=True, slots=True)

@@ -240,7 +240,7 @@ class MatchSummary:
     """A finished match as a ladder rates and stores it: the outcome, the faults and the decision times.
 
     It is all the ladder's head needs besides the replay, and small: a table on another machine sends this
-    and the packed replay (:func:`arena.replay.pack`) instead of the record, whose events and cards would
+    and the packed replay (:func:`arena.core.replay.pack`) instead of the record, whose events and cards would
     cost the head more to unpickle than to rate and store the match.
     """
 

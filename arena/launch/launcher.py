@@ -2,7 +2,7 @@
 
 A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` table for all of them::
 
-    [limits]                                          # optional: every bot's limits (see arena.sandbox.Limits)
+    [limits]                                          # optional: every bot's limits (see arena.launch.sandbox.Limits)
     memory_mb = 1024
 
     [[bot]]
@@ -14,9 +14,9 @@ A bot list is a TOML file of ``[[bot]]`` tables, with an optional ``[limits]`` t
 
 ``{python}`` in a command stands for the interpreter running the arena. A launched bot gets a clean
 environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder), ``LANG``,
-``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.transport`), ``ARENA_ADDRESS`` and ``ARENA_TOKEN`` (and for
-games registered by name, ``ARENA_GAMES`` and the ``PYTHONPATH`` that finds them); it
-runs in a new session and process group under the sandbox's supervisor (:mod:`arena.sandbox`), in its jail
+``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.protocol.transport`), ``ARENA_ADDRESS`` and
+``ARENA_TOKEN`` (and for games registered by name, ``ARENA_GAMES`` and the ``PYTHONPATH`` that finds them); it
+runs in a new session and process group under the sandbox's supervisor (:mod:`arena.launch.sandbox`), in its jail
 where the machine gives one (:func:`jail_binds` is what the jail shows of the machine), and is stopped by
 asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its output goes
 through a pipe to its log, which is cut at a size limit. Each launched bot reaches the arena through a server
@@ -48,11 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from arena import transport
-from arena.deals import DealKey, DealLedger
+from arena.core.deals import DealKey, DealLedger
 from arena.games import ENVIRONMENT as GAMES_ENVIRONMENT
 from arena.games import registered
-from arena.sandbox import (
+from arena.launch.sandbox import (
     CPU_EXIT_CODE,
     DEFAULT_LIMITS,
     JAIL_SCRATCH,
@@ -71,9 +70,10 @@ from arena.sandbox import (
     make_bot_group,
     remove_bot_group,
 )
-from arena.server import ArenaServer, RemoteSeat, ServerError, Slot
+from arena.protocol import transport
+from arena.protocol.server import ArenaServer, RemoteSeat, ServerError, Slot
 
-log = logging.getLogger("arena.launcher")
+log = logging.getLogger("arena.launch.launcher")
 
 CONNECT_TIMEOUT = 15.0
 """Seconds a launched bot has to start and say hello."""
@@ -316,7 +316,7 @@ _announced = False
 def machine_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
     """Return the isolation bots get for ``mode`` (probed once), saying once in the log what it is.
 
-    Raises :class:`arena.sandbox.SandboxError` when ``mode`` is strict and the machine cannot give it.
+    Raises :class:`arena.launch.sandbox.SandboxError` when ``mode`` is strict and the machine cannot give it.
     """
     global _announced
     sandbox = choose_sandbox(mode)
@@ -437,10 +437,12 @@ def _sdk_folders() -> list[str]:
 _sdk_cache: list[str] | None = None
 
 
-SDK_FILES = ("__init__.py", "sdk.py", "transport.py", "wire.py", "text.py", "games", "v2")
-"""What a Python bot's jail shows of the ``arena`` package: the SDK and what it imports (the games' folders and
-the envelope's generated code), never the arena's own modules (cli, ladder, store, launcher, sandbox, web...).
-tests/test_sandbox.py checks that the SDK and the bundled bots import nothing else."""
+SDK_FILES = ("__init__.py", "sdk", "protocol/__init__.py", "protocol/codec.py", "protocol/transport.py", "text.py",
+             "games", "v2")
+"""What a Python bot's jail shows of the ``arena`` package, relative to it: the SDK and what it imports (the
+games' folders, the protocol's codec and gRPC environment, the envelope's generated code), never the arena's own
+modules (cli, core, ladder, launch, the protocol's server, tools, web...). tests/test_bot_files.py checks that the
+SDK and the bundled bots import nothing else."""
 
 JAIL_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 """The system's folders of programs, on every jailed bot's ``PATH`` after its interpreter's or program's own."""
@@ -456,7 +458,9 @@ def _sdk_files() -> list[str]:
             if os.path.exists(path):
                 found.append(path)
             if name.endswith(".py"):
-                found += glob.glob(os.path.join(glob.escape(folder), "__pycache__", f"{name[:-3]}.*.pyc"))
+                parent, file = os.path.split(name)
+                found += glob.glob(os.path.join(glob.escape(os.path.join(folder, parent)), "__pycache__",
+                                                f"{file[:-3]}.*.pyc"))
     return found
 
 
@@ -647,7 +651,7 @@ class BotProcess:
         self.log_path = log_path
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
         self.group = group
-        """The bot's cgroup at its table (:func:`arena.sandbox.make_bot_group`): every process of the bot
+        """The bot's cgroup at its table (:func:`arena.launch.sandbox.make_bot_group`): every process of the bot
         there runs in it, bounded together; ``None``: the process is bounded alone."""
         self.scratch: Path | None = None
         self._log_start = 0
@@ -690,7 +694,7 @@ class BotProcess:
         """Start the bot with ``address`` and ``token`` in its environment. Raises :class:`LaunchError`.
 
         ``address`` is ``unix:PATH`` of the bot's own socket (in the jail the bot finds it at
-        :data:`arena.sandbox.JAIL_SOCKET`), or a TCP address. Must be called with an event loop running (the
+        :data:`arena.launch.sandbox.JAIL_SOCKET`), or a TCP address. Must be called with an event loop running (the
         loop reads the bot's output into its log and sees the process end).
         """
         argv = self.spec.argv()
@@ -908,7 +912,7 @@ Key = tuple[str, int]
 class BotSession:
     """One seat holder and everything of it: the bot's process, its own server and socket, its slot.
 
-    A launched bot gets a server of its own (:meth:`arena.server.ArenaServer.private`) on a Unix socket in
+    A launched bot gets a server of its own (:meth:`arena.protocol.server.ArenaServer.private`) on a Unix socket in
     ``folder``, which only its jail holds; its hello, its connections and its floods stay there. A remote bot
     (one with a token) has a slot on the ``shared`` server and no process. The session is the one owner of
     the seat's life: :meth:`start` waits for whichever comes first of the hello, the process's end and the
@@ -1045,7 +1049,7 @@ class ProcessPool:
     processes that are not already running, connected and idle; up to ``keep`` idle processes stay warm for
     later matches, the least recently used beyond that are stopped. A process that still owes answers from
     its previous match (stuck, or spinning) is restarted. No process is ever seated at a deal it has played:
-    ``ledger`` (:class:`arena.deals.DealLedger`) picks each seat's process, and a new one is started when no
+    ``ledger`` (:class:`arena.core.deals.DealLedger`) picks each seat's process, and a new one is started when no
     warm process of the bot qualifies. ``sandbox`` is the isolation of the bots (default:
     the strongest this machine gives, :func:`machine_sandbox`). ``server`` is the shared server, where
     remote bots connect; each launched bot has a server of its own (:class:`BotSession`).

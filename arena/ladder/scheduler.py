@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from arena.ratings import Rating
+from arena.ladder.ratings import Rating
 
 
 @dataclass(frozen=True, slots=True)

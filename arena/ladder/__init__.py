@@ -1,0 +1,3 @@
+"""The ladder: the ladder itself (:mod:`.ladder`), the pure scheduler, the rating system, the order-free estimate,
+the store (SQLite, the ladder the only writer), the board, and the executors that play its matches, local or on a
+Ray cluster (:mod:`.executor`, :mod:`.cluster`, :mod:`.localcluster`)."""
