@@ -27,11 +27,10 @@ from arena.games import ENVIRONMENT, get_game, register_text
 from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder.board import Board, BoardLine, build_board
-from arena.ladder.cluster import ClusterError, RayExecutor
+from arena.ladder.cluster import ClusterError
 from arena.ladder.estimate import Evidence, SequentialTest, Verdict
-from arena.ladder.executor import Executor
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
-from arena.ladder.ratings import TrueSkillSystem
+from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
 from arena.launch.launcher import (
     BotListError,
@@ -823,14 +822,6 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     at the end, which only a ladder's operator needs)."""
     # on a cluster each node picks its own sandbox for the mode (and says which)
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
-    if ship is not None and cluster is None:
-        raise click.UsageError("--cluster-ship ships the bots to a cluster's nodes: give --cluster too")
-    if ship is not None:
-        outside = [b.name for b in bots if not b.remote and not b.cwd.is_relative_to(ship.resolve())]
-        if outside:
-            raise CommandError(f"bot {outside[0]!r} is not in the --cluster-ship folder {str(ship)!r}")
-    if tables is None and cluster is None:
-        tables = os.cpu_count() or 1
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
                           throw_window=throw_window, until_decided=test, pairs=pairs)
@@ -841,32 +832,22 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     for warning in shared_folders(bots):
         click.echo(f"warning: {visible(warning)}", err=True)
     store = open_store(db_path)
-    if seed is None:
-        try:
-            held = store.identity()
-        except StoreError as exc:
-            store.close()
-            raise CommandError(str(exc)) from None
-        config.seed = held.seed if held is not None else random.SystemRandom().randrange(2**62)
     progress = ProgressPrinter()
-    executor: Executor | None = None
-    if cluster is not None:
-        ray_executor = RayExecutor(cluster, tables, seats=seats, sandbox_mode=sandbox_mode, log_dir=log_dir,
-                                   on_note=progress.note, ship=ship.resolve() if ship is not None else None)
-        progress.where = ray_executor.describe
-        executor = ray_executor
     try:
         try:
-            runner = Ladder(config, store, on_progress=progress, on_note=progress.note, executor=executor,
-                            rating_system=TrueSkillSystem.for_game(game.name, seats, tau=tau))
+            opened = open_ladder(config, store, seed=seed, tables=tables, tau=tau, cluster=cluster, ship=ship,
+                                 sandbox_mode=sandbox_mode, on_progress=progress, on_note=progress.note)
         except (LadderError, StoreError) as exc:
             raise CommandError(str(exc)) from None
+        runner = opened.ladder
+        if opened.cluster is not None:
+            progress.where = opened.cluster.describe
         before = runner.count
         limits = ([f"until decided ({test.describe()})"] if test is not None else []) + \
             ([f"until {matches} matches are stored"] if matches is not None else []) + \
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
-        place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}"
+        place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}" if cluster else f"{config.tables} tables"
         place += f" on the Ray cluster at {cluster}" if cluster else ""
         click.echo(heading or f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)
