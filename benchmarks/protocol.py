@@ -41,7 +41,7 @@ from arena.core.referee import Clock, referee_match
 from arena.games import get_game
 from arena.launch.launcher import BotSpec, ProcessPool
 from arena.launch.runner import latency_summary, serving
-from arena.protocol.server import RemoteSeat
+from arena.protocol.seats import RemoteSeat
 from arena.v2 import arena_pb2 as pb
 from arena.v2 import arena_pb2_grpc as pb_grpc
 

@@ -35,7 +35,8 @@ from arena.launch.launcher import BotSpec, log_file_name
 from arena.launch.runner import run_match
 from arena.protocol import codec as wire
 from arena.protocol import server as server_module
-from arena.protocol.server import Connection, Outgoing, RemoteSeat, Slot
+from arena.protocol.seats import RemoteSeat
+from arena.protocol.server import Connection, Outgoing, Slot
 from arena.v2 import arena_pb2 as pb
 
 CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]

@@ -71,7 +71,8 @@ from arena.launch.sandbox import (
     remove_bot_group,
 )
 from arena.protocol import transport
-from arena.protocol.server import ArenaServer, RemoteSeat, ServerError, Slot
+from arena.protocol.seats import RemoteSeat
+from arena.protocol.server import ArenaServer, ServerError, Slot
 
 log = logging.getLogger("arena.launch.launcher")
 
