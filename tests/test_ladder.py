@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import arena.ladder.ladder.ladder as ladder_module
+import arena.ladder.ladder as ladder_module
 import pytest
 from click.testing import CliRunner
 from ladder_db import seeds, stored_count
