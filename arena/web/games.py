@@ -2,8 +2,11 @@
 
 Such a module is pure (it lives in the rules core) and has ``table(state, seat)``, the table at a moment as
 JSON-ready data (``seat=None``: from above, every hand; a seat: only what that seat sees), and ``SCRIPT``, the
-name of a JavaScript file beside it that draws that data. No game is named here: a new game plugs in by
-shipping its ``web`` module and script.
+name of a JavaScript file beside it that draws that data (it registers ``window.ArenaGames[name]``). No game is
+named here: a new game plugs in by shipping its ``web`` module and script.
+
+The viewer's contract with every game: a frame's table has a ``round`` (an int: the round menu jumps by it), and
+an event whose JSON says ``"event": "round_started"`` with a ``round`` starts that round in the event log.
 """
 
 from __future__ import annotations
