@@ -567,13 +567,14 @@ def _without(folder: str, hidden: set[str]) -> list[str]:
 def jail_binds(spec: BotSpec) -> list[Bind]:
     """Return what a bot's jail shows read-only beyond the system's runtime.
 
-    That is: the interpreter it runs under, the ``proto`` folder and the games' ``.proto`` files, for a Python
-    bot the SDK of the ``arena`` package (:data:`SDK_FILES`), the files its bot list entry names (``files``) and its own folder: the folder of
-    its program or of the first file its command names, or the packages of ``-m pkg.module`` under its working
-    directory (see :func:`_program_parts`). Never the working directory as a whole (for the bundled bots that is
-    the project's root, with the database and logs), never what later arguments name, and never a folder that
-    holds another bot of its list: then only the program's file (and its packages' ``__init__.py``). Where the
-    interpreter's folders hold the ``arena`` package, the bundled bots or another bot, those are left out of them.
+    That is: the interpreter it runs under, the ``proto`` folder and the games' ``.proto`` files, for a Python bot
+    the SDK of the ``arena`` package (:data:`SDK_FILES`), the files its bot list entry names (``files``) and its own
+    folder: the folder of its program or of the first file its command names, or the packages of ``-m pkg.module``
+    under its working directory (see :func:`_program_parts`). Never the working directory as a whole (for the
+    bundled bots that is the project's root, with the database and logs), never what later arguments name, and never
+    a folder that holds another bot of its list: then only the program's file (and its packages' ``__init__.py``).
+    Where the interpreter's folders hold the ``arena`` package, the bundled bots or another bot, those are left out
+    of them.
     """
     argv = spec.argv()
     broad: list[str] = []  # the machine's folders, which may hold what the bot must not see
