@@ -628,14 +628,15 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
     """Write a minimal bot NAME (a folder) and its bot list entry, ready for `arena check`.
 
     Python bots use the arena's SDK; JavaScript and C++ bots are the bundled examples with the protocol's
-    arena.proto beside them (JavaScript: npm install first; C++: build with CMake first, as bots.toml says).
+    .proto files beside them, in proto/: the envelope and the games' (JavaScript: npm install first; C++:
+    build with CMake first, as bots.toml says).
     """
-    import arena.v1
+    import arena.v2
 
     folder = parent / name
     try:
         files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_folder(),
-                          proto=Path(arena.v1.__file__).resolve().parent / "arena.proto")
+                          proto=Path(arena.v2.__file__).resolve().parent / "arena.proto")
     except (ScaffoldError, OSError) as exc:
         raise CommandError(str(exc)) from None
     for path in files:

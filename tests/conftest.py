@@ -15,7 +15,7 @@ JS = Path(__file__).resolve().parent.parent / "bots" / "js"
 def js_modules() -> Path:
     """Return bots/js/node_modules, installed with npm ci (from bots/js/package-lock.json) when missing.
 
-    The JavaScript bot needs node and its two npm packages; without node the test fails (CI installs the
+    The JavaScript bot needs node and its npm packages; without node the test fails (CI installs the
     machine's node; the registry is reachable).
     """
     npm = shutil.which("npm")
