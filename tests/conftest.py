@@ -20,7 +20,7 @@ def js_modules() -> Path:
     """
     npm = shutil.which("npm")
     assert npm is not None and shutil.which("node") is not None, "node and npm are needed for the JS bot"
-    if not (JS / "node_modules" / "@grpc" / "grpc-js").is_dir():
+    if not all((JS / "node_modules" / package).is_dir() for package in ("@grpc/grpc-js", "protobufjs")):
         done = subprocess.run([npm, "ci", "--silent", "--no-audit", "--no-fund"], cwd=JS, capture_output=True,
                               text=True, timeout=180)
         assert done.returncode == 0, done.stdout + done.stderr
