@@ -633,7 +633,8 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
     """Write a minimal bot NAME (a folder) and its bot list entry, ready for `arena check`.
 
     Python bots use the arena's SDK; JavaScript and C++ bots are the bundled examples with the protocol's
-    arena.proto beside them (JavaScript: npm install first; C++: build with CMake first, as bots.toml says).
+    .proto files beside them, in proto/: the envelope and the games' (JavaScript: npm install first; C++:
+    build with CMake first, as bots.toml says).
     """
     import arena.v2
 

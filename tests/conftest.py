@@ -15,12 +15,12 @@ JS = Path(__file__).resolve().parent.parent / "bots" / "js"
 def js_modules() -> Path:
     """Return bots/js/node_modules, installed with npm ci (from bots/js/package-lock.json) when missing.
 
-    The JavaScript bot needs node and its two npm packages; without node the test fails (CI installs the
+    The JavaScript bot needs node and its npm packages; without node the test fails (CI installs the
     machine's node; the registry is reachable).
     """
     npm = shutil.which("npm")
     assert npm is not None and shutil.which("node") is not None, "node and npm are needed for the JS bot"
-    if not (JS / "node_modules" / "@grpc" / "grpc-js").is_dir():
+    if not all((JS / "node_modules" / package).is_dir() for package in ("@grpc/grpc-js", "protobufjs")):
         done = subprocess.run([npm, "ci", "--silent", "--no-audit", "--no-fund"], cwd=JS, capture_output=True,
                               text=True, timeout=180)
         assert done.returncode == 0, done.stdout + done.stderr

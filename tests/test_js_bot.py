@@ -1,8 +1,9 @@
 """A bot written in another language (JavaScript, bots/js/bot.js) plays a whole match over the protocol.
 
-It is written from proto/arena/v1/arena.proto and the README alone, and loads the .proto at run time.
-The test installs its two npm packages (npm ci, from bots/js/package-lock.json) when they are missing
-(the js_modules fixture).
+It is written from the protocol's .proto files alone (version 2: the envelope proto/arena/v2/arena.proto and
+each game's arena/games/<name>/<name>.proto) and loads them at run time, decoding the view and the events (each a
+google.protobuf.Any) by their type URLs; its jail shows it those files. The test installs its npm packages
+(npm ci, from bots/js/package-lock.json) when they are missing (the js_modules fixture).
 """
 
 from __future__ import annotations

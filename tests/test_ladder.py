@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import arena.ladder.ladder as ladder_module
 import pytest
 from click.testing import CliRunner
 from ladder_db import seeds, stored_count
 
+import arena.ladder.ladder as ladder_module
 from arena.cli import main
 from arena.core.referee import random_seat, referee_match
 from arena.games import get_game

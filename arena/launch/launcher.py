@@ -576,13 +576,14 @@ def _without(folder: str, hidden: set[str]) -> list[str]:
 def jail_binds(spec: BotSpec) -> list[Bind]:
     """Return what a bot's jail shows read-only beyond the system's runtime.
 
-    That is: the interpreter it runs under, the ``proto`` folder, for a Python bot the SDK of the ``arena``
-    package (:data:`SDK_FILES`), the files its bot list entry names (``files``) and its own folder: the folder of
-    its program or of the first file its command names, or the packages of ``-m pkg.module`` under its working
-    directory (see :func:`_program_parts`). Never the working directory as a whole (for the bundled bots that is
-    the project's root, with the database and logs), never what later arguments name, and never a folder that
-    holds another bot of its list: then only the program's file (and its packages' ``__init__.py``). Where the
-    interpreter's folders hold the ``arena`` package, the bundled bots or another bot, those are left out of them.
+    That is: the interpreter it runs under, the ``proto`` folder and the games' ``.proto`` files, for a Python bot
+    the SDK of the ``arena`` package (:data:`SDK_FILES`), the files its bot list entry names (``files``) and its own
+    folder: the folder of its program or of the first file its command names, or the packages of ``-m pkg.module``
+    under its working directory (see :func:`_program_parts`). Never the working directory as a whole (for the
+    bundled bots that is the project's root, with the database and logs), never what later arguments name, and never
+    a folder that holds another bot of its list: then only the program's file (and its packages' ``__init__.py``).
+    Where the interpreter's folders hold the ``arena`` package, the bundled bots or another bot, those are left out
+    of them.
     """
     argv = spec.argv()
     broad: list[str] = []  # the machine's folders, which may hold what the bot must not see
@@ -600,9 +601,11 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
         broad += interpreter_folders()
         own += _sdk_files()
         own += [folder for _, folder in registered_game_folders()]
-    # the protocol's definition (proto/ beside the arena package, where it is): public, and what a bot in
-    # another language may load at run time
+    # the protocol's definition: the envelope (proto/ beside the arena package, where it is) and each game's
+    # messages (arena/games/<name>/<name>.proto): public, and what a bot in another language may load at run time
     own += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
+    own += [path for sdk in _sdk_folders()
+            for path in sorted(glob.glob(os.path.join(glob.escape(sdk), "games", "*", "*.proto")))]
     hidden = {*_sdk_folders(), *(str(Path(sdk).parent / "bots") for sdk in _sdk_folders())}
     hidden |= {str(main.parent) for _, main in spec.neighbours}
     for part in _program_parts(spec):

@@ -1,15 +1,18 @@
 """``arena new``: a minimal bot and its bot list entry, in Python, JavaScript or C++, that pass ``arena check``.
 
 The JavaScript and C++ bots are copies of the bundled examples (``bots/js``, ``bots/cpp``) with the protocol's
-``arena.proto`` beside them, so the new folder stands on its own; the Python bot uses :mod:`arena.sdk`.
+.proto files beside them, so the new folder stands on its own: ``proto/arena/v2/arena.proto`` (the envelope) and
+``proto/arena/games/<name>/<name>.proto`` (the messages of each game the bot plays), the layout the examples'
+``bot.js`` and ``CMakeLists.txt`` look for. The Python bot uses :mod:`arena.sdk`.
 """
 
 from __future__ import annotations
 
 import re
+from importlib import resources
 from pathlib import Path
 
-from arena.games import get_game
+from arena.games import game_packages, get_game
 from arena.games.tools import game_tools
 
 LANGUAGES = ("python", "js", "cpp")
@@ -50,25 +53,52 @@ _COMMANDS = {
 }
 _BEFORE = {
     "python": "",
-    "js": "# First: npm install (in this folder; it needs @grpc/grpc-js and @grpc/proto-loader).\n",
+    "js": "# First: npm install (in this folder; it needs @grpc/grpc-js, @grpc/proto-loader and protobufjs).\n",
     "cpp": "# First: cmake -S . -B build && cmake --build build (needs libgrpc++-dev protobuf-compiler-grpc, cmake,\n"
            "# g++).\n",
 }
+
+_CPP_GAMES = ("cabanga", "lama")
+"""The games whose views the C++ example (``bots/cpp/bot.cc``) decodes: its CMake file compiles their .proto."""
 
 _OWN_FOLDER = ("# Its jail shows it this folder (read-only) while no other bot of its list lives here; with another\n"
                "# bot here it sees only its program and what its entry names with files = [\"data.bin\", \"lib/\"].\n")
 
 
+def game_proto(game: str) -> bytes:
+    """Return the text of ``game``'s .proto (its view and events): ``<game>.proto`` beside its package's
+    ``__init__``. Raises :class:`ScaffoldError` for a game without one."""
+    package = game_packages().get(game)
+    if package is None:
+        raise ScaffoldError(f"unknown game {game!r}")
+    try:
+        return resources.files(package).joinpath(f"{game}.proto").read_bytes()
+    except (OSError, ImportError) as exc:
+        raise ScaffoldError(f"game {game!r} has no {game}.proto in its package {package} ({exc})") from None
+
+
+def _protos(envelope: Path, games: tuple[str, ...]) -> dict[str, bytes]:
+    """Return the .proto files a JavaScript or C++ bot needs for ``games``, by their paths in its folder."""
+    files = {"proto/arena/v2/arena.proto": envelope.read_bytes()}
+    for game in games:
+        files[f"proto/arena/games/{game}/{game}.proto"] = game_proto(game)
+    return files
+
+
 def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, proto: Path) -> list[Path]:
     """Write a new bot called ``name`` for ``game`` in ``lang`` into ``folder`` (created); return its files.
 
-    ``bundled`` is the folder of the bundled example bots, ``proto`` the protocol's ``arena.proto``. Raises
-    :class:`ScaffoldError` for a bad name or language, or a folder that exists and is not empty.
+    ``bundled`` is the folder of the bundled example bots, ``proto`` the protocol's envelope ``arena.proto``
+    (version 2); the games' .proto files come from their packages (:func:`game_proto`). Raises
+    :class:`ScaffoldError` for a bad name or language, a game the C++ example does not play, or a folder that
+    exists and is not empty.
     """
     if not NAME.match(name):
         raise ScaffoldError(f"a bot name is a letter then letters, digits, '-' or '_' (64 at most), not {name!r}")
     if lang not in LANGUAGES:
         raise ScaffoldError(f"unknown language {lang!r}; the languages are {', '.join(LANGUAGES)}")
+    if lang == "cpp" and game not in _CPP_GAMES:
+        raise ScaffoldError(f"the C++ example decodes the views of {' and '.join(_CPP_GAMES)} only, not {game!r}")
     if folder.exists() and any(folder.iterdir()):
         raise ScaffoldError(f"{str(folder)!r} exists and is not empty")
     folder.mkdir(parents=True, exist_ok=True)
@@ -82,11 +112,11 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
         files["bot.js"] = (bundled / "js" / "bot.js").read_bytes()
         package = (bundled / "js" / "package.json").read_text(encoding="utf-8")
         files["package.json"] = package.replace('"arena-js-bot"', f'"{name.lower()}"', 1)
-        files["arena.proto"] = proto.read_bytes()
+        files.update(_protos(proto, (game,)))  # bot.js loads every game's .proto it finds
     else:
         files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
         files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
-        files["proto/arena/v1/arena.proto"] = proto.read_bytes()
+        files.update(_protos(proto, _CPP_GAMES))  # CMakeLists.txt compiles all of them
         files[".gitignore"] = "build/\n"
     files["bots.toml"] = (
         f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}{_OWN_FOLDER}"

@@ -1,4 +1,6 @@
-// A whole arena bot in C++, for both games, written from proto/arena/v1/arena.proto and docs/bot-guide.md.
+// A whole arena bot in C++, for both games, written from the protocol (version 2: the envelope
+// proto/arena/v2/arena.proto and the games' arena/games/cabanga/cabanga.proto and arena/games/lama/lama.proto)
+// and docs/bot-guide.md.
 //
 // Cabanga!: plays the card that leaves the smallest gap in its row (so others can throw little at it), avoiding
 // the colour just played; throws every card it may. L.A.M.A.: plays the lowest legal card, else draws while the
@@ -13,9 +15,13 @@
 #include <memory>
 #include <string>
 
-#include "arena/v1/arena.grpc.pb.h"
+#include "arena/games/cabanga/cabanga.pb.h"
+#include "arena/games/lama/lama.pb.h"
+#include "arena/v2/arena.grpc.pb.h"
 
-namespace pb = arena::v1;
+namespace pb = arena::v2;
+namespace cabanga = arena::cabanga::v1;
+namespace lama = arena::lama::v1;
 
 namespace {
 
@@ -23,8 +29,7 @@ namespace {
 int Value(const std::string& text) { return std::atoi(text.c_str() + 1); }
 
 // Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3.
-int ChoosePlay(const pb::DecisionRequest& request) {
-  const pb::CabangaView& view = request.cabanga();
+int ChoosePlay(const pb::DecisionRequest& request, const cabanga::View& view) {
   const std::string rows = "RBPY";
   int best = 0;
   int best_cost = 1 << 30;
@@ -44,27 +49,50 @@ int ChoosePlay(const pb::DecisionRequest& request) {
 }
 
 // L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit".
-int ChooseTurn(const pb::DecisionRequest& request) {
+int ChooseTurn(const pb::DecisionRequest& request, const lama::View& view) {
   const std::string& first = request.choices(0);
   if (first != "draw" && first != "quit") return 0;  // a card to play
-  if (first == "draw" && request.lama().draw_size() > 8) return 0;
+  if (first == "draw" && view.draw_size() > 8) return 0;
   return request.choices_size() - 1;  // quit
 }
 
+// The view is the game's own View message packed in a google.protobuf.Any: unpack it when its type URL names
+// View's type ("type.googleapis.com/arena.cabanga.v1.View"). Else answer a crash, so that the arena applies
+// the request's default at once and logs why.
+template <typename View>
+bool Unpack(const pb::DecisionRequest& request, View* view, pb::Answer* answer) {
+  if (request.view().Is<View>() && request.view().UnpackTo(view)) return true;
+  answer->set_crash("expected a " + View::descriptor()->full_name() + " view, not " + request.view().type_url());
+  return false;
+}
+
+// The decision kinds are the games' names: Cabanga! "play" and "throw", L.A.M.A. "turn".
 void Answer(const pb::DecisionRequest& request, pb::Answer* answer) {
   answer->set_request_id(request.request_id());
-  switch (request.kind()) {
-    case pb::DECISION_KIND_PLAY:
-      answer->add_picks(ChoosePlay(request));
-      break;
-    case pb::DECISION_KIND_THROW:
-      for (int i = 0; i < request.choices_size(); ++i) answer->add_picks(i);  // throw everything
-      break;
-    case pb::DECISION_KIND_TURN:
-      answer->add_picks(ChooseTurn(request));
-      break;
-    default:
-      answer->set_crash("unknown decision kind " + std::to_string(request.kind()));
+  const std::string& kind = request.kind();
+  if (kind == "play") {
+    cabanga::View view;
+    if (Unpack(request, &view, answer)) answer->add_picks(ChoosePlay(request, view));
+  } else if (kind == "throw") {
+    for (int i = 0; i < request.choices_size(); ++i) answer->add_picks(i);  // throw everything
+  } else if (kind == "turn") {
+    lama::View view;
+    if (Unpack(request, &view, answer)) answer->add_picks(ChooseTurn(request, view));
+  } else {
+    answer->set_crash("unknown decision kind " + kind);
+  }
+}
+
+// The events (of the game, and the shared SeatFaulted, RoundScored, MatchOver) are Any too; this bot needs none
+// but the scores, which it logs. A bot skips the types it does not know.
+void LogScores(const google::protobuf::RepeatedPtrField<google::protobuf::Any>& events) {
+  for (const google::protobuf::Any& event : events) {
+    pb::RoundScored scored;
+    if (event.UnpackTo(&scored)) {
+      std::cerr << "round " << scored.round() << ": totals";
+      for (int total : scored.totals()) std::cerr << " " << total;
+      std::cerr << "\n";
+    }
   }
 }
 
@@ -87,7 +115,7 @@ int main() {
 
   pb::BotMessage hello;
   hello.mutable_hello()->set_token(token);
-  hello.mutable_hello()->set_protocol_version(1);
+  hello.mutable_hello()->set_protocol_version(2);
   hello.mutable_hello()->set_agent("arena-cpp-example");
   if (!stream->Write(hello)) {
     std::cerr << "arena: cannot send the hello\n";
@@ -96,12 +124,15 @@ int main() {
   pb::ArenaMessage message;
   while (stream->Read(&message)) {
     if (message.has_request()) {
+      LogScores(message.request().events());
       pb::BotMessage reply;
       Answer(message.request(), reply.mutable_answer());
       if (!stream->Write(reply)) break;
     } else if (message.has_match_start()) {
-      std::cerr << "match " << message.match_start().match_id() << ": seat " << message.match_start().seat()
-                << "\n";
+      const pb::MatchStart& start = message.match_start();
+      std::cerr << "match " << start.match_id() << " of " << start.game() << ": seat " << start.seat() << "\n";
+    } else if (message.has_match_end()) {
+      LogScores(message.match_end().events());
     } else if (message.has_goodbye()) {
       break;
     }

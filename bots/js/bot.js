@@ -1,21 +1,54 @@
-// An arena bot in JavaScript (Node.js), written from proto/arena/v1/arena.proto and the README alone.
-// It plays both games: the first legal choice (Cabanga!: lowest card onto its left pile; L.A.M.A.: lowest
-// legal card, else draw, else quit) and throws every card it may.
+// An arena bot in JavaScript (Node.js), written from the protocol's .proto files (version 2: the envelope
+// proto/arena/v2/arena.proto and each game's arena/games/<game>/<game>.proto) and docs/bot-guide.md alone.
+// It plays every game whose .proto it finds: the first legal choice (Cabanga!: lowest card onto its left pile;
+// L.A.M.A.: lowest legal card, else draw, else quit) and it throws every card it may.
 //
 //   npm ci        (once, in this folder)
 //   node bot.js   (the arena sets ARENA_ADDRESS and ARENA_TOKEN)
 "use strict";
 
+const fs = require("fs");
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
+const protobuf = require("protobufjs");
 
-// arena.proto beside this file (a bot made by `arena new`), else the arena's own (bots/js in its source tree)
-const fs = require("fs");
-const HERE = path.join(__dirname, "arena.proto");
-const PROTO = fs.existsSync(HERE) ? HERE : path.join(__dirname, "..", "..", "proto", "arena", "v1", "arena.proto");
-const definition = protoLoader.loadSync(PROTO, { keepCase: true, enums: String, longs: String, defaults: true });
-const arena = grpc.loadPackageDefinition(definition).arena.v1;
+// The .proto files: proto/ beside this file holds them all (a bot made by `arena new`: proto/arena/v2/arena.proto
+// and proto/arena/games/<game>/<game>.proto); else the arena's own source tree (bots/js in it) has the envelope
+// under proto/ and the games under its root.
+const HERE = path.join(__dirname, "proto");
+const inTree = !fs.existsSync(path.join(HERE, "arena", "v2", "arena.proto"));
+const ENVELOPE = inTree ? path.join(__dirname, "..", "..", "proto", "arena", "v2", "arena.proto")
+  : path.join(HERE, "arena", "v2", "arena.proto");
+const GAMES = inTree ? path.join(__dirname, "..", "..", "arena", "games") : path.join(HERE, "arena", "games");
+const gameProtos = fs.readdirSync(GAMES, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => path.join(GAMES, entry.name, `${entry.name}.proto`))
+  .filter((file) => fs.existsSync(file));
+
+// The service and the envelope's messages, for grpc-js. An Any arrives as { type_url, value } (value: bytes).
+const definition = protoLoader.loadSync(ENVELOPE, { keepCase: true, enums: String, longs: String, defaults: true });
+const arena = grpc.loadPackageDefinition(definition).arena.v2;
+
+// Every message that travels in an Any (the games' views and events, the envelope's shared events), to decode
+// them by their type URL, "type.googleapis.com/arena.lama.v1.View" for instance.
+const types = new protobuf.Root().loadSync([ENVELOPE, ...gameProtos], { keepCase: true });
+
+// The message inside `any` as a plain object (snake_case fields, every field present), with its full type name
+// as `$type`; null for a type this bot has no .proto for (skip it).
+function unpack(any) {
+  if (!any || !any.type_url) return null;
+  const name = any.type_url.slice(any.type_url.lastIndexOf("/") + 1);
+  let type;
+  try {
+    type = types.lookupType(name);
+  } catch (err) {
+    return null;
+  }
+  const message = type.toObject(type.decode(any.value), { longs: String, enums: String, defaults: true });
+  message.$type = name;
+  return message;
+}
 
 const address = process.env.ARENA_ADDRESS;
 const token = process.env.ARENA_TOKEN;
@@ -26,20 +59,37 @@ if (!address || !token) {
 
 const client = new arena.Arena(address, grpc.credentials.createInsecure());
 const stream = client.Play();
-stream.write({ hello: { token, protocol_version: 1, agent: "arena-js-bot (Node.js)" } });
+stream.write({ hello: { token, protocol_version: 2, agent: "arena-js-bot (Node.js)" } });
 
-function picksFor(request) {
+// request.kind is the game's name for the decision ("play", "throw", "turn", ...); view is the game's View
+// (view.hand, view.totals, ...; Cabanga! view.tops, L.A.M.A. view.discard), which this bot does not need.
+function picksFor(request, view) {
   if (request.pick === "PICK_SUBSET") {
     return request.choices.map((_, i) => i); // throw everything offered
   }
   return [0]; // the first legal choice
 }
 
+// The events since the previous request: the game's own and the shared ones (arena.v2.RoundScored, ...).
+function logScores(events) {
+  for (const event of events.map(unpack)) {
+    if (event && event.$type === "arena.v2.RoundScored") {
+      console.error(`round ${event.round}: totals ${event.totals.join(" ")}`);
+    }
+  }
+}
+
 stream.on("data", (message) => {
   if (message.request) {
     const request = message.request;
+    logScores(request.events);
     // request_id is a uint64: loaded as a string (longs: String) and echoed as it came
-    stream.write({ answer: { request_id: request.request_id, picks: picksFor(request) } });
+    stream.write({ answer: { request_id: request.request_id, picks: picksFor(request, unpack(request.view)) } });
+  } else if (message.match_start) {
+    const start = message.match_start;
+    console.error(`match ${start.match_id} of ${start.game}: seat ${start.seat}`);
+  } else if (message.match_end) {
+    logScores(message.match_end.events);
   } else if (message.goodbye) {
     stream.end();
     client.close();
