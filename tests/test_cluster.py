@@ -171,13 +171,13 @@ class FakeActor:
         self.node = node
         self.missing = missing
         self.ready = Remote(self._ready)
-        self.play = Remote(self._play)
+        self.run = Remote(self._run)
 
     async def _ready(self) -> tuple[str, ...]:
         node = (f"{self.node}-id", f"machine/{self.node}", "strict")
         return node if self.code is None else (*node, self.code)  # None: an arena from before fingerprints
 
-    async def _play(self, job: bytes, shipped: str | None) -> bytes:
+    async def _run(self, job: bytes, shipped: str | None) -> bytes:
         seating = pickle.loads(job).seating
         if self.missing in seating:
             return pickle.dumps(StartFailed(f"bot {self.missing!r} exited with code 3 before connecting",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -178,5 +179,8 @@ def test_a_table_sends_the_head_a_summary_and_the_packed_replay_not_the_record(t
     assert replay_format.decompress(played.replay) == replay_format.from_record(record)
     sent = pickle.dumps(played)
     assert pickle.loads(sent) == played
-    # no event nor card: the head unpickles plain values, not the game's objects (a record holds hundreds)
-    assert b"arena.games" in pickle.dumps(record) and b"arena.games" not in sent
+    # no event nor card: the head unpickles plain values, not the game's objects (a record holds hundreds); a
+    # fault's kind (an enum of the contract, arena.games.base) is the one object of arena it carries
+    assert b"arena.games.cabanga" in pickle.dumps(record) and b"arena.games.cabanga" not in sent
+    assert {m for m in re.findall(rb"arena[\w.]*", sent)} <= {b"arena.ladder.executor", b"arena.core.referee",
+                                                             b"arena.games.base"}
