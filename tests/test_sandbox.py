@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.launcher import BotListError, BotProcess, BotSpec, LaunchError, log_file_name, parse_bot_list
+from arena.launch.botlist import BotListError, BotSpec, parse_bot_list
+from arena.launch.process import BotProcess, LaunchError, log_file_name
 from arena.launch.sandbox import (
     CGROUP_PREFIX,
     CPU_EXIT_CODE,

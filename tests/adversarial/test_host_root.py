@@ -25,7 +25,7 @@ from arena.core.referee import Clock, MatchRecord, referee_match
 from arena.games import get_game
 from arena.ladder.store import Store
 from arena.launch import jailfilter
-from arena.launch.launcher import log_file_name
+from arena.launch.process import log_file_name
 from arena.launch.sandbox import HOST_UID_BASE, HOST_UID_SPAN, descendants, detect_sandbox, processes_naming
 
 CI = os.environ.get("CI") == "true"

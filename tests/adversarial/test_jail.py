@@ -18,7 +18,9 @@ from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
 from arena.core.deals import DealKey
 from arena.core.referee import Clock, FaultKind, MatchRecord, referee_match
 from arena.games import get_game
-from arena.launch.launcher import BotSpec, ProcessPool, log_file_name
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
+from arena.launch.process import log_file_name
 from arena.launch.runner import serving
 from arena.launch.sandbox import Isolation, own_cgroups, processes_naming
 
