@@ -38,7 +38,7 @@ from arena.ladder.ratings import Rating, TrueSkillSystem
 from arena.ladder.store import Finished, Store, StoreError
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
-from arena.launch.sandbox import descendants
+from arena.launch.supervisor import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
