@@ -436,9 +436,14 @@ def _orphan_groups() -> list[str]:
     for _, folder in MACHINE.cgroups.parents:
         for entry in os.listdir(folder):
             pid = entry.removeprefix(CGROUP_PREFIX)
-            if entry.startswith(CGROUP_PREFIX) and pid.isdigit() and b"supervisor.py" not in _cmdline(pid):
+            if entry.startswith(CGROUP_PREFIX) and pid.isdigit() and not _supervisor(_cmdline(pid)):
                 found.append(os.path.join(folder, entry))
     return found
+
+
+def _supervisor(cmdline: bytes) -> bool:
+    """Whether a command line is a supervisor's: this version's, or an older arena's (sandbox.py) running beside."""
+    return b"supervisor.py" in cmdline or b"sandbox.py" in cmdline
 
 
 def _escaped(mark: str) -> list[int]:

@@ -418,7 +418,9 @@ def _is_supervisor(pid: int) -> bool:
             cmdline = f.read()
     except OSError:
         return False
-    return b"supervisor.py\0" in cmdline and b"\0--cgroup\0" in cmdline
+    # an installation from before supervisor.py ran its supervisor as sandbox.py: its bots are not stale either
+    supervisor = b"supervisor.py\0" in cmdline or b"sandbox.py\0" in cmdline
+    return supervisor and b"\0--cgroup\0" in cmdline
 
 
 _PROBE = r"""
