@@ -32,16 +32,9 @@ from arena.ladder.estimate import Evidence, SequentialTest, Verdict
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
-from arena.launch.launcher import (
-    BotListError,
-    BotSpec,
-    LaunchError,
-    bundled_folder,
-    load_bot_list,
-    machine_sandbox,
-    merge_bot_lists,
-    shared_folders,
-)
+from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list, merge_bot_lists
+from arena.launch.jail import shared_folders
+from arena.launch.process import LaunchError, machine_sandbox
 from arena.launch.runner import latency_summary, run_match, seat_names
 from arena.launch.sandbox import Mode, Sandbox, SandboxError
 from arena.protocol.server import ServerError

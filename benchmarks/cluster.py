@@ -50,7 +50,7 @@ from arena.ladder.ladder import Ladder, LadderConfig, Timing
 from arena.ladder.localcluster import local_cluster
 from arena.ladder.store import Store
 from arena.launch import netns
-from arena.launch.launcher import BotSpec, load_bot_list
+from arena.launch.botlist import BotSpec, load_bot_list
 
 ROOT = Path(__file__).resolve().parent.parent
 INSIDE = "ARENA_BENCH_NETNS"

@@ -40,7 +40,7 @@ from typing import Any
 from arena.games import game_names, get_game
 from arena.ladder.ladder import Ladder, LadderConfig
 from arena.ladder.store import Store
-from arena.launch.launcher import load_bot_list
+from arena.launch.botlist import load_bot_list
 from arena.launch.sandbox import Mode, choose_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

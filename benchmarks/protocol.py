@@ -39,7 +39,8 @@ from grpc import aio
 from arena.core.deals import DealKey
 from arena.core.referee import Clock, referee_match
 from arena.games import get_game
-from arena.launch.launcher import BotSpec, ProcessPool
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
 from arena.launch.runner import latency_summary, serving
 from arena.protocol.seats import RemoteSeat
 from arena.v2 import arena_pb2 as pb

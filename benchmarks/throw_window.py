@@ -28,7 +28,8 @@ from arena.core.deals import DealKey
 from arena.core.referee import Clock, MatchInfo, Request, Seat, referee_match
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
-from arena.launch.launcher import ProcessPool, load_bot_list
+from arena.launch.botlist import load_bot_list
+from arena.launch.pool import ProcessPool
 from arena.launch.runner import serving
 
 ROOT = Path(__file__).resolve().parent.parent

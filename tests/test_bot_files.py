@@ -20,17 +20,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.games import get_game
-from arena.launch.launcher import (
-    JAIL_PATH,
-    SDK_FILES,
-    BotListError,
-    BotSpec,
-    jail_binds,
-    jail_path,
-    load_bot_list,
-    parse_bot_list,
-    shared_folders,
-)
+from arena.launch.botlist import BotListError, BotSpec, load_bot_list, parse_bot_list
+from arena.launch.jail import JAIL_PATH, SDK_FILES, jail_binds, jail_path, shared_folders
 from arena.tools.check import check_bot
 
 ROOT = Path(__file__).resolve().parent.parent

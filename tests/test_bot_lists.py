@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.launch.launcher import BotListError, bundled_bots, bundled_folder, load_bot_list, parse_bot_list
+from arena.launch.botlist import BotListError, bundled_bots, bundled_folder, load_bot_list, parse_bot_list
 
 
 def test_a_bundled_bot_is_named_by_its_name_wherever_the_arena_lives(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from arena.core.referee import referee_match
 from arena.games import get_game
-from arena.launch.launcher import load_bot_list
+from arena.launch.botlist import load_bot_list
 from arena.sdk import Bot, local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
-from arena.launch.launcher import BotSpec, load_bot_list
+from arena.launch.botlist import BotSpec, load_bot_list
 from arena.tools.check import check_bot, edge_states
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -32,7 +32,8 @@ from arena.ladder.executor import Job, Played
 from arena.ladder.ladder import deal_seed
 from arena.ladder.localcluster import LocalCluster, free_port, local_cluster
 from arena.launch import netns
-from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.botlist import BotSpec
+from arena.launch.process import LaunchError
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_RAY = importlib.util.find_spec("ray") is not None

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
-from arena.launch.launcher import BotSpec
+from arena.launch.botlist import BotSpec
 from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,9 @@ from arena.games import get_game
 from arena.ladder.executor import LocalExecutor
 from arena.ladder.ladder import Ladder, LadderConfig, Timing
 from arena.ladder.store import Store
-from arena.launch.launcher import BotProcess, BotSpec, LaunchError, ProcessPool, log_file_name, machine_sandbox
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
+from arena.launch.process import BotProcess, LaunchError, log_file_name, machine_sandbox
 from arena.launch.runner import serving
 from arena.launch.sandbox import Isolation
 from arena.protocol.server import ArenaServer

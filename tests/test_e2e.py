@@ -13,7 +13,8 @@ from arena.core.deals import DealKey
 from arena.core.referee import Clock, FaultKind, LocalSeat, MatchRecord, referee_match
 from arena.games import get_game
 from arena.games.base import MatchOver
-from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.botlist import BotSpec
+from arena.launch.process import LaunchError
 from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,7 +131,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
     """A table reuses its processes across matches, restarts a crashed one, and leaves none behind."""
     import os
 
-    from arena.launch.launcher import ProcessPool
+    from arena.launch.pool import ProcessPool
     from arena.launch.runner import serving
 
     game = get_game("cabanga")
@@ -165,7 +166,8 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
     import os
     import subprocess
 
-    from arena.launch.launcher import ProcessPool, load_bot_list
+    from arena.launch.botlist import load_bot_list
+    from arena.launch.pool import ProcessPool
     from arena.launch.runner import serving
 
     token = "remote-token-0123456789abcdef"
@@ -196,7 +198,7 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
 
 
 def test_remote_bot_entries_are_checked(tmp_path: Path) -> None:
-    from arena.launch.launcher import BotListError, load_bot_list
+    from arena.launch.botlist import BotListError, load_bot_list
 
     path = tmp_path / "bots.toml"
     for body, needle in [('token = "short"', "at least 16"),

@@ -13,7 +13,9 @@ from arena.core.deals import DealKey
 from arena.core.referee import Clock, FaultKind, LocalSeat, MatchInfo, MatchRecord, Request, SeatFaulted, referee_match
 from arena.games import get_game
 from arena.games.base import Decision, Event, MatchResult
-from arena.launch.launcher import BotSpec, LaunchError, ProcessPool, log_file_name
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
+from arena.launch.process import LaunchError, log_file_name
 from arena.launch.runner import run_match, serving
 
 ROOT = Path(__file__).resolve().parent.parent

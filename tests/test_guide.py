@@ -25,7 +25,7 @@ def test_the_guides_in_process_snippet_plays_a_match() -> None:
 def test_the_guides_debugging_list_names_a_remote_bot_and_two_bundled_ones(tmp_path: Path) -> None:
     import tomllib
 
-    from arena.launch.launcher import parse_bot_list
+    from arena.launch.botlist import parse_bot_list
 
     text = GUIDE.read_text(encoding="utf-8")
     section = text[text.index("**Under a debugger.**"):]

@@ -31,7 +31,8 @@ from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
 from arena.games.lama import DrewCard, Lama, LamaState
 from arena.ladder.ladder import Ladder, LadderConfig
 from arena.ladder.store import Store
-from arena.launch.launcher import BotSpec, log_file_name
+from arena.launch.botlist import BotSpec
+from arena.launch.process import log_file_name
 from arena.launch.runner import run_match
 from arena.protocol import codec as wire
 from arena.protocol import server as server_module

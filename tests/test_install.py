@@ -56,5 +56,6 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
         made = subprocess.run([str(venv / "bin" / "arena"), "new", f"my-{lang}", "--lang", lang], cwd=work,
                               capture_output=True, text=True, timeout=60, env=env)
         assert made.returncode == 0, made.stdout + made.stderr
-    assert (work / "my-js" / "proto" / "arena" / "v2" / "arena.proto").is_file() and (work / "my-js" / "bot.js").is_file()
+    assert (work / "my-js" / "proto" / "arena" / "v2" / "arena.proto").is_file()
+    assert (work / "my-js" / "bot.js").is_file()
     assert (work / "my-cpp" / "bot.cc").is_file() and (work / "my-cpp" / "CMakeLists.txt").is_file()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from arena.core.referee import Clock
 from arena.games import get_game
-from arena.launch.launcher import BotSpec
+from arena.launch.botlist import BotSpec
 from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -36,8 +36,9 @@ from arena.ladder.executor import Job, Played
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.ladder.ratings import Rating, TrueSkillSystem
 from arena.ladder.store import Finished, Store, StoreError
-from arena.launch.launcher import BotSpec, LaunchError
-from arena.launch.sandbox import descendants
+from arena.launch.botlist import BotSpec
+from arena.launch.process import LaunchError
+from arena.launch.supervisor import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]

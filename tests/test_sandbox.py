@@ -7,6 +7,7 @@ CI=true a machine without the jail fails these tests instead of skipping them.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import os
@@ -18,12 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.launcher import BotListError, BotProcess, BotSpec, LaunchError, log_file_name, parse_bot_list
+from arena.launch.botlist import BotListError, BotSpec, parse_bot_list
+from arena.launch.process import BotProcess, LaunchError, log_file_name
 from arena.launch.sandbox import (
-    CGROUP_PREFIX,
-    CPU_EXIT_CODE,
     DEFAULT_LIMITS,
-    JAIL_SOCKET,
+    SUPERVISOR,
     Bind,
     Cgroups,
     Isolation,
@@ -34,6 +34,7 @@ from arena.launch.sandbox import (
     interpreter_folders,
     own_cgroups,
 )
+from arena.launch.supervisor import CGROUP_PREFIX, CPU_EXIT_CODE, JAIL_SOCKET
 
 MACHINE = detect_sandbox()
 CI = os.environ.get("CI") == "true"
@@ -122,6 +123,24 @@ def test_log_file_names_stay_in_the_log_folder() -> None:
 
 
 # ------------------------------------------------------------------------------------------ the supervisor
+
+
+def test_the_supervisor_imports_the_standard_library_only() -> None:
+    """The arena runs it by its path with ``python -I -S``: the arena's package, site-packages and the working
+    directory are out of its reach, so it imports nothing else (the arena's side imports from it, never the
+    reverse)."""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(Path(SUPERVISOR).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"relative import of {node.module!r} in the supervisor"
+            imported.add((node.module or "").split(".")[0])
+    assert "os" in imported
+    assert imported <= sys.stdlib_module_names, sorted(imported - sys.stdlib_module_names)
+    done = subprocess.run([sys.executable, "-I", "-S", SUPERVISOR, "--help"], capture_output=True, text=True,
+                          cwd="/", timeout=30, check=False)
+    assert done.returncode == 0 and "supervisor.py" in done.stdout, done.stderr
 
 
 @pytest.mark.parametrize("sandbox", MODES, ids=IDS)
@@ -417,9 +436,14 @@ def _orphan_groups() -> list[str]:
     for _, folder in MACHINE.cgroups.parents:
         for entry in os.listdir(folder):
             pid = entry.removeprefix(CGROUP_PREFIX)
-            if entry.startswith(CGROUP_PREFIX) and pid.isdigit() and b"sandbox.py" not in _cmdline(pid):
+            if entry.startswith(CGROUP_PREFIX) and pid.isdigit() and not _supervisor(_cmdline(pid)):
                 found.append(os.path.join(folder, entry))
     return found
+
+
+def _supervisor(cmdline: bytes) -> bool:
+    """Whether a command line is a supervisor's: this version's, or an older arena's (sandbox.py) running beside."""
+    return b"supervisor.py" in cmdline or b"sandbox.py" in cmdline
 
 
 def _escaped(mark: str) -> list[int]:

@@ -9,7 +9,7 @@ exactly one table (the fair-deals guarantee holds per table, as on one machine).
 
 Every node needs this package (the same version) and the bots at the paths the bot list gives: a shared
 filesystem, or the same checkout on every machine. A node that cannot start a bot says so: the
-:class:`arena.launch.launcher.LaunchError` the head sees names the node, and counts against the bot, as on one
+:class:`arena.launch.process.LaunchError` the head sees names the node, and counts against the bot, as on one
 machine. But when the bot has already played on another node, the node is at fault (a file or a package
 missing there): its tables are retired, the head says so, and the match is played on another table. A node
 whose arena code differs from the head's has its tables refused. A table lost with its node (the actor died)
@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.executor import Job, LocalExecutor, Played
-from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.botlist import BotSpec
+from arena.launch.process import LaunchError
 from arena.launch.sandbox import choose_sandbox
 
 log = logging.getLogger("arena.ladder.cluster")

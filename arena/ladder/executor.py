@@ -4,11 +4,11 @@ A :class:`Job` is one match of a deal set: the deal, the rotation, the bots by s
 (game, options, clock, fault limit, throw window), and an opaque match token. It is a plain picklable value,
 so it can be sent to another machine (:mod:`arena.ladder.cluster`). An executor plays it and returns a
 :class:`Played`: the match's summary and packed replay, both made where it was played, and where the time
-went. A bot that does not start is a :class:`arena.launch.launcher.LaunchError` naming it, raised by
+went. A bot that does not start is a :class:`arena.launch.process.LaunchError` naming it, raised by
 :meth:`Executor.play`; the ladder decides what to do about it (try again, leave the bot out).
 
 :class:`LocalExecutor` plays on this machine: ``tables`` tables of the shared arena server, each a
-:class:`arena.launch.launcher.ProcessPool` with its own deal ledger and warm processes, so no bot process plays a deal
+:class:`arena.launch.pool.ProcessPool` with its own deal ledger and warm processes, so no bot process plays a deal
 twice. A job goes to a free table; the ladder never asks for more matches at once than there are tables.
 """
 
@@ -27,7 +27,8 @@ from arena.core import replay as replay_format
 from arena.core.deals import DealKey
 from arena.core.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, referee_match
 from arena.games.base import Game, Options
-from arena.launch.launcher import BotSpec, ProcessPool
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
 from arena.launch.runner import serving
 from arena.launch.sandbox import Sandbox
 from arena.protocol.server import ArenaServer
@@ -102,7 +103,7 @@ class Executor(Protocol):
         ...
 
     async def run(self, job: Job) -> Played:
-        """Play ``job``; raise :class:`arena.launch.launcher.LaunchError` naming the bots that did not start."""
+        """Play ``job``; raise :class:`arena.launch.process.LaunchError` naming the bots that did not start."""
         ...
 
     async def release(self) -> None:

@@ -47,7 +47,8 @@ from arena.ladder.executor import Executor, Job, LocalExecutor
 from arena.ladder.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
 from arena.ladder.scheduler import FairScheduler, FieldState, Scheduler
 from arena.ladder.store import Finished, LadderIdentity, Store
-from arena.launch.launcher import BotSpec, LaunchError
+from arena.launch.botlist import BotSpec
+from arena.launch.process import LaunchError
 from arena.launch.sandbox import Sandbox
 
 log = logging.getLogger("arena.ladder.ladder")

@@ -1,6 +1,6 @@
 """Matches between bot processes: an arena server, tables of launched bots, and the referee.
 
-Every launched bot reaches the arena through a server and Unix socket of its own (:class:`arena.launch.launcher.
+Every launched bot reaches the arena through a server and Unix socket of its own (:class:`arena.launch.session.
 BotSession`); the shared server of :func:`serving` listens on a Unix socket in a private temporary folder, and
 on ``address`` (``HOST:PORT``) if given, for remote bots.
 """
@@ -17,7 +17,8 @@ from pathlib import Path
 from arena.core.deals import DealKey
 from arena.core.referee import DEFAULT_CLOCK, Clock, MatchRecord, referee_match
 from arena.games.base import Event, Game, Options
-from arena.launch.launcher import BotSpec, ProcessPool
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
 from arena.launch.sandbox import Sandbox
 from arena.protocol.server import ArenaServer
 
@@ -64,7 +65,7 @@ async def run_match(
     Every launched process is new, so none has played this deal before; a remote bot is a process the arena
     does not own, and may remember the deal from an earlier match of the same seed (README "Fair deals").
 
-    Raises :class:`arena.launch.launcher.LaunchError` when a bot does not start or connect, and
+    Raises :class:`arena.launch.process.LaunchError` when a bot does not start or connect, and
     :class:`arena.games.base.GameError` for a bad configuration.
     """
     async with serving(address) as server:

@@ -1,6 +1,6 @@
 """``arena check``: a bot's compliance test before it meets the ladder.
 
-The bot is started exactly as the ladder starts it (a :class:`arena.launch.launcher.ProcessPool`: the same launcher,
+The bot is started exactly as the ladder starts it (a :class:`arena.launch.pool.ProcessPool`: the same launcher,
 sandbox, limits and protocol), then driven through every game asked for, at every seat count, with option
 variants, and through hand-set edge states that a random deal rarely reaches. Every decision is timed per
 kind against the deadline; every fault (timeout, crash, malformed or illegal answer) is kept with the
@@ -37,7 +37,10 @@ from arena.core.referee import (
 from arena.games import all_games, get_game
 from arena.games.base import Game, IllegalDecisionError, MatchResult, decision_text
 from arena.games.tools import EdgeState, game_tools
-from arena.launch.launcher import BotSpec, LaunchError, ProcessPool, log_file_name, shared_folders
+from arena.launch.botlist import BotSpec
+from arena.launch.jail import shared_folders
+from arena.launch.pool import ProcessPool
+from arena.launch.process import LaunchError, log_file_name
 from arena.launch.runner import serving
 
 TAIL_CHARS = 1500

@@ -17,7 +17,9 @@ from typing import Any, TypeVar
 from arena.core.deals import DealKey
 from arena.core.referee import Clock, MatchRecord, referee_match
 from arena.games import get_game
-from arena.launch.launcher import BotProcess, BotSpec, ProcessPool
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
+from arena.launch.process import BotProcess
 from arena.launch.sandbox import Limits
 from arena.protocol.server import ArenaServer, Slot
 

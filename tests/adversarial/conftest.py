@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from adversarial_harness import Arena, start_time
 
-from arena.launch.launcher import ProcessPool
+from arena.launch.pool import ProcessPool
 from arena.launch.runner import serving
 from arena.launch.sandbox import choose_sandbox
 

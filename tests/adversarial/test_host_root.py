@@ -25,8 +25,9 @@ from arena.core.referee import Clock, MatchRecord, referee_match
 from arena.games import get_game
 from arena.ladder.store import Store
 from arena.launch import jailfilter
-from arena.launch.launcher import log_file_name
-from arena.launch.sandbox import HOST_UID_BASE, HOST_UID_SPAN, descendants, detect_sandbox, processes_naming
+from arena.launch.process import log_file_name
+from arena.launch.sandbox import detect_sandbox
+from arena.launch.supervisor import HOST_UID_BASE, HOST_UID_SPAN, descendants, processes_naming
 
 CI = os.environ.get("CI") == "true"
 GOOD_ENTRIES = [("greedy", '"-m", "bots.cabanga_greedy.bot"'), ("tidy", '"-m", "bots.cabanga_tidy.bot"'),
@@ -74,7 +75,7 @@ def _is_supervisor(pid: int) -> bool:
     """The supervisor runs as the arena's user (root): it is outside the jail, and drops its child's uid."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().split(b"\0")[3].endswith(b"sandbox.py")  # python -I -S .../sandbox.py
+            return f.read().split(b"\0")[3].endswith(b"supervisor.py")  # python -I -S .../supervisor.py
     except (OSError, IndexError):
         return True
 

@@ -16,8 +16,9 @@ from adversarial_harness import HOSTILE, Arena, hostile, rss_mib
 from arena.core import replay as replay_format
 from arena.core.referee import FaultKind, MatchRecord
 from arena.games.base import MatchOver
-from arena.launch.launcher import describe_exit, log_file_name
-from arena.launch.sandbox import CPU_EXIT_CODE, Isolation, processes_naming
+from arena.launch.process import describe_exit, log_file_name
+from arena.launch.sandbox import Isolation
+from arena.launch.supervisor import CPU_EXIT_CODE, processes_naming
 from arena.protocol import server as server_module
 
 

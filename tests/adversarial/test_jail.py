@@ -18,9 +18,12 @@ from adversarial_harness import GOOD, HOSTILE, ROOT, Arena, hostile
 from arena.core.deals import DealKey
 from arena.core.referee import Clock, FaultKind, MatchRecord, referee_match
 from arena.games import get_game
-from arena.launch.launcher import BotSpec, ProcessPool, log_file_name
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool
+from arena.launch.process import log_file_name
 from arena.launch.runner import serving
-from arena.launch.sandbox import Isolation, own_cgroups, processes_naming
+from arena.launch.sandbox import Isolation, own_cgroups
+from arena.launch.supervisor import processes_naming
 
 DEFAULT_DEADLINE = 1.0
 CI = os.environ.get("CI") == "true"
@@ -56,7 +59,7 @@ def test_a_jailed_bot_cannot_undo_its_jail_or_read_what_is_not_its_own(arena: Ar
     db.write_text("the ladder's secret seed")
     arena.healthy()  # the good bots run: their sockets exist
     sockets = [str(s.folder / "arena.sock") for s in arena.table._running.values() if s.folder is not None]
-    other_arena = arena.server.address.removeprefix("unix:")
+    other_arena = arena.protocol.server.address.removeprefix("unix:")
     paths = [str(db), str(arena.log_dir), str(ROOT / "bots"), str(ROOT / "arena.db"), other_arena, *sockets,
              str(Path.home() / ".bashrc"), str(Path.home() / ".ssh"), "/etc/shadow", "/var", str(tmp_path)]
     name = "hostile-escape"

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile
 
-from arena.launch.launcher import BotSpec, load_bot_list, log_file_name
+from arena.launch.botlist import BotSpec, load_bot_list
+from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation
 
 JAIL_PATH = {"/usr/local/bin", "/usr/bin", "/bin"}
