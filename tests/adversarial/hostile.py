@@ -237,13 +237,19 @@ def peek(paths: list[str]) -> None:
         import arena.sdk
 
         say("import arena.sdk", f"ok {arena.sdk.__file__}")
-        for name in ("cli.py", "ladder.py", "store.py", "launcher.py", "sandbox.py"):
-            read(os.path.join(os.path.dirname(arena.sdk.__file__), name))
+        package = os.path.dirname(os.path.dirname(arena.sdk.__file__))  # the arena package
+        for name in ARENAS_OWN:
+            read(os.path.join(package, name))
     except Exception as exc:
         say("import arena.sdk", f"failed ({type(exc).__name__}: {exc})")
     say("PATH", os.environ.get("PATH", ""))
     for folder in os.environ.get("PATH", "").split(":"):
         say(f"PATH folder {folder}", "exists" if os.path.isdir(folder) else "missing")
+
+
+ARENAS_OWN = ("cli.py", "ladder/store.py", "launch/sandbox.py", "launch/pool.py", "protocol/server.py",
+              "core/referee.py")
+"""Modules of the arena a jailed Python bot must not see beside the SDK (paths in the arena package)."""
 
 
 def fork_bomb(count: int, mark: str) -> None:

@@ -59,7 +59,7 @@ def test_a_jailed_bot_cannot_undo_its_jail_or_read_what_is_not_its_own(arena: Ar
     db.write_text("the ladder's secret seed")
     arena.healthy()  # the good bots run: their sockets exist
     sockets = [str(s.folder / "arena.sock") for s in arena.table._running.values() if s.folder is not None]
-    other_arena = arena.protocol.server.address.removeprefix("unix:")
+    other_arena = arena.server.address.removeprefix("unix:")
     paths = [str(db), str(arena.log_dir), str(ROOT / "bots"), str(ROOT / "arena.db"), other_arena, *sockets,
              str(Path.home() / ".bashrc"), str(Path.home() / ".ssh"), "/etc/shadow", "/var", str(tmp_path)]
     name = "hostile-escape"

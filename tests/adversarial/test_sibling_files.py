@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from adversarial_harness import HOSTILE, Arena, hostile
+from hostile import ARENAS_OWN
 
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.process import log_file_name
@@ -118,15 +119,17 @@ def test_a_python_bot_imports_the_sdk_but_reads_none_of_the_arenas_modules(arena
     needs_jail(arena)
     import arena as package
 
-    modules = [Path(package.__file__ or "").parent / name for name in ("cli.py", "ladder.py", "store.py")]
+    modules = [Path(package.__file__ or "").parent / name for name in ("cli.py", "ladder/ladder.py", "ladder/store.py")]
+    assert all(m.is_file() for m in modules)
     (bots / "one.toml").write_text('[[bot]]\nname = "x"\ncommand = ["{python}", "shared/peeker.py", "peek"]\n')
     elsewhere = renamed(load_bot_list(bots / "one.toml")[0], "peeker-sdk-elsewhere")
     for bot in (hostile("peeker-sdk", "peek", *map(str, modules)), elsewhere):
         found = peeked(arena, bot)
         assert found["import arena.sdk"].startswith("ok "), found
-        sdk = Path(found["import arena.sdk"].split()[1]).parent
+        package = Path(found["import arena.sdk"].split()[1]).parent.parent
         read = {what: result for what, result in found.items() if what.startswith("read ")}
-        expected = {f"read {sdk / name}" for name in ("cli.py", "ladder.py", "store.py", "launcher.py", "sandbox.py")}
+        expected = {f"read {package / name}" for name in ARENAS_OWN}
+        assert all((package / name).is_file() for name in ARENAS_OWN)  # there outside the jail, hidden inside
         assert expected <= set(read), found
         assert all(result.startswith("blocked") for result in read.values()), read
 
