@@ -468,8 +468,9 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
 
 
 def _short(value: Any) -> str:
+    """Return a view's value in one short line: lists (nested ones too) in brackets, items space separated."""
     if isinstance(value, list):
-        return "[" + " ".join(str(v) for v in value) + "]"
+        return "[" + " ".join(_short(v) for v in value) + "]"
     return str(value)
 
 

@@ -7,11 +7,13 @@ import asyncio
 import pytest
 
 from arena.core.referee import referee_match
-from arena.games import get_game
+from arena.games import game_names, get_game
 from arena.launch.botlist import load_bot_list
 from arena.sdk import Bot, local_seat
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga
+from bots.goofspiel_matcher.bot import MatcherGoofspiel
+from bots.goofspiel_random.bot import RandomGoofspiel
 from bots.lama_greedy.bot import GreedyLama
 from bots.lama_random.bot import RandomLama
 from bots.lama_steady.bot import SteadyLama
@@ -35,13 +37,14 @@ def win_rate(game_name: str, make: type[Bot], random_bot: type[Bot], matches: in
     ("cabanga", GreedyCabanga, RandomCabanga),
     ("lama", GreedyLama, RandomLama),
     ("lama", SteadyLama, RandomLama),
+    ("goofspiel", MatcherGoofspiel, RandomGoofspiel),
 ])
 def test_heuristic_bot_clearly_beats_random(game: str, hero: type[Bot], random_bot: type[Bot]) -> None:
     # a random seat wins about a quarter of 4-seat matches; these win most (benchmarks/bot_strength.py)
     assert win_rate(game, hero, random_bot, 40) >= 0.6
 
 
-@pytest.mark.parametrize("game", ["cabanga", "lama"])
+@pytest.mark.parametrize("game", game_names())
 def test_bundled_bot_lists_name_runnable_modules(game: str) -> None:
     from pathlib import Path
 

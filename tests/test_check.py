@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.core.referee import Clock
-from arena.games import get_game
+from arena.games import game_names, get_game
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.tools.check import check_bot, edge_states
 
@@ -28,8 +28,7 @@ def faulty(*mode: str) -> BotSpec:
     return BotSpec("faulty", ("{python}", "-m", "tests.bots.sdk_faulty", *mode), ROOT)
 
 
-BUNDLED = [(game, bot.name) for game in ("cabanga", "lama")
-           for bot in load_bot_list(ROOT / "bots" / f"{game}.toml")]
+BUNDLED = [(game, bot.name) for game in game_names() for bot in load_bot_list(ROOT / "bots" / f"{game}.toml")]
 
 
 @pytest.mark.parametrize(("game", "name"), BUNDLED, ids=[name for _, name in BUNDLED])
@@ -39,11 +38,11 @@ def test_check_passes_every_bundled_bot_in_the_games_its_entry_declares(game: st
     report = json.loads(result.output)
     assert report["passed"] and report["verdict"].startswith(f"PASS: {name}")
     kinds = {row["kind"] for row in report["latency"]}
-    assert kinds == ({"play", "throw"} if game == "cabanga" else {"turn"})
+    assert kinds == set(get_game(game).kinds)
     seats = range(get_game(game).min_seats, get_game(game).max_seats + 1)
     assert all(any(f"{game}, {n} seats" in run for run in report["runs"]) for n in seats)
     assert sum(1 for run in report["runs"] if run.startswith(f"{game}:")) >= 3  # the edge states
-    assert not any(run.startswith("lama" if game == "cabanga" else "cabanga") for run in report["runs"])
+    assert not any(run.startswith(other) for other in game_names() if other != game for run in report["runs"])
 
 
 def test_check_passes_the_javascript_bot(tmp_path: Path, js_modules: Path) -> None:

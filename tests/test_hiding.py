@@ -1,12 +1,13 @@
 """G2 where it matters: on the wire. Every message a seat is sent, serialized and parsed back as a bot would,
 holds no other seat's hand, no pile's order, no seed and no token, and depends on nothing hidden.
 
-The property test plays seeded random matches of both games at every seat count through the arena's own
-server side (:class:`RemoteSeat`, :class:`Connection`, ``wire``; only the gRPC stream is replaced), so every
+The property test plays seeded random matches of every registered game at every seat count through the arena's
+own server side (:class:`RemoteSeat`, :class:`Connection`, ``wire``; only the gRPC stream is replaced), so every
 message is the very bytes a bot receives, with the real request ids, steps and send times, and checks each one
-against the secrets that ``state.zones()`` names while the match is in that state. A pair of matches that
-differ only in a hidden card (one seat may throw in one of them) must send the other seats the same messages,
-up to the send time. Then real matches and a real ladder between processes check what a bot actually received.
+against the secrets that ``state.zones()`` names while the match is in that state: the other hands, and the order
+of the piles the game names in ``hidden_order``. A pair of Cabanga! matches that differ only in a hidden card
+(one seat may throw in one of them) must send the other seats the same messages, up to the send time. Then real
+matches and a real ladder between processes check what a bot actually received.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import random
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 import pytest
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -27,8 +28,7 @@ from google.protobuf.message import Message
 from arena.core.referee import Clock, MatchRecord, Request, SeatFaulted, referee_match
 from arena.games import all_games, get_game
 from arena.games.base import Decision, Event, Game, MatchState, Prompt, View, random_decision
-from arena.games.cabanga import CABANGA, Cabanga, CabangaState, PenaltyCards
-from arena.games.lama import DrewCard, Lama, LamaState
+from arena.games.cabanga import CABANGA, CabangaState
 from arena.ladder.ladder import Ladder, LadderConfig
 from arena.ladder.store import Store
 from arena.launch.botlist import BotSpec
@@ -41,8 +41,8 @@ from arena.protocol.server import Connection, Outgoing, Slot
 from arena.v2 import arena_pb2 as pb
 
 CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]
-PLAYOUTS = {"cabanga": 5, "lama": 30}  # per seat count; every prompted seat of every step is checked
-SECRET_PILES = {"cabanga": "penalty pile", "lama": "draw pile"}
+REQUESTS = 600  # per game and seat count, at least: random matches are played until this many are checked
+MIN_MATCHES = 3
 ROOT = Path(__file__).resolve().parent.parent
 SPY = ROOT / "tests" / "adversarial" / "hostile.py"
 
@@ -95,6 +95,10 @@ def check_secrets(data: bytes, message: Message, state: MatchState, seat: int, t
     values = list(fields(message))
     assert all(value != state.seed for _, value in values)
     card_lists = [value for _, value in values if isinstance(value, list) and value and isinstance(value[0], str)]
+    game = get_game(state.game)
+    deck = game.deck(getattr(state, "options", game.options()), state.seats)
+    rank = {card: len(deck) - i for i, card in enumerate(reversed(deck))}  # a card's first place in the deck
+    unique = len(set(deck)) == len(deck)
     zones = state.zones()
     own = Counter(c.text for c in zones[f"hand {seat}"])
     for name, cards in zones.items():
@@ -102,37 +106,44 @@ def check_secrets(data: bytes, message: Message, state: MatchState, seat: int, t
         if name.startswith("hand ") and name != f"hand {seat}" and len(texts) >= 2 and Counter(texts) != own:
             for lst in card_lists:
                 assert Counter(lst) != Counter(texts), f"seat {seat} is sent {name}: {lst}"
-        if name == SECRET_PILES[state.game] and len(texts) >= 2:
+        if name in game.hidden_order and len(texts) >= 2:
             for lst in card_lists:
-                assert lst != texts and lst != texts[::-1], f"seat {seat} is sent the order of the {name}"
-                if state.game == "cabanga" and len(texts) >= 3:  # every card is unique: no run of three either
-                    runs = {tuple(texts[i:i + 3]) for i in range(len(texts) - 2)}
+                # a pile in the deck's order is in the order a view lists a set of cards in (the prizes to come)
+                if not in_order([rank[c] for c in cards]):
+                    assert lst != texts and lst != texts[::-1], f"seat {seat} is sent the order of the {name}"
+                if unique and len(texts) >= 3:  # every card of the game is unique: no run of three either
+                    runs = {tuple(texts[i:i + 3]) for i in range(len(texts) - 2)
+                            if not in_order([rank[c] for c in cards[i:i + 3]])}
                     runs |= {run[::-1] for run in runs}
                     assert not runs & {tuple(lst[i:i + 3]) for i in range(len(lst) - 2)}, \
                         f"seat {seat} is sent a run of the {name}"
 
 
-class WatchedCabanga(Cabanga):
-    """Cabanga! that keeps the state of the match it started (the test reads it), or starts a given one."""
-
-    def __init__(self, arranged: CabangaState | None = None) -> None:
-        self.arranged = arranged
-        self.state: CabangaState | None = None
-
-    def _new(self, options: Any, seats: int, seed: int) -> CabangaState:
-        self.state = self.arranged if self.arranged is not None else super()._new(options, seats, seed)
-        return self.state
+def in_order(ranks: list[int]) -> bool:
+    """Whether ``ranks`` rise or fall."""
+    return ranks == sorted(ranks) or ranks == sorted(ranks, reverse=True)
 
 
-class WatchedLama(Lama):
-    """L.A.M.A. that keeps the state of the match it started."""
+class Watched(Protocol):
+    """A game that keeps the state of the match it started (:func:`watched`)."""
 
-    def __init__(self) -> None:
-        self.state: LamaState | None = None
+    state: MatchState | None
 
-    def _new(self, options: Any, seats: int, seed: int) -> LamaState:
-        self.state = super()._new(options, seats, seed)
-        return self.state
+
+def watched(game: Game, arranged: MatchState | None = None) -> Game:
+    """Return ``game`` as a game of a dynamic subclass of its class that keeps the state of the match it starts in
+    ``state`` (the test reads it), or starts the match ``arranged``."""
+    base = type(game)
+
+    def _new(self: Any, options: Any, seats: int, seed: int) -> MatchState:
+        state = arranged if arranged is not None else base._new(self, options, seats, seed)
+        self.state = state
+        return state
+
+    copy: Any = base.__new__(type(f"Watched{base.__name__}", (base,), {"_new": _new}))
+    copy.__dict__.update(getattr(game, "__dict__", {}))
+    copy.state = None
+    return cast(Game, copy)
 
 
 Choose = Callable[[Prompt, View], Decision]
@@ -205,9 +216,9 @@ class ThrowFaultSeat(WireSeat):
         return pb.Answer(request_id=request.request_id, picks=[len(request.choices) + 5])
 
 
-def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rng: random.Random) -> int:
-    """Play one random match through the arena's server side and check every message of it as it is sent;
-    return the number of requests checked."""
+def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int:
+    """Play one random match of ``game`` (a :func:`watched` one) through the arena's server side and check every
+    message of it as it is sent; return the number of requests checked."""
     tokens: list[str] = []
     asked = [0] * seats  # requests each seat was sent so far
     last_id = [0] * seats
@@ -215,7 +226,7 @@ def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rn
 
     def check(seat: int, data: bytes, message: pb.ArenaMessage) -> None:
         nonlocal checked
-        state = game.state
+        state = cast(Watched, game).state
         assert state is not None
         check_secrets(data, message, state, seat, tokens)
         which = message.WhichOneof("body")
@@ -248,7 +259,9 @@ def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rn
     assert record.result is not None and record.faults == []
     assert sum(asked) == sum(len(step) for step in record.steps)
     # every seat heard every public event once, in order, through its requests and its MatchEnd, and of the
-    # private events (a draw's cards) only its own
+    # private events (a draw's cards) its own only, each where it happened
+    state = cast(Watched, game).state
+    assert state is not None
     for seat, player in enumerate(players):
         heard: list[Event] = []
         for data in player.sent:
@@ -257,20 +270,31 @@ def play_and_check(game: WatchedCabanga | WatchedLama, seats: int, seed: int, rn
             if which in ("request", "match_end"):
                 events = message.request.events if which == "request" else message.match_end.events
                 heard += [wire.event_from_proto(e, wire.codec_for(game.name)) for e in events]
-        private = [e for e in heard if isinstance(e, PenaltyCards | DrewCard)]
-        assert all(e.seat == seat for e in private), f"seat {seat} is told another seat's draw"
-        assert [e for e in heard if e not in private and not isinstance(e, SeatFaulted)] == record.events
+        told = [e for e in heard if not isinstance(e, SeatFaulted)]
+        assert told == with_private(record.events, state.private_events(seat)), \
+            f"seat {seat} is not told exactly the public events and its own private ones"
     return checked
+
+
+def with_private(public: Sequence[Event], private: Sequence[tuple[int, Event]]) -> list[Event]:
+    """Return the public events with one seat's private events put where they happened."""
+    out: list[Event] = []
+    at = 0
+    for position, event in private:
+        out += public[at:position]
+        at = max(at, position)
+        out.append(event)
+    return out + list(public[at:])
 
 
 @pytest.mark.parametrize(("game", "seats"), CONFIGS, ids=[f"{g.name}-{n}" for g, n in CONFIGS])
 def test_g2_no_message_to_a_seat_holds_hidden_information(game: Game, seats: int) -> None:
     rng = random.Random(f"hiding/{game.name}/{seats}")
-    checked = 0
-    for _ in range(PLAYOUTS[game.name]):
+    checked = matches = 0
+    while checked < REQUESTS or matches < MIN_MATCHES:
         seed = 10**12 + rng.randrange(10**12)  # large: a leaked seed cannot pass for a count
-        checked += play_and_check(WatchedCabanga() if game.name == "cabanga" else WatchedLama(), seats, seed, rng)
-    assert checked >= 150  # thousands over all the seat counts of both games
+        checked += play_and_check(watched(game), seats, seed, rng)
+        matches += 1
 
 
 # Two Cabanga! matches that differ only in a card of seat 2's hand, with the same public history: seat 0
@@ -300,7 +324,7 @@ def play_pair_match(hands: list[list[str]], throw_window: float = 0.0, fault: st
     async def match() -> tuple[MatchRecord, list[WireSeat]]:
         players = [WireSeat(f"bot{i}", scripted(i)) if i != 2 or fault is None
                    else ThrowFaultSeat(f"bot{i}", scripted(i), fault) for i in range(3)]
-        return await referee_match(WatchedCabanga(state), [p.remote for p in players], 99, options,
+        return await referee_match(watched(CABANGA, state), [p.remote for p in players], 99, options,
                                 clock=Clock(deadline),
                                 match_id="same-id", throw_window=throw_window), players
 

@@ -27,9 +27,11 @@ from typing import Any
 import pytest
 
 from arena.games import get_game
+from arena.games.base import Scoring
+from arena.games.goofspiel.web import table as goofspiel_table
 from arena.games.lama.web import chips
 from arena.games.lama.web import table as lama_table
-from arena.web.data import INLINE_SECONDS, Live, Reader, Withheld
+from arena.web.data import INLINE_SECONDS, HeadToHead, Live, Reader, Withheld
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -343,6 +345,27 @@ def test_lama_table_hides_other_hands_and_shows_totals_as_chips() -> None:
     assert chips(0) == [0, 0] and chips(23) == [2, 3]
 
 
+def test_goofspiel_table_hides_other_hands_and_shows_the_last_trick() -> None:
+    state = get_game("goofspiel").new_match(3, 5)
+    assert goofspiel_table(state, None)["last"] is None
+    state.apply({seat: (prompt.choices[-seat - 1],) for seat, prompt in enumerate(state.pending())})  # 13, 12, 11
+    seen = goofspiel_table(state, 1)
+    above = goofspiel_table(state, None)
+    assert seen["hands"][0] is None and seen["hands"][2] is None and seen["hands"][1] == above["hands"][1]
+    assert seen["prize_deck"] is None and sorted(above["prize_deck"], key=int) == seen["to_come"]
+    assert seen["last"] == {"trick": 1, "bids": ["13", "12", "11"], "winner": 0, "won": above["totals"][0]}
+    assert seen["hand_sizes"] == [12, 12, 12]
+
+
+def test_head_to_head_counts_deal_set_totals_the_way_the_game_does() -> None:
+    deal = {1: [(1, 10, 2), (2, 20, 1)], 2: [(2, 5, 2), (1, 30, 1)]}  # match: (bot, total, place) by seat
+    lower, higher = HeadToHead(2), HeadToHead(2, Scoring.HIGHER_WINS)
+    lower._fold(deal)
+    higher._fold(deal)  # bot 1 totals 40 over the set, bot 2 25
+    assert (lower.pairs[(1, 2)].a_better, lower.pairs[(1, 2)].b_better) == (0, 1)
+    assert (higher.pairs[(1, 2)].a_better, higher.pairs[(1, 2)].b_better) == (1, 0)
+
+
 class FakeReader:
     """What :class:`arena.web.data.Live` needs of a reader: the newest match id, a worker, a store."""
 
@@ -597,6 +620,48 @@ def lama_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = arena("match", "--game", "lama", "--seats", "3", "--seed", "5", "--replay", replay)
     assert result.returncode == 0, result.stderr
     return replay
+
+
+@pytest.fixture(scope="module")
+def goofspiel_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    replay = tmp_path_factory.mktemp("goofspiel") / "goofspiel.json"
+    result = arena("match", "--game", "goofspiel", "--seats", "3", "--seed", "5", "-o", "ties=carry", "--replay",
+                   replay)
+    assert result.returncode == 0, result.stderr
+    return replay
+
+
+def test_serve_replay_shows_a_goofspiel_replay(goofspiel_replay: Path) -> None:
+    server = Server("--replay", goofspiel_replay)
+    try:
+        data = server.json("/api/replay/file")
+        assert data["game"] == "goofspiel" and "seed" not in set(walk_keys(data))
+        assert len(data["frames"]) == 14  # the deal, then 13 tricks of sealed bids
+        assert data["frames"][-1]["table"]["totals"] == replay_totals(goofspiel_replay)
+        seen = server.json("/api/replay/file?seat=1")
+        assert all(t["hands"][0] is None and t["prize_deck"] is None for t in (f["table"] for f in seen["frames"]))
+        status, script = server.get("/games/goofspiel.js")
+        assert status == 200 and "ArenaGames.goofspiel" in script
+    finally:
+        server.stop()
+
+
+def test_browser_shows_a_goofspiel_replay(page: Any, server: Server, goofspiel_replay: Path) -> None:
+    open_page(page, server.url + "/replay")
+    page.set_input_files("#file", str(goofspiel_replay))
+    page.wait_for_selector("body[data-game='goofspiel']")
+    assert page.locator("#table .prize .card").count() == 1
+    page.click("#forward")
+    assert page.locator("#table .seat .bid .card").count() == 3  # the first trick's bids
+    shot(page, "upload-goofspiel")
+    page.click("#last")
+    totals = page.eval_on_selector_all("#table .seat .total", "cells => cells.map(c => +c.textContent)")
+    assert totals == replay_totals(goofspiel_replay)
+    page.select_option("#seat", "0")
+    page.wait_for_function("document.body.dataset.seat === '0'")
+    page.click("#first")
+    assert page.locator("#table .seat[data-seat='1'] .hand .card[data-card]").count() == 0
+    assert page.locator("#table .seat[data-seat='0'] .hand .card[data-card]").count() == 13
 
 
 def test_serve_replay_shows_a_replay_file_without_a_database(lama_replay: Path) -> None:

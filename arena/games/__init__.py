@@ -29,6 +29,7 @@ from arena.games.base import Game, GameError
 
 BUILTIN: dict[str, str] = {
     "cabanga": "arena.games.cabanga",
+    "goofspiel": "arena.games.goofspiel",
     "lama": "arena.games.lama",
 }
 """The games that ship with arena: name to package."""

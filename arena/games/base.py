@@ -163,7 +163,8 @@ class Event(ABC):
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    """The outcome of a finished match: final totals and places per seat (lowest total first, ties shared)."""
+    """The outcome of a finished match: final totals and places per seat (1 for the best total, as the game counts
+    them: :class:`Scoring`; equal totals share a place)."""
 
     totals: tuple[int, ...]
     places: tuple[int, ...]
@@ -177,6 +178,23 @@ class MatchResult:
 def places_from_totals(totals: Sequence[int]) -> tuple[int, ...]:
     """Return each seat's place, 1 for the lowest total; equal totals share a place (1, 1, 3, ...)."""
     return tuple(1 + sum(1 for other in totals if other < t) for t in totals)
+
+
+class Scoring(enum.Enum):
+    """Which way a game's totals count (:attr:`Game.scoring`)."""
+
+    LOWER_WINS = "lower"  # penalty points: the lowest total takes first place (Cabanga!, L.A.M.A.)
+    HIGHER_WINS = "higher"  # points won: the highest total takes first place (Goofspiel)
+
+    def places(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """Return each seat's place for ``totals``, 1 for the best; equal totals share a place (1, 1, 3, ...)."""
+        if self is Scoring.LOWER_WINS:
+            return places_from_totals(totals)
+        return tuple(1 + sum(1 for other in totals if other > t) for t in totals)
+
+    def better(self, a: int, b: int) -> bool:
+        """Return whether total ``a`` is strictly better than total ``b``."""
+        return a < b if self is Scoring.LOWER_WINS else a > b
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,6 +440,12 @@ class Game(ABC):
     max_seats: ClassVar[int]
     kinds: ClassVar[tuple[DecisionKind, ...]]
     """The decision kinds its prompts have: a Python bot answers each with its method of that name."""
+    scoring: ClassVar[Scoring] = Scoring.LOWER_WINS
+    """Which way its totals count. Its :class:`MatchOver` places say it; what compares totals across matches (a
+    head-to-head table) reads it here."""
+    hidden_order: ClassVar[tuple[str, ...]] = ()
+    """The zones (names of :meth:`MatchState.zones`) whose order no seat may learn: its face-down piles. The
+    hiding tests check every message against them; hands are secret anyway (G2)."""
 
     @abstractmethod
     def options(self, raw: Mapping[str, Any] | None = None) -> Options:
@@ -435,8 +459,8 @@ class Game(ABC):
         """Return a new match from checked arguments."""
 
     @abstractmethod
-    def deck(self, options: Any) -> tuple[Any, ...]:
-        """Return every card of the game once (for invariant checks)."""
+    def deck(self, options: Any, seats: int) -> tuple[Any, ...]:
+        """Return every card of a match with ``options`` at ``seats`` seats once (for invariant checks)."""
 
     @abstractmethod
     def parse_card(self, text: str) -> Any:

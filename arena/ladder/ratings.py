@@ -1,7 +1,7 @@
 """Rating systems behind one interface; TrueSkill is the ladder's (DESIGN.md "Ladder").
 
-A match is rated once, from its places (lowest total first, equal totals tie): one ``rate()`` call per match,
-never per decision (about 0.1 ms at 4 seats: the ``trueskill`` library's factor graph, written out for
+A match is rated once, from its places (the game's: its best total first, equal totals tie): one ``rate()`` call per
+match, never per decision (about 0.1 ms at 4 seats: the ``trueskill`` library's factor graph, written out for
 one-player teams in :meth:`TrueSkillSystem._chain`). A benched seat (played by the defaults after too many faults) is
 given the place ``None``: it is rated as losing to every seat that finished, and never compared with another
 benched seat (two crashed programs say nothing about each other).

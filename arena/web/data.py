@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from arena.games import get_game
+from arena.games.base import Scoring
 from arena.ladder.board import build_board
 from arena.ladder.estimate import SequentialTest
 from arena.ladder.store import LATENCY_BUCKET_BASE, Store, StoreError
@@ -160,12 +161,14 @@ class _Pair:
 @dataclass
 class HeadToHead:
     """Per pair of bots, their results on the complete deal sets both played: which one's totals over the
-    set's rotations were lower (better), and in how many of those matches each finished ahead.
+    set's rotations were better (lower or higher, as the game's ``scoring`` says), and in how many of those
+    matches each finished ahead.
 
     Kept up to date incrementally: :meth:`update` reads only the matches stored since its last call.
     """
 
     seats: int
+    scoring: Scoring = Scoring.LOWER_WINS
     last_row: int = 0
     """The last seats row read (rows are stored in match order, so reading on from here is incremental)."""
     last_match: int = 0
@@ -203,7 +206,7 @@ class HeadToHead:
             out.append({"a": names.get(a, "?"), "b": names.get(b, "?"), "deals": p.deals, "a_better": p.a_better,
                         "even": p.even, "b_better": p.b_better, "matches": p.matches, "a_ahead": p.a_ahead,
                         "b_ahead": p.b_ahead})
-        return {"bots": sorted(names.values()), "pairs": out}
+        return {"bots": sorted(names.values()), "pairs": out, "better": self.scoring.value}
 
     def _fold(self, matches: dict[int, list[tuple[int, int, int]]]) -> None:
         totals: dict[int, int] = {}
@@ -225,9 +228,9 @@ class HeadToHead:
             for b in full[i + 1:]:
                 pair = self.pairs.setdefault((a, b), _Pair())
                 pair.deals += 1
-                if totals[a] < totals[b]:
+                if self.scoring.better(totals[a], totals[b]):
                     pair.a_better += 1
-                elif totals[a] > totals[b]:
+                elif self.scoring.better(totals[b], totals[a]):
                     pair.b_better += 1
                 else:
                     pair.even += 1
@@ -257,7 +260,7 @@ class Reader:
         self.seats = identity.seats
         self.options = identity.options
         self.board: Live[list[dict[str, Any]]] = Live(self, board)
-        self._h2h = HeadToHead(self.seats)
+        self._h2h = HeadToHead(self.seats, self.game.scoring)
         self._h2h_lock = threading.Lock()
         self.head_to_head: Live[dict[str, Any]] = Live(self, self._update_h2h)
         self.ratings: Live[dict[str, Any]] = Live(self, self._ratings_history)

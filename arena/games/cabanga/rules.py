@@ -841,6 +841,7 @@ class Cabanga(Game):
     min_seats: ClassVar[int] = 3
     max_seats: ClassVar[int] = 6
     kinds: ClassVar[tuple[str, ...]] = ("play", "throw")
+    hidden_order: ClassVar[tuple[str, ...]] = ("penalty pile",)
 
     def options(self, raw: Mapping[str, Any] | None = None) -> CabangaOptions:
         """Return checked options from ``raw``: ``target`` (>= 1), ``rounds`` (>= 1 or None), ``symbols``.
@@ -863,8 +864,8 @@ class Cabanga(Game):
             raise OptionError(f"Cabanga! needs CabangaOptions, got {options!r}")
         return CabangaState(options, seats, seed)
 
-    def deck(self, options: Any = None) -> tuple[Card, ...]:
-        """Return all 80 cards in card order: the 72 number cards, then the 8 start cards."""
+    def deck(self, options: Any = None, seats: int | None = None) -> tuple[Card, ...]:
+        """Return all 80 cards in card order: the 72 number cards, then the 8 start cards (at every seat count)."""
         return DECK
 
     def parse_card(self, text: str) -> Card:

@@ -778,6 +778,7 @@ class Lama(Game):
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = _MAX_SEATS
     kinds: ClassVar[tuple[str, ...]] = ("turn",)
+    hidden_order: ClassVar[tuple[str, ...]] = ("draw pile",)
 
     def options(self, raw: Mapping[str, Any] | None = None) -> LamaOptions:
         """Return validated options from ``raw`` (values may be text; ``rounds`` may be ``None``).
@@ -808,8 +809,8 @@ class Lama(Game):
             raise OptionError(f"{self.name} needs LamaOptions, got {options!r}")
         return LamaState(seats, seed, options)
 
-    def deck(self, options: Any = None) -> tuple[Card, ...]:
-        """Return the 56 cards (L1), sorted: eight of each value 1..6 and eight llamas."""
+    def deck(self, options: Any = None, seats: int | None = None) -> tuple[Card, ...]:
+        """Return the 56 cards (L1), sorted: eight of each value 1..6 and eight llamas (at every seat count)."""
         return DECK
 
     def parse_card(self, text: str) -> Card:

@@ -281,7 +281,8 @@ async function pageH2h() {
         [p.a_better, p.even, p.b_better, p.matches, p.a_ahead, p.b_ahead].map((v) => el("td", {text: v}))))));
     main.replaceChildren(el("h1", {text: "Head to head"}),
       el("p", {class: "muted"}, "On the complete deal sets both bots played (the same deals, every " +
-        "rotation): how often the row bot's total over the set was lower (better), even, or higher. Hover for " +
+        "rotation): how often the row bot's total over the set was better (" + (data.better || "lower") + "), even, " +
+        "or worse. Hover for " +
         "matches where each finished ahead. ", asOf(data)), matrix, el("h2", {text: "Pairs"}), list);
   };
   await draw();
