@@ -20,6 +20,10 @@ from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga
 from bots.cabanga_thrower.bot import ThrowerCabanga
 from bots.cabanga_tidy.bot import TidyCabanga
+from bots.goofspiel_matcher.bot import MatcherGoofspiel
+from bots.goofspiel_mirror.bot import MirrorGoofspiel
+from bots.goofspiel_overbid.bot import OverbidGoofspiel
+from bots.goofspiel_random.bot import RandomGoofspiel
 from bots.lama_greedy.bot import GreedyLama
 from bots.lama_quitter.bot import QuitterLama
 from bots.lama_random.bot import RandomLama
@@ -58,6 +62,9 @@ BUNDLED: dict[str, dict[str, Factory]] = {
                 "cabanga-random": lambda s: RandomCabanga(hash(str(s)))},
     "lama": {"lama-greedy": lambda s: GreedyLama(), "lama-steady": lambda s: SteadyLama(),
              "lama-quitter": lambda s: QuitterLama(), "lama-random": lambda s: RandomLama(hash(str(s)))},
+    "goofspiel": {"goofspiel-matcher": lambda s: MatcherGoofspiel(), "goofspiel-mirror": lambda s: MirrorGoofspiel(),
+                  "goofspiel-overbid": lambda s: OverbidGoofspiel(),
+                  "goofspiel-random": lambda s: RandomGoofspiel(hash(str(s)))},
 }
 
 GREEDY: dict[str, Callable[[], Bot]] = {"cabanga": GreedyCabanga, "lama": GreedyLama}

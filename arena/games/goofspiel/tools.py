@@ -40,4 +40,8 @@ TOOLS = GameTools(
         target = view.prize.value if view.prize is not None else 0
         return min(choices, key=lambda card: (abs(card.value - target), card.value))
 '''),
+    # measured by benchmarks/draws.py --game goofspiel over 3,000 matches a seat count of the bundled bots: the
+    # share of neighbouring places of two different bots that were shared (distinct_neighbours). Ties are
+    # common here (equal bids discard the prize); copies of one bot, which tie by construction, are not counted
+    draw_rates={2: 0.167, 3: 0.217, 4: 0.306, 5: 0.396, 6: 0.451},
 )
