@@ -60,8 +60,14 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
         yield nodes
 
 
+QUICK_BOTS = "".join(f'[[bot]]\nbundled = "cabanga-{name}"\n' for name in ("greedy", "tidy", "thrower", "random"))
+"""The bundled Cabanga! bots that answer at once (the search bot takes 100 ms a decision: these tests are about
+the cluster, not the bots)."""
+
+
 def ladder_command(cluster: LocalCluster, db: Path, seed: int, *more: str) -> list[str]:
-    bots = ROOT / "bots" / "cabanga.toml"
+    bots = db.parent / "bots.toml"
+    bots.write_text(QUICK_BOTS)
     return [*cluster.prefix, sys.executable, "-m", "arena.cli", "ladder", "--cluster", cluster.address, "--bots",
             str(bots),
             "--game", "cabanga", "--seats", str(SEATS), "--matches", str(MATCHES), "--tables", "2",
@@ -99,7 +105,7 @@ def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_p
 
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
-    # the bots reach the nodes as a copy Ray makes of their folder (bots/cabanga.toml's cwd: this checkout)
+    # the bots reach the nodes as a copy Ray makes of their folder (the bundled bots' cwd: this checkout)
     command = ladder_command(cluster, db, 8, "--cluster-ship", str(ROOT))
     proc = subprocess.Popen(command, cwd=ROOT, env=cluster.driver_env, text=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
