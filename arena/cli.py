@@ -35,7 +35,7 @@ from arena.ladder.store import Store, StoreError
 from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list, merge_bot_lists
 from arena.launch.jail import shared_folders
 from arena.launch.process import LaunchError, machine_sandbox
-from arena.launch.runner import latency_summary, run_match, seat_names
+from arena.launch.runner import latency_summary, new_match_id, run_match, seat_names
 from arena.launch.sandbox import Mode, Sandbox, SandboxError
 from arena.protocol.server import ServerError
 from arena.text import CONTINUATION, visible
@@ -91,6 +91,9 @@ def print_header(record_like: dict[str, Any], title: str, as_json: bool) -> None
     seats = ", ".join(f"{i}: {visible(str(n))}" for i, n in enumerate(record_like["names"]))
     click.echo(f"{title}, {len(record_like['names'])} seats, seed {record_like['seed']} ({opts})")
     click.echo(f"seats: {seats}")
+    if record_like.get("match_id"):
+        click.echo(f"match id: {visible(str(record_like['match_id']))} (what each bot was told; its log names the "
+                   "match by it, and a decision by the seat's request number, as `arena replay --seat` does)")
     if "sandbox" in record_like:
         click.echo(record_like["sandbox"])
 
@@ -354,13 +357,14 @@ def match(game_name: str, bots_paths: tuple[Path, ...], seats: int | None, seed:
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = [visible(n) for n in seat_names(seated)]
+    match_id = new_match_id(game)
     print_header({"game": game.name, "seed": seed, "names": names, "options": opts.to_json(),
-                  "sandbox": sandbox.describe()}, game.title, as_json)
+                  "sandbox": sandbox.describe(), "match_id": match_id}, game.title, as_json)
     try:
         record = asyncio.run(run_match(
             game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
             address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox,
-            throw_window=throw_window_ms / 1000))
+            throw_window=throw_window_ms / 1000, match_id=match_id))
     except (LaunchError, ServerError) as exc:
         raise CommandError(str(exc)) from None
     print_faults(record, as_json)
@@ -433,12 +437,12 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
         show_whole_replay(source, data, as_json)
         return
     try:
-        decisions = replay_format.seat_decisions(data, seat)
+        numbered = request_numbers(replay_format.seat_decisions(data, seat))
     except replay_format.ReplayError as exc:
         raise CommandError(f"replay {source!r}: {exc}") from None
     if step is not None:
-        decisions = [d for d in decisions if d.step >= step][:1]
-        if not decisions:
+        numbered = [(n, d) for n, d in numbered if d.step >= step][:1]
+        if not numbered:
             raise CommandError(f"seat {seat} has no decision at or after step {step}")
     names = [visible(str(n)) for n in data["names"]]
     game = get_game(str(data["game"]))
@@ -446,14 +450,18 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
         click.echo(json.dumps({"event": "seat", "game": game.name, "seat": seat, "names": names,
                                "options": data.get("options")}, separators=(",", ":")))
     else:
+        match = f"; match id {visible(str(data['match_id']))}" if data.get("match_id") else ""
         click.echo(f"{game.title}, {len(names)} seats, as seen by seat {seat} ({names[seat]}); "
-                   f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''}")
-    for decision in decisions:
+                   f"{len(numbered)} decision{'s' if len(numbered) != 1 else ''}{match}")
+    for request, decision in numbered:
         if as_json:
-            click.echo(json.dumps({"event": "decision", **decision.to_json()}, separators=(",", ":")))
+            click.echo(json.dumps({"event": "decision", "request": request, **decision.to_json()},
+                                  separators=(",", ":")))
             continue
-        click.echo(f"\nstep {decision.step}: {decision.prompt.kind}, pick {decision.prompt.pick.value} of: "
-                   f"{decision.prompt.choice_texts() or '(nothing)'}")
+        # step: the referee's count of every step; request: the seat's own count, the one its log names
+        sent = f"request {request}" if request is not None else "not sent"
+        click.echo(f"\nstep {decision.step}, {sent}: {decision.prompt.kind}, pick "
+                   f"{decision.prompt.pick.value} of: {decision.prompt.choice_texts() or '(nothing)'}")
         for event in decision.events:
             click.echo(f"  told: {event.describe(names)}")
         view = ", ".join(f"{k} {_short(v)}" for k, v in decision.view.to_json().items())
@@ -465,6 +473,23 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
                        f"{decision.decision} was applied")
     if bot_path is not None:
         ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
+
+
+Numbered = list[tuple[int | None, replay_format.SeatDecision]]
+
+
+def request_numbers(decisions: Sequence[replay_format.SeatDecision]) -> Numbered:
+    """Return each decision with the seat's own number of its request (0 for the first it was sent), the number
+    the SDK's log and ``DecisionRequest.step`` give it; ``None`` for a decision never sent (the seat was benched).
+    A replay without latencies (older ones) numbers every decision."""
+    if all(d.latency_ms is None for d in decisions):
+        return list(enumerate(decisions))
+    numbered: Numbered = []
+    sent = 0
+    for decision in decisions:
+        numbered.append((sent if decision.latency_ms is not None else None, decision))
+        sent += decision.latency_ms is not None
+    return numbered
 
 
 def _short(value: Any) -> str:
@@ -525,8 +550,8 @@ def show_whole_replay(source: str, data: dict[str, Any], as_json: bool) -> None:
         raise CommandError(f"replay {source!r} does not re-run: {exc}") from None
     game = get_game(data["game"])
     names = [visible(str(n)) for n in data["names"]]
-    print_header({"game": game.name, "seed": data["seed"], "names": names, "options": data["options"]},
-                 game.title, as_json)
+    print_header({"game": game.name, "seed": data["seed"], "names": names, "options": data["options"],
+                  "match_id": data.get("match_id", "")}, game.title, as_json)
     show = event_printer(names, as_json)
     for event in events:
         show(event)

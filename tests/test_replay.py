@@ -184,3 +184,38 @@ def test_a_table_sends_the_head_a_summary_and_the_packed_replay_not_the_record(t
     assert b"arena.games.cabanga" in pickle.dumps(record) and b"arena.games.cabanga" not in sent
     assert {m for m in re.findall(rb"arena[\w.]*", sent)} <= {b"arena.ladder.executor", b"arena.core.referee",
                                                              b"arena.games.base"}
+
+
+def test_a_bots_log_line_leads_to_its_decision_in_replay_seat(tmp_path: Path) -> None:
+    """The bot names a decision by the match id and its own request count (DecisionRequest.step); the replay keeps
+    the match id and `arena replay --seat` numbers the seat's decisions the same way, beside the referee's step,
+    also after the seat was benched (its later decisions were never sent)."""
+    told: list[tuple[str, int]] = []  # (match id, step) of every request seat 0 was sent
+
+    class Telling(LocalSeat):
+        async def decide(self, request: Any) -> Any:
+            told.append((request.match_id, request.step))
+            if len(told) == 3:  # three faults in a row from here: benched at max_faults 3
+                raise RuntimeError("boom")
+            if 3 < len(told) <= 5:
+                raise RuntimeError("boom")
+            return await super().decide(request)
+
+    game = get_game("lama")
+    seats = [Telling("teller", lambda prompt, view: (prompt.choices[0],)), random_seat("r", 1)]
+    record = asyncio.run(referee_match(game, seats, 5, game.options({"rounds": 2}), match_id="lama-0b5e55ed",
+                                       max_faults=3))
+    assert 0 in record.benched
+    path = tmp_path / "m.json"
+    replay_format.write(path, replay_format.from_record(record))
+    assert json.loads(path.read_text())["match_id"] == "lama-0b5e55ed"
+    result = CliRunner().invoke(main, ["replay", str(path), "--seat", "0"])
+    assert result.exit_code == 0, result.output
+    assert "match id lama-0b5e55ed" in result.output.splitlines()[0]
+    numbered = re.findall(r"^step (\d+), (request (\d+)|not sent):", result.output, re.M)
+    sent = [int(n) for _, _, n in numbered if n]
+    assert sent == [step for _, step in told] == list(range(len(told)))
+    assert any(kind == "not sent" for _, kind, _ in numbered)  # benched: the rest of its decisions
+    lines = CliRunner().invoke(main, ["replay", str(path), "--seat", "0", "--json"]).output.splitlines()
+    requests = [json.loads(line).get("request", "absent") for line in lines[1:]]
+    assert [r for r in requests if r is not None] == sent and requests[-1] is None

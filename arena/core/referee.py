@@ -215,6 +215,8 @@ class MatchRecord:
     asked: list[dict[int, float]] = field(default_factory=list)
     """Per step: the seats asked (not benched) and the seconds each took to answer or fault."""
     result: MatchResult | None = None
+    match_id: str = ""
+    """The opaque id every seat was told (MatchStart): what a bot's log names the match by."""
 
     def ranking_places(self) -> tuple[int, ...]:
         """Return the places used for ratings: the game's places, with benched seats placed last (shared)."""
@@ -289,7 +291,7 @@ async def referee_match(
     opts = options if options is not None else game.options()
     state = game.new_match(len(seats), seed, opts)
     record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
-                         latencies=[[] for _ in seats])
+                         latencies=[[] for _ in seats], match_id=match_id)
     table = TableLog(state)
     sent = [0] * len(seats)  # per seat: how many requests it has been sent (its request's step)
     window_end: float | None = None  # when the open sealed window closes (loop clock), with a throw window

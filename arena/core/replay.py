@@ -52,6 +52,7 @@ def from_record(record: MatchRecord) -> dict[str, Any]:
         "latency_ms": [{str(seat): round(seconds * 1000, 3) for seat, seconds in step.items()}
                        for step in record.asked],
         "events": [e.to_json() for e in record.events],
+        **({"match_id": record.match_id} if record.match_id else {}),
     }
 
 

@@ -59,6 +59,7 @@ async def run_match(
     on_event: Callable[[Event], None] | None = None,
     sandbox: Sandbox | None = None,
     throw_window: float = 0.0,
+    match_id: str | None = None,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
 
@@ -72,7 +73,7 @@ async def run_match(
         # without a log folder the bots still log to a private one, so a bot that fails to start can say why
         with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:
             table = ProcessPool(server, log_dir=log_dir or Path(scratch), sandbox=sandbox)
-            match_id = new_match_id(game)
+            match_id = match_id or new_match_id(game)
             try:
                 seats = await table.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),
                                          match=match_id)

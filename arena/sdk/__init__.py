@@ -205,7 +205,7 @@ def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, codec: GameCodec |
             bot.on_clock(max(0.0, request.timeout_ms - age_ms) / 1000)
         return pb.Answer(request_id=request.request_id, picks=_picks(prompt, bot.decide(prompt, view)))
     except Exception as exc:
-        print(f"arena: request {request.request_id} (match {request.match_id}, step {request.step}) failed:",
+        print(f"arena: match {request.match_id}, request {request.step} (id {request.request_id}) failed:",
               file=sys.stderr)
         traceback.print_exc()
         return pb.Answer(request_id=request.request_id,
