@@ -4,6 +4,7 @@ candidates, its answer and latency, or its fault (kind, reason) and the default 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from arena.core import replay as replay_format
@@ -37,12 +38,24 @@ def test_a_faulted_decision_shows_the_fault_and_the_default_on_its_frame_not_a_c
     faulted = [f for f in frames if f["details"].get("0", {}).get("fault")]
     assert faulted, "no frame shows the crash"
     line = faulted[0]["decisions"]["0"]
+    where = PREFIX.match(line)
+    assert where is not None, line  # the referee's step and the seat's own request count, as its log names it
+    line = line[where.end():]
     assert line.startswith("crash: RuntimeError: my throw code is broken; the default applied: nothing thrown")
     assert "candidates: " in line and "decided: -" not in line
-    answered = [f["decisions"][s] for f in frames for s in f["decisions"] if not f["details"][s]["fault"]]
+    answered = [PREFIX.sub("", f["decisions"][s]) for f in frames for s in f["decisions"]
+                if not f["details"][s]["fault"]]
     assert answered and all(text.startswith(("answered ", "threw ")) and ("choices: " in text or "candidates: " in text)
                             for text in answered)
     assert any(" ms (" in text for text in answered)  # the latency, where the replay has it
+    # the requests seat 0 was sent, numbered 0, 1, 2... in order: what DecisionRequest.step told the bot
+    numbers = [f["details"]["0"]["request"] for f in frames if "0" in f["details"]]
+    assert numbers == list(range(len(numbers))) and len(numbers) > 5
+    assert all(f["details"][s]["step"] == int(PREFIX.match(f["decisions"][s]).group(1))  # type: ignore[union-attr]
+               for f in frames for s in f["decisions"])
+
+
+PREFIX = re.compile(r"step (\d+), (?:request \d+|not sent): ")
 
 
 def test_a_seat_sees_the_details_of_its_own_decisions_only() -> None:

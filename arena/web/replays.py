@@ -21,12 +21,14 @@ CHOICES_SHOWN = 12
 """The most choices (or candidates) a frame lists for a decision; the rest are counted."""
 
 
-def decision_detail(prompt: Prompt, answer: str, fault: Fault | None, latency_ms: float | None) -> dict[str, Any]:
+def decision_detail(prompt: Prompt, answer: str, fault: Fault | None, latency_ms: float | None, *,
+                    step: int | None = None, request: int | None = None) -> dict[str, Any]:
     """Return what a frame shows of one seat's decision: its choices or candidates, its answer, or the fault
-    and the default applied instead, and its latency."""
+    and the default applied instead, and its latency; the referee's ``step`` and the seat's own ``request``
+    count (what ``DecisionRequest.step`` and the bot's log say; ``None``: never sent, the seat was benched)."""
     return {"kind": prompt.kind, "pick": prompt.pick.value, "choices": [a.text for a in prompt.choices],
             "answer": answer, "fault": None if fault is None else {"kind": fault.kind.value, "detail": fault.detail},
-            "latency_ms": latency_ms}
+            "latency_ms": latency_ms, "step": step, "request": request}
 
 
 def describe_detail(detail: Mapping[str, Any]) -> str:
@@ -39,12 +41,17 @@ def describe_detail(detail: Mapping[str, Any]) -> str:
     listed = ", ".join(choices[:CHOICES_SHOWN]) + (f" and {len(choices) - CHOICES_SHOWN} more"
                                                    if len(choices) > CHOICES_SHOWN else "")
     offered = f"{'candidates' if subset else 'choices'}: {listed or 'none'}"
+    where = ""
+    if detail.get("step") is not None:
+        request = detail.get("request")
+        where = f"step {detail['step']}, {'request ' + str(request) if request is not None else 'not sent'}: "
     fault = detail["fault"]
     if fault is not None:
         reason = f": {fault['detail']}" if fault.get("detail") else ""
-        return f"{fault['kind']}{reason}; the default applied: {what} ({offered})"
+        return f"{where}{fault['kind']}{reason}; the default applied: {what} ({offered})"
     took = f" in {detail['latency_ms']:.1f} ms" if isinstance(detail["latency_ms"], int | float) else ""
-    return f"{'threw' if subset and answer not in ('', NO_DECISION_TEXT) else 'answered'} {what}{took} ({offered})"
+    verb = "threw" if subset and answer not in ("", NO_DECISION_TEXT) else "answered"
+    return f"{where}{verb} {what}{took} ({offered})"
 
 
 def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
@@ -85,6 +92,7 @@ def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
     raw_latencies = data.get("latency_ms")
     latencies: list[Any] = raw_latencies if isinstance(raw_latencies, list) else []
 
+    sent = [0] * len(names)  # per seat: the requests it was sent so far (its own count, as its log names them)
     log(first)
     frames: list[dict[str, Any]] = [{"table": web.table(state, seat), "events": len(lines), "step": None,
                                      "decisions": {}, "details": {}}]
@@ -95,7 +103,12 @@ def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
             continue  # nothing this seat saw happened
         took = latencies[step.index] if step.index < len(latencies) and isinstance(latencies[step.index], dict) \
             else {}
-        details = {s: decision_detail(prompt, shown[s], by_step.get((step.index, s)), took.get(str(s)))
+        asked = {p.seat: took.get(str(p.seat)) for p in step.prompts}
+        requests = {s: (sent[s] if latency is not None or not took else None) for s, latency in asked.items()}
+        for s, number in requests.items():
+            sent[s] += number is not None
+        details = {s: decision_detail(prompt, shown[s], by_step.get((step.index, s)), took.get(str(s)),
+                                      step=step.index, request=requests[s])
                    for prompt in step.prompts if (s := prompt.seat) in shown}
         frames.append({"table": web.table(state, seat), "events": len(lines), "step": step.kind,
                        "decisions": {str(s): describe_detail(d) for s, d in details.items()},
