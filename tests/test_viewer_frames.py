@@ -62,3 +62,29 @@ def test_a_seat_sees_the_details_of_its_own_decisions_only() -> None:
     data = _replay()
     for frame in viewer_data(data, 1)["frames"]:
         assert set(frame["details"]) <= {"1"} and set(frame["decisions"]) <= {"1"}
+
+
+def test_a_seats_event_log_is_what_replay_seat_says_it_was_told_its_own_draws_included() -> None:
+    """From a seat, the viewer's log holds what the referee told that seat (as `arena replay --seat` shows it):
+    its own private draws, the faults every seat hears of, never another seat's draws."""
+    game = get_game("cabanga")
+    # seat 2 crashes on its plays (every seat hears of those faults); seat 0 on its sealed throws (nobody does)
+    seats = [LocalSeat("crasher", _crash_on_throw), LocalSeat("a", _first), LocalSeat("c", _crash_on_play)]
+    data = replay_format.from_record(asyncio.run(referee_match(game, seats, 11, game.options({"rounds": 1}),
+                                                               max_faults=100)))
+    names = [str(n) for n in data["names"]]
+    for seat in range(3):
+        log = [line["text"] for line in viewer_data(data, seat)["events"]]
+        told = [e.describe(names) for d in replay_format.seat_decisions(data, seat) for e in d.events]
+        assert told and log[:len(told)] == told  # the same lines in the same order, up to its last decision
+        private = [t for t in log if t.endswith(" only)")]  # a seat's own draw: "c draws R3 B9 (seen by c only)"
+        assert private and all(t.startswith(f"{names[seat]} draws ") for t in private), (seat, private)
+        heard = [t for t in log if "faulted" in t]
+        assert heard and all(t.startswith("c faulted") for t in heard)  # seat 0's sealed throws are not told
+    assert not [t for t in (line["text"] for line in viewer_data(data, None)["events"]) if t.endswith(" only)")]
+
+
+def _crash_on_play(prompt: Prompt, view: View) -> tuple[Any, ...]:
+    if prompt.kind == "play":
+        raise RuntimeError("my play code is broken")
+    return prompt.default

@@ -224,15 +224,8 @@ def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
     Raises :class:`ReplayError` when the replay does not re-run, or the seat is not at its table.
     """
     state, steps = _start(data)
-    if not 0 <= seat < state.seats:
-        raise ReplayError(f"seat {seat} is not at this {state.seats}-seat table (seats 0..{state.seats - 1})")
-    faults: dict[int, list[Fault]] = {}
-    try:
-        for raw in data.get("faults") or []:
-            fault = Fault.from_json(raw)
-            faults.setdefault(fault.step, []).append(fault)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(f"not an arena replay: bad fault {exc}") from None
+    _check_seat(state, seat)
+    faults = _faults_by_step(data)
     latencies = data.get("latency_ms")
     table = TableLog(state)
     out: list[SeatDecision] = []
@@ -250,3 +243,41 @@ def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
                 table.fault(fault.seat, fault.kind)
         table.apply(decisions)
     return out
+
+
+def told_by_step(data: Mapping[str, Any], seat: int) -> list[tuple[Event, ...]]:
+    """Re-run a replay and return what ``seat`` was told: first the events of the match's start, then for each
+    step the events that step brought it, as the referee tells them (:class:`TableLog`): the public events, the
+    seat's own private ones where they happened, and the faults every seat is told of (:class:`SeatFaulted`).
+
+    Raises :class:`ReplayError` when the replay does not re-run, or the seat is not at its table.
+    """
+    state, steps = _start(data)
+    _check_seat(state, seat)
+    faults = _faults_by_step(data)
+    table = TableLog(state)
+    told = [table.since_last(seat)]
+    for index, step in enumerate(steps):
+        _, decisions = _decisions(state, index, step)
+        for fault in faults.get(index, ()):
+            if fault.kind is not FaultKind.BENCHED:
+                table.fault(fault.seat, fault.kind)
+        table.apply(decisions)
+        told.append(table.since_last(seat))
+    return told
+
+
+def _check_seat(state: MatchState, seat: int) -> None:
+    if not 0 <= seat < state.seats:
+        raise ReplayError(f"seat {seat} is not at this {state.seats}-seat table (seats 0..{state.seats - 1})")
+
+
+def _faults_by_step(data: Mapping[str, Any]) -> dict[int, list[Fault]]:
+    faults: dict[int, list[Fault]] = {}
+    try:
+        for raw in data.get("faults") or []:
+            fault = Fault.from_json(raw)
+            faults.setdefault(fault.step, []).append(fault)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"not an arena replay: bad fault {exc}") from None
+    return faults

@@ -93,13 +93,17 @@ def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
     latencies: list[Any] = raw_latencies if isinstance(raw_latencies, list) else []
 
     sent = [0] * len(names)  # per seat: the requests it was sent so far (its own count, as its log names them)
-    log(first)
+    # a seat's log is what it was told: the public events, its own private ones (the cards it drew) and the
+    # faults every seat is told of, as `arena replay --seat` shows them; from above, the public events
+    told = replay.told_by_step(data, seat) if seat is not None else None
+    log(list(told[0]) if told is not None else first)
     frames: list[dict[str, Any]] = [{"table": web.table(state, seat), "events": len(lines), "step": None,
                                      "decisions": {}, "details": {}}]
     for step in steps:
-        log(step.events)
+        heard = list(told[step.index + 1]) if told is not None else step.events
+        log(heard)
         shown = step.decisions if seat is None else {s: t for s, t in step.decisions.items() if s == seat}
-        if seat is not None and not shown and not step.events:
+        if seat is not None and not shown and not heard:
             continue  # nothing this seat saw happened
         took = latencies[step.index] if step.index < len(latencies) and isinstance(latencies[step.index], dict) \
             else {}
