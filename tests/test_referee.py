@@ -11,6 +11,7 @@ import pytest
 from arena.core import replay as replay_format
 from arena.core.referee import (
     Clock,
+    Defaulted,
     FaultKind,
     LocalSeat,
     MatchRecord,
@@ -20,7 +21,7 @@ from arena.core.referee import (
     referee_match,
 )
 from arena.games import get_game
-from arena.games.base import Decision, DecisionKind, GameError, Prompt, View, random_decision
+from arena.games.base import Decision, DecisionKind, Event, GameError, Prompt, View, random_decision
 
 CABANGA = get_game("cabanga")
 LAMA = get_game("lama")
@@ -204,3 +205,23 @@ def test_time_bank_runs_out_within_a_match() -> None:
     assert slow.limits[-1] == pytest.approx(0.05, abs=1e-6)  # the bank is spent: only the deadline is left
     timeouts = [f for f in record.faults if f.seat == 0 and f.kind is FaultKind.TIMEOUT]
     assert timeouts and timeouts[0].step > 0  # the first requests ran on the bank
+
+
+def test_the_operator_sees_a_defaulted_decision_where_it_happened_and_no_seat_is_told() -> None:
+    """on_event (what `arena match` prints) gets a Defaulted line for each fault, just before the events its step
+    caused, sealed throws included; the record's events and what the seats are told stay the game's."""
+    def crash(prompt: Prompt, view: View) -> Decision:
+        raise RuntimeError("boom")
+
+    game = get_game("cabanga")
+    seen: list[Event] = []
+    seats = [LocalSeat("crasher", crash), random_seat("a", 1), random_seat("b", 2)]
+    record = asyncio.run(referee_match(game, seats, 4, game.options({"rounds": 1}), max_faults=1000,
+                                       on_event=seen.append))
+    defaulted = [e for e in seen if isinstance(e, Defaulted)]
+    assert len(defaulted) == len(record.faults) > 0
+    assert [(d.seat, d.fault) for d in defaulted] == [(f.seat, f.kind) for f in record.faults]
+    assert not any(isinstance(e, Defaulted) for e in record.events)
+    first = seen.index(defaulted[0])
+    assert seen[first + 1].to_json()["event"] in ("played", "threw", "throws_closed")  # the step it defaulted
+    assert defaulted[0].describe(["crasher", "a", "b"]).startswith("crasher faulted (crash); the default is applied: ")

@@ -13,10 +13,10 @@ import contextlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from arena.games.base import Clock as Clock
 from arena.games.base import (
+    NO_DECISION_TEXT,
     Decision,
     Event,
     Game,
@@ -30,6 +30,7 @@ from arena.games.base import (
     decision_text,
     random_decision,
 )
+from arena.games.base import Clock as Clock
 from arena.games.base import FaultKind as FaultKind
 from arena.games.base import MatchInfo as MatchInfo
 from arena.games.base import SeatFaulted as SeatFaulted
@@ -58,6 +59,25 @@ class Fault:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Fault:
         return cls(int(data["seat"]), int(data["step"]), FaultKind(data["kind"]), str(data["detail"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Defaulted(Event):
+    """For the operator's listing only (``referee_match``'s ``on_event``): ``seat``'s decision at this step was
+    replaced by the default ``decision`` for a fault of ``fault``. Never told to a seat (a fault in a sealed window
+    would tell that the seat held a card) and never kept in the record's events: the record keeps the fault."""
+
+    kind: ClassVar[str] = "defaulted"
+    seat: int
+    fault: FaultKind
+    decision: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, "seat": self.seat, "kind": self.fault.value, "default": self.decision}
+
+    def describe(self, names: Sequence[str]) -> str:
+        applied = "nothing" if self.decision == NO_DECISION_TEXT else self.decision
+        return f"{names[self.seat]} faulted ({self.fault.value}); the default is applied: {applied}"
 
 
 class TableLog:
@@ -335,6 +355,7 @@ async def referee_match(
         record.step_seconds.append(loop.time() - asked_at)
         took: dict[int, float] = {}
         record.asked.append(took)
+        faulted = len(record.faults)  # the faults of this step are the ones recorded from here
         for prompt, answer, elapsed in answers:
             s = prompt.seat
             record.latencies[s].append(elapsed)
@@ -354,6 +375,9 @@ async def referee_match(
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
         record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
+        if on_event is not None:  # the operator sees a defaulted decision where it happened, sealed ones too
+            for fault in record.faults[faulted:]:
+                on_event(Defaulted(fault.seat, fault.kind, record.steps[-1][fault.seat]))
         emit(table.apply(decisions))
         if throw_window > 0 and state.opens_window():
             window_end = loop.time() + throw_window
