@@ -290,3 +290,19 @@ def test_the_search_bots_pass_check_at_a_short_deadline(game: str, name: str) ->
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["passed"] and report["verdict"].startswith(f"PASS: {name}")
+
+
+def test_a_state_copies_itself_and_a_game_without_copies_says_so() -> None:
+    """clone is the rules' own method (the search toolkit reads no private field of a state); a game whose
+    rules do not offer copies refuses with a GameError, not a half-made state."""
+    from arena.games import get_game
+    from arena.games.base import GameError
+
+    state = get_game("cabanga").new_match(4, 3)
+    copy = state.clone()
+    assert copy is not state and copy.view(0) == state.view(0) and copy.pending() == state.pending()
+    copy.apply({p.seat: (p.choices[0],) if p.pick.value == "one" else () for p in copy.pending()})
+    assert copy.view(0) != state.view(0) or copy.pending() != state.pending()  # the original did not move
+    goofspiel = get_game("goofspiel").new_match(2, 1)
+    with pytest.raises(GameError, match="goofspiel does not offer copies"):
+        goofspiel.clone()

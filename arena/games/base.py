@@ -17,7 +17,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, NoReturn, Protocol, TypeAlias
+from typing import Any, ClassVar, NamedTuple, NoReturn, Protocol, Self, TypeAlias
 
 
 class GameError(ValueError):
@@ -349,6 +349,30 @@ class MatchState(ABC):
     @abstractmethod
     def totals(self) -> tuple[int, ...]:
         """Return every seat's running total."""
+
+    def clone(self, rng: random.Random | None = None) -> Self:
+        """Return a copy of this state to play on, for a search's world: its own hands, piles and generator, and
+        an empty log. ``rng`` is the copy's generator for its later shuffles; default a copy of this state's (the
+        slow part of a clone: a search that seeds a generator per world passes one).
+
+        Raises :class:`GameError` for a game that does not offer copies (it has no :meth:`_copy_into`).
+        """
+        new = type(self).__new__(type(self))
+        new.seats = self.seats
+        new.seed = self.seed
+        if rng is None:
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self._rng.getstate())
+        new._rng = rng
+        new._log = []
+        new._private = [[] for _ in range(self.seats)]
+        new._over = self._over
+        self._copy_into(new)
+        return new
+
+    def _copy_into(self, new: Any) -> None:
+        """Copy the game's own state into ``new`` (a bare instance of this class), every mutable part anew."""
+        raise GameError(f"{self.game} does not offer copies of a match state")
 
     def opens_window(self) -> bool:
         """Return whether the step just applied opened a window for a sealed decision of several seats.

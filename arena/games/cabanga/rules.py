@@ -537,6 +537,24 @@ class CabangaState(MatchState):
 
     # --- the interface
 
+    def _copy_into(self, new: Any) -> None:
+        """Copy the rules' own state into ``new`` for :meth:`clone`, every mutable part anew."""
+        new.options = self.options
+        new._round = self._round
+        new._starter = self._starter
+        new._active = self._active
+        new._step = self._step
+        new._row = self._row
+        new._owed = self._owed
+        new._previous_colour = self._previous_colour
+        new._hands = [hand[:] for hand in self._hands]
+        new._piles = [pile[:] for pile in self._piles]
+        new._penalty = self._penalty[:]
+        new._set_aside = self._set_aside[:]
+        new._totals = self._totals[:]
+        new._pending = self._pending
+        new._window = self._window
+
     def pending(self) -> tuple[Prompt, ...]:
         """Return the prompts of this step in seat order (computed once per step); empty once over."""
         return self._pending

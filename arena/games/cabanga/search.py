@@ -168,37 +168,8 @@ def knowledge_from(state: CabangaState, seat: int, **kwargs: Any) -> CabangaKnow
 
 
 def clone(state: CabangaState, rng: random.Random | None = None) -> CabangaState:
-    """Return a copy of ``state`` to play on: its own hands, piles and generator, an empty log (fast).
-
-    ``rng``: the copy's generator for its later shuffles; default a copy of the state's (the slow part of a
-    clone: a search that seeds a generator per world passes one).
-    """
-    new = CabangaState.__new__(CabangaState)
-    new.seats = state.seats
-    new.seed = state.seed
-    if rng is None:
-        rng = random.Random.__new__(random.Random)
-        rng.setstate(state._rng.getstate())
-    new._rng = rng
-    new._log = []
-    new._private = [[] for _ in range(state.seats)]
-    new._over = state._over
-    new.options = state.options
-    new._round = state._round
-    new._starter = state._starter
-    new._active = state._active
-    new._step = state._step
-    new._row = state._row
-    new._owed = state._owed
-    new._previous_colour = state._previous_colour
-    new._hands = [hand[:] for hand in state._hands]
-    new._piles = [pile[:] for pile in state._piles]
-    new._penalty = state._penalty[:]
-    new._set_aside = state._set_aside[:]
-    new._totals = state._totals[:]
-    new._pending = state._pending
-    new._window = state._window
-    return new
+    """Return a copy of ``state`` to play on (:meth:`arena.games.base.MatchState.clone`)."""
+    return state.clone(rng)
 
 
 def sample_world(view: CabangaView, knowledge: CabangaKnowledge, rng: random.Random,

@@ -571,6 +571,21 @@ class LamaState(MatchState):
 
     # --- the interface
 
+    def _copy_into(self, new: Any) -> None:
+        """Copy the rules' own state into ``new`` for :meth:`clone`, every mutable part anew."""
+        new._options = self._options
+        new._round = self._round
+        new._totals = self._totals[:]
+        new._hands = [hand[:] for hand in self._hands]
+        new._sizes = self._sizes[:]
+        new._in_round = self._in_round[:]
+        new._left = self._left
+        new._draw = self._draw[:]
+        new._discard = self._discard[:]
+        new._top = self._top
+        new._active = self._active
+        new._pending = self._pending
+
     def pending(self) -> tuple[Prompt, ...]:
         """Return the active seat's turn prompt (see the module docstring); ``()`` once the match is over."""
         return self._pending

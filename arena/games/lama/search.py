@@ -146,33 +146,8 @@ def knowledge_from(state: LamaState, seat: int, **kwargs: Any) -> LamaKnowledge:
 
 
 def clone(state: LamaState, rng: random.Random | None = None) -> LamaState:
-    """Return a copy of ``state`` to play on: its own hands, piles and generator, an empty log (fast).
-
-    ``rng``: the copy's generator; default a copy of the state's.
-    """
-    new = LamaState.__new__(LamaState)
-    new.seats = state.seats
-    new.seed = state.seed
-    if rng is None:
-        rng = random.Random.__new__(random.Random)
-        rng.setstate(state._rng.getstate())
-    new._rng = rng
-    new._log = []
-    new._private = [[] for _ in range(state.seats)]
-    new._over = state._over
-    new._options = state._options
-    new._round = state._round
-    new._totals = state._totals[:]
-    new._hands = [hand[:] for hand in state._hands]
-    new._sizes = state._sizes[:]
-    new._in_round = state._in_round[:]
-    new._left = state._left
-    new._draw = state._draw[:]
-    new._discard = state._discard[:]
-    new._top = state._top
-    new._active = state._active
-    new._pending = state._pending
-    return new
+    """Return a copy of ``state`` to play on (:meth:`arena.games.base.MatchState.clone`)."""
+    return state.clone(rng)
 
 
 def sample_world(view: LamaView, knowledge: LamaKnowledge, rng: random.Random,
