@@ -437,12 +437,12 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
         show_whole_replay(source, data, as_json)
         return
     try:
-        numbered = request_numbers(replay_format.seat_decisions(data, seat))
+        decisions = replay_format.seat_decisions(data, seat)
     except replay_format.ReplayError as exc:
         raise CommandError(f"replay {source!r}: {exc}") from None
     if step is not None:
-        numbered = [(n, d) for n, d in numbered if d.step >= step][:1]
-        if not numbered:
+        decisions = [d for d in decisions if d.step >= step][:1]
+        if not decisions:
             raise CommandError(f"seat {seat} has no decision at or after step {step}")
     names = [visible(str(n)) for n in data["names"]]
     game = get_game(str(data["game"]))
@@ -452,14 +452,13 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
     else:
         match = f"; match id {visible(str(data['match_id']))}" if data.get("match_id") else ""
         click.echo(f"{game.title}, {len(names)} seats, as seen by seat {seat} ({names[seat]}); "
-                   f"{len(numbered)} decision{'s' if len(numbered) != 1 else ''}{match}")
-    for request, decision in numbered:
+                   f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''}{match}")
+    for decision in decisions:
         if as_json:
-            click.echo(json.dumps({"event": "decision", "request": request, **decision.to_json()},
-                                  separators=(",", ":")))
+            click.echo(json.dumps({"event": "decision", **decision.to_json()}, separators=(",", ":")))
             continue
         # step: the referee's count of every step; request: the seat's own count, the one its log names
-        sent = f"request {request}" if request is not None else "not sent"
+        sent = f"request {decision.request}" if decision.request is not None else "not sent"
         click.echo(f"\nstep {decision.step}, {sent}: {decision.prompt.kind}, pick "
                    f"{decision.prompt.pick.value} of: {decision.prompt.choice_texts() or '(nothing)'}")
         for event in decision.events:
@@ -473,23 +472,6 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
                        f"{decision.decision} was applied")
     if bot_path is not None:
         ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
-
-
-Numbered = list[tuple[int | None, replay_format.SeatDecision]]
-
-
-def request_numbers(decisions: Sequence[replay_format.SeatDecision]) -> Numbered:
-    """Return each decision with the seat's own number of its request (0 for the first it was sent), the number
-    the SDK's log and ``DecisionRequest.step`` give it; ``None`` for a decision never sent (the seat was benched).
-    A replay without latencies (older ones) numbers every decision."""
-    if all(d.latency_ms is None for d in decisions):
-        return list(enumerate(decisions))
-    numbered: Numbered = []
-    sent = 0
-    for decision in decisions:
-        numbered.append((sent if decision.latency_ms is not None else None, decision))
-        sent += decision.latency_ms is not None
-    return numbered
 
 
 def _short(value: Any) -> str:

@@ -202,6 +202,9 @@ class SeatDecision:
     latency_ms: float | None
     """How long the seat took; ``None`` when it was not asked (benched) or the replay does not say."""
     fault: Fault | None
+    request: int | None = None
+    """The seat's own number of this request (0 for the first it was sent), which ``DecisionRequest.step`` and
+    the SDK's log give it; ``None`` for a decision never sent (the seat was benched)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -215,7 +218,56 @@ class SeatDecision:
             "decision": self.decision,
             "latency_ms": self.latency_ms,
             "fault": None if self.fault is None else {"kind": self.fault.kind.value, "detail": self.fault.detail},
+            "request": self.request,
         }
+
+
+def was_sent(data: Mapping[str, Any], index: int, seat: int) -> bool:
+    """Return whether ``seat``'s decision at step ``index`` was sent to it: the replay records a latency for it,
+    or the replay records no latencies at all (an older one: every decision counts as sent)."""
+    latencies = data.get("latency_ms")
+    if not isinstance(latencies, list):
+        return True
+    took = latencies[index] if index < len(latencies) else None
+    return isinstance(took, dict) and str(seat) in took
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatStep:
+    """One step of a replay as one seat met it (:func:`_seat_walk`)."""
+
+    index: int
+    prompt: Prompt | None
+    """The seat's prompt at this step; ``None`` when it was not asked to decide."""
+    view: View | None
+    """The seat's view when it decided (``None`` when it did not)."""
+    decision: str
+    faults: tuple[Fault, ...]
+    told: tuple[Event, ...]
+    """What the step brought the seat, as the referee tells it: public events, its private ones, faults."""
+
+
+def _seat_walk(data: Mapping[str, Any], seat: int) -> tuple[tuple[Event, ...], list[_SeatStep]]:
+    """Re-run a replay through the referee's :class:`TableLog`, the one owner of what each seat is told; return
+    what ``seat`` was told at the start and every step as it met it. Raises :class:`ReplayError`."""
+    state, steps = _start(data)
+    if not 0 <= seat < state.seats:
+        raise ReplayError(f"seat {seat} is not at this {state.seats}-seat table (seats 0..{state.seats - 1})")
+    faults = _faults_by_step(data)
+    table = TableLog(state)
+    start = table.since_last(seat)
+    walked: list[_SeatStep] = []
+    for index, step in enumerate(steps):
+        prompts, decisions = _decisions(state, index, step)
+        mine = next((p for p in prompts if p.seat == seat), None)
+        view = state.view(seat) if mine is not None else None
+        here = tuple(faults.get(index, ()))
+        for fault in here:
+            if fault.kind is not FaultKind.BENCHED:
+                table.fault(fault.seat, fault.kind)
+        table.apply(decisions)
+        walked.append(_SeatStep(index, mine, view, str(step.get(str(seat), "")), here, table.since_last(seat)))
+    return start, walked
 
 
 def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
@@ -223,25 +275,21 @@ def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
 
     Raises :class:`ReplayError` when the replay does not re-run, or the seat is not at its table.
     """
-    state, steps = _start(data)
-    _check_seat(state, seat)
-    faults = _faults_by_step(data)
+    start, walked = _seat_walk(data, seat)
     latencies = data.get("latency_ms")
-    table = TableLog(state)
     out: list[SeatDecision] = []
-    for index, step in enumerate(steps):
-        prompts, decisions = _decisions(state, index, step)
-        for prompt in prompts:
-            if prompt.seat == seat:
-                mine = next((f for f in faults.get(index, ()) if f.seat == seat), None)
-                took = latencies[index].get(str(seat)) if isinstance(latencies, list) and index < len(latencies) \
-                    else None
-                out.append(SeatDecision(index, prompt, state.view(seat), table.since_last(seat),
-                                        step[str(seat)], took, mine))
-        for fault in faults.get(index, ()):
-            if fault.kind is not FaultKind.BENCHED:
-                table.fault(fault.seat, fault.kind)
-        table.apply(decisions)
+    heard = list(start)  # told since the seat's previous decision
+    sent = 0
+    for st in walked:
+        if st.prompt is not None and st.view is not None:
+            took = latencies[st.index].get(str(seat)) if isinstance(latencies, list) and st.index < len(latencies) \
+                else None
+            request = sent if was_sent(data, st.index, seat) else None
+            sent += request is not None
+            out.append(SeatDecision(st.index, st.prompt, st.view, tuple(heard), st.decision, took,
+                                    next((f for f in st.faults if f.seat == seat), None), request))
+            heard = []
+        heard.extend(st.told)
     return out
 
 
@@ -252,24 +300,8 @@ def told_by_step(data: Mapping[str, Any], seat: int) -> list[tuple[Event, ...]]:
 
     Raises :class:`ReplayError` when the replay does not re-run, or the seat is not at its table.
     """
-    state, steps = _start(data)
-    _check_seat(state, seat)
-    faults = _faults_by_step(data)
-    table = TableLog(state)
-    told = [table.since_last(seat)]
-    for index, step in enumerate(steps):
-        _, decisions = _decisions(state, index, step)
-        for fault in faults.get(index, ()):
-            if fault.kind is not FaultKind.BENCHED:
-                table.fault(fault.seat, fault.kind)
-        table.apply(decisions)
-        told.append(table.since_last(seat))
-    return told
-
-
-def _check_seat(state: MatchState, seat: int) -> None:
-    if not 0 <= seat < state.seats:
-        raise ReplayError(f"seat {seat} is not at this {state.seats}-seat table (seats 0..{state.seats - 1})")
+    start, walked = _seat_walk(data, seat)
+    return [start, *(st.told for st in walked)]
 
 
 def _faults_by_step(data: Mapping[str, Any]) -> dict[int, list[Fault]]:

@@ -107,8 +107,7 @@ def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
             continue  # nothing this seat saw happened
         took = latencies[step.index] if step.index < len(latencies) and isinstance(latencies[step.index], dict) \
             else {}
-        asked = {p.seat: took.get(str(p.seat)) for p in step.prompts}
-        requests = {s: (sent[s] if latency is not None or not took else None) for s, latency in asked.items()}
+        requests = {p.seat: sent[p.seat] if replay.was_sent(data, step.index, p.seat) else None for p in step.prompts}
         for s, number in requests.items():
             sent[s] += number is not None
         details = {s: decision_detail(prompt, shown[s], by_step.get((step.index, s)), took.get(str(s)),
