@@ -15,7 +15,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the example bots live in the repo's bots/
 
 from arena.games import get_game
-from arena.sdk import Bot, decide
+from arena.sdk import Bot
 from bots.cabanga_greedy.bot import GreedyCabanga
 from bots.cabanga_random.bot import RandomCabanga
 from bots.cabanga_thrower.bot import ThrowerCabanga
@@ -83,7 +83,7 @@ def play(game_name: str, bots: Sequence[Bot], seed: int) -> tuple[int, ...]:
     game = get_game(game_name)
     state = game.new_match(len(bots), seed, game.options())
     while not state.over:
-        state.apply({p.seat: decide(bots[p.seat], p, state.view(p.seat)) for p in state.pending()})
+        state.apply({p.seat: bots[p.seat].decide(p, state.view(p.seat)) for p in state.pending()})
     result = state.result
     assert result is not None
     return tuple(result.places)

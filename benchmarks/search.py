@@ -3,8 +3,8 @@
 Run: python benchmarks/search.py [--seconds S] [--seats N]
 
 One core, one process, CPU time (``time.process_time``). For each game: positions from seeded greedy matches
-(every 7th step), then (1) ``clone`` of those positions, (2) ``sample_world`` from the seat to play's view and
-knowledge, (3) playouts: a clone of a sampled world played on by the greedy rollout policy with ``simulate`` to
+(every 7th step), then (1) ``MatchState.clone`` of those positions, (2) ``sample_world`` from the seat to play's
+view and knowledge, (3) playouts: a clone of a sampled world played on by the greedy rollout policy with ``simulate`` to
 the end of its round, counting the engine steps applied. Target (issue 21): 20,000 Cabanga! playout steps a
 second.
 """
@@ -43,7 +43,7 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
         step = 0
         while not state.over and len(states) < 40:
             if step % 7 == 3:
-                states.append(tools.clone(state))
+                states.append(state.clone())
             state.apply({p.seat: tools.greedy_policy(state, p) for p in state.pending()})
             step += 1
         seed += 1
@@ -55,7 +55,7 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
 
     def clones() -> int:
         for state in states:
-            tools.clone(state)
+            state.clone()
         return len(states)
 
     def samples() -> int:
@@ -68,7 +68,7 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
     def steps() -> int:
         total = 0
         for world in worlds:
-            total += simulate(tools.clone(world, random.Random(7)), tools.greedy_policy, rounds=1).steps
+            total += simulate(world.clone(random.Random(7)), tools.greedy_policy, rounds=1).steps
         return total
 
     print(f"{name:8} {seats} seats: {rate(clones, seconds):9,.0f} clones/s  {rate(samples, seconds):8,.0f} "

@@ -16,12 +16,10 @@ from hypothesis import strategies as st
 
 from arena.core.referee import Clock, referee_match
 from arena.games.cabanga import CABANGA, CabangaState, Card
-from arena.games.cabanga.search import clone as clone_cabanga
 from arena.games.cabanga.search import greedy_policy as cabanga_greedy
 from arena.games.cabanga.search import knowledge_from as cabanga_knowledge
 from arena.games.cabanga.search import sample_world as sample_cabanga
 from arena.games.lama import LAMA, LamaState
-from arena.games.lama.search import clone as clone_lama
 from arena.games.lama.search import greedy_policy as lama_greedy
 from arena.games.lama.search import knowledge_from as lama_knowledge
 from arena.games.lama.search import sample_world as sample_lama
@@ -132,7 +130,7 @@ def test_simulate_from_a_cabanga_world_is_the_engines_own_play() -> None:
     """``simulate`` on a clone gives the events, totals and end that ``apply`` gives for the same decisions."""
     for seed in range(6):
         state = cabanga_after(4, seed, 17 * seed)
-        copy = clone_cabanga(state)
+        copy = state.clone()
         played = simulate(copy, cabanga_greedy, rounds=None, record=True)
         start = len(state.events)
         while not state.over:
@@ -198,7 +196,7 @@ def test_simulate_from_a_lama_world_is_the_engines_own_play() -> None:
     """``simulate`` on a clone gives the events, totals and end that ``apply`` gives for the same decisions."""
     for seed in range(6):
         state = lama_after(3, seed, 13 * seed)
-        copy = clone_lama(state)
+        copy = state.clone()
         played = simulate(copy, lama_greedy, rounds=None, record=True)
         start = len(state.events)
         while not state.over:

@@ -41,7 +41,7 @@ from google.protobuf.any_pb2 import Any as AnyMessage
 from grpc import aio
 
 from arena.games import ENVIRONMENT, get_game, register_text
-from arena.games.base import Clock, Decision, Event, GameError, MatchInfo, MatchResult, Prompt, View, decision_text
+from arena.games.base import Clock, Decision, Event, GameError, MatchInfo, MatchResult, Prompt, decision_text
 from arena.games.bot import Bot
 from arena.games.codec import GameCodec
 from arena.protocol import codec as wire
@@ -63,11 +63,6 @@ CHANNEL_OPTIONS = [
 ]
 SAFETY_MARGIN_MS = 2
 """Milliseconds kept in hand when judging whether a request can still be answered in time."""
-
-
-def decide(bot: Bot, prompt: Prompt, view: View) -> Decision:
-    """Ask ``bot`` for the decision ``prompt`` wants and return it as a decision tuple."""
-    return bot.decide(prompt, view)
 
 
 def local_seat(bot: Bot, name: str) -> LocalSeat:

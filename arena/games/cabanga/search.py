@@ -167,11 +167,6 @@ def knowledge_from(state: CabangaState, seat: int, **kwargs: Any) -> CabangaKnow
 # ------------------------------------------------------------------------------------------------ worlds
 
 
-def clone(state: CabangaState, rng: random.Random | None = None) -> CabangaState:
-    """Return a copy of ``state`` to play on (:meth:`arena.games.base.MatchState.clone`)."""
-    return state.clone(rng)
-
-
 def sample_world(view: CabangaView, knowledge: CabangaKnowledge, rng: random.Random,
                  options: CabangaOptions | None = None, *, tries: int = 64) -> CabangaState:
     """Return a match state that agrees with ``view`` and ``knowledge``, its hidden cards dealt at random.
@@ -376,7 +371,7 @@ def pimc_play(view: CabangaView, choices: Sequence[PlayCard], knowledge: Cabanga
         world_seed = rng.getrandbits(32)
         scores = []
         for play in candidates:
-            trial = clone(world, random.Random(world_seed))
+            trial = world.clone(random.Random(world_seed))
             trial._apply({seat: (play,)})
             done = simulate(trial, greedy_policy, rounds=1, max_steps=horizon if horizon is not None else 100_000)
             if report is not None:

@@ -145,11 +145,6 @@ def knowledge_from(state: LamaState, seat: int, **kwargs: Any) -> LamaKnowledge:
 # ------------------------------------------------------------------------------------------------ worlds
 
 
-def clone(state: LamaState, rng: random.Random | None = None) -> LamaState:
-    """Return a copy of ``state`` to play on (:meth:`arena.games.base.MatchState.clone`)."""
-    return state.clone(rng)
-
-
 def sample_world(view: LamaView, knowledge: LamaKnowledge, rng: random.Random,
                  options: LamaOptions | None = None, *, tries: int = 64) -> LamaState:
     """Return a match state that agrees with ``view`` and ``knowledge``, its hidden cards dealt at random.
@@ -282,7 +277,7 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
         world_seed = rng.getrandbits(32)
         scores = []
         for choice in candidates:
-            trial = clone(world, random.Random(world_seed))
+            trial = world.clone(random.Random(world_seed))
             events = trial._apply({seat: (choice,)})
             trial._log.extend(events)
             steps = 0
