@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 from importlib import metadata
 from types import ModuleType
+from typing import TypeVar
 
 from arena.games.base import Game, GameError
 
@@ -38,8 +39,12 @@ ENTRY_POINT_GROUP = "arena.games"
 ENVIRONMENT = "ARENA_GAMES"
 """The environment variable naming games to register: ``name=package`` pairs separated by commas."""
 
+T = TypeVar("T")
+
 _loaded: dict[str, Game] = {}
 _registered: dict[str, str] = {}
+_installed: dict[str, str] | None = None
+"""The games of the installed distributions' entry points, read once per process."""
 
 
 def register(name: str, package: str) -> None:
@@ -74,11 +79,10 @@ def register_text(text: str) -> None:
 def game_packages() -> dict[str, str]:
     """Return every registered game's package by the game's name: built in, then entry points, then
     :func:`register` (a later source wins)."""
-    packages = dict(BUILTIN)
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        packages[entry.name] = entry.value
-    packages.update(_registered)
-    return packages
+    global _installed
+    if _installed is None:
+        _installed = {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    return {**BUILTIN, **_installed, **_registered}
 
 
 def game_names() -> list[str]:
@@ -119,6 +123,16 @@ def game_part(name: str, part: str) -> ModuleType:
         get_game(name)  # raises the unknown game's error
         raise AssertionError("unreachable")
     return _import(f"{package}.{part}", name, part)
+
+
+def game_part_value(name: str, part: str, attribute: str, kind: type[T]) -> T:
+    """Return ``attribute`` of game ``name``'s module ``part`` (the ``CODEC`` of its ``codec``, the ``TOOLS`` of its
+    ``tools``), checked to be a ``kind``. Raises :class:`GameError` for an unknown game or one without it."""
+    value = getattr(game_part(name, part), attribute, None)
+    if not isinstance(value, kind):
+        raise GameError(f"game {name!r}: its {part} module has no {attribute} "
+                        f"(an {kind.__module__}.{kind.__qualname__})")
+    return value
 
 
 def _import(module: str, game: str, part: str = "") -> ModuleType:

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import game_part
-from arena.games.base import GameError, MatchState
+from arena.games import game_part_value
+from arena.games.base import MatchState
 
 DEFAULT_DRAW_RATE = 0.05
 """The draw probability given to TrueSkill for a game and seat count without a measured one."""
@@ -63,7 +63,4 @@ class GameTools:
 def game_tools(name: str) -> GameTools:
     """Return the author tools' data of game ``name`` (its folder's ``tools.TOOLS``). Raises :class:`GameError`
     for an unknown game or one without it."""
-    tools = getattr(game_part(name, "tools"), "TOOLS", None)
-    if not isinstance(tools, GameTools):
-        raise GameError(f"game {name!r}: its tools module has no TOOLS (an arena.games.tools.GameTools)")
-    return tools
+    return game_part_value(name, "tools", "TOOLS", GameTools)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 
-from arena.games import game_part
+from arena.games import game_part_value
 from arena.games.base import (
     Action,
     Decision,
@@ -55,11 +55,9 @@ def codec_for(game: str) -> GameCodec:
     codec = _codecs.get(game)
     if codec is None:
         try:
-            codec = game_part(game, "codec").CODEC
-        except (GameError, AttributeError) as exc:
+            codec = game_part_value(game, "codec", "CODEC", GameCodec)
+        except GameError as exc:
             raise WireError(f"no codec for game {game!r}: {exc}") from None
-        if not isinstance(codec, GameCodec):
-            raise WireError(f"game {game!r}: its codec.CODEC is not an arena.games.codec.GameCodec")
         _codecs[game] = codec
     return codec
 
