@@ -64,7 +64,9 @@ def test_a_hostile_bot_in_a_ladder_ends_last_and_the_other_matches_all_complete(
         assert faults == [("hostile", "timeout")]
     assert not [p for p in os.listdir("/proc") if p.isdigit() and _has_mark(p, mark)], "the bomb outlived the ladder"
     played, times_benched = benched
-    assert played >= 3 and times_benched == played  # benched in every match it sat in
+    assert played >= 1 and times_benched == played, result.stderr  # benched in every match it sat in
+    if played < 3:  # under load a bot may also fail to start, while its last bomb is being cleared: left out
+        assert "bot 'hostile' does not start" in result.stderr, (played, result.stderr)
 
 
 def _has_mark(pid: str, mark: str) -> bool:
