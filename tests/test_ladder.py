@@ -248,6 +248,45 @@ def test_a_stopped_ladder_resumes_to_the_same_matches_and_ratings_carry_on(
     assert more.match_seeds() == first_pairs(4, 20)
 
 
+def test_a_bot_entered_while_the_ladder_runs_plays_the_next_deal_set_and_a_retired_one_finishes_its_own(
+        tmp_path: Path, fake_tables: Fakes) -> None:
+    config = fake_config(["a", "b", "c"], 3, matches=30, tables=1)
+    store = Store(tmp_path / "live.db")
+    ladder = fake_tables.ladder(config, store)
+    entered_at: list[int] = []
+
+    async def enter_then_retire() -> None:
+        task = asyncio.create_task(ladder.run())
+        while ladder.count < 4:  # mid-way through deal set 1 (3 matches a set)
+            await asyncio.sleep(0)
+        ladder.enter(BotSpec("new", ("fake", "new"), ROOT))
+        ladder.retire("a")
+        entered_at.append(ladder.count)
+        await task
+
+    asyncio.run(enter_then_retire())
+    deals = store.deals()
+    with_a = [d.deal for d in deals if "a" in d.bots]
+    with_new = [d.deal for d in deals if "new" in d.bots]
+    assert with_a == [0, 1]  # it finished the set it was in: every rotation, so that set's deals stay fair
+    assert len(next(d for d in deals if d.deal == 1).done) == 3
+    assert with_new and with_new[0] == 2  # the next set planned takes the new bot
+    assert {row.bot for row in store.leaderboard()} == {"a", "b", "c", "new"}  # a stays on the board
+    with pytest.raises(LadderError, match="already in the ladder"):
+        ladder.enter(BotSpec("b", ("fake", "b"), ROOT))
+    with pytest.raises(LadderError, match="not in the ladder"):
+        ladder.retire("nobody")
+    store.close()
+
+    # resumed with the retired bot still listed: it stays out of new deal sets
+    again = Store(tmp_path / "live.db")
+    resumed = fake_tables.ladder(fake_config(["a", "b", "c", "new"], 3, matches=36, tables=1,
+                                             retired=frozenset({"a"})), again)
+    asyncio.run(resumed.run())
+    assert all("a" not in d.bots for d in again.deals() if d.deal >= 2)
+    again.close()
+
+
 class Together(FakeExecutor):
     """Every table's match finishes in the same turn of the event loop (as on a busy cluster)."""
 

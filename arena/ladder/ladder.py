@@ -127,6 +127,9 @@ class LadderConfig:
     """Stop when the sequential test has decided every pair of neighbours (or every pair of ``pairs``)."""
     pairs: tuple[tuple[str, str], ...] | None = None
     """The pairs that must be decided; ``None``: the neighbours of the current order."""
+    retired: frozenset[str] = frozenset()
+    """Bots of ``bots`` that finish the deal sets they are in but are in no new one (a contest's replaced
+    versions): the deals stay fair, and the board keeps them with their matches."""
 
     def settings(self) -> dict[str, object]:
         """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
@@ -151,6 +154,8 @@ class LadderConfig:
         if self.tables < 1:
             raise LadderError(f"a ladder needs at least one table, not {self.tables}")
         names = {b.name for b in self.bots}
+        if not self.retired <= names:
+            raise LadderError(f"retired bot {min(self.retired - names)!r} is not in the bot list")
         for pair in self.pairs or ():
             for name in pair:
                 if name not in names:
@@ -237,13 +242,13 @@ class Ladder:
         store.record_settings(config.settings())
         self.rating_system: RatingSystem = rating_system or TrueSkillSystem.for_game(config.game.name, config.seats)
         self.scheduler: Scheduler = scheduler or FairScheduler()
-        self.specs = {b.name: b for b in config.bots}
+        self.specs: dict[str, BotSpec] = {}
         for bot in config.bots:
-            old = store.register_bot(bot.name, bot.fingerprint(), bot.command, self.rating_system.initial())
-            if old is not None:
-                self.on_note(f"bot {bot.name!r} changed since its last match (command or files): a new entry with "
-                             f"a fresh rating; the old version stays on the board as {old!r}")
-        self.available = set(self.specs)
+            self._register(bot)
+        self.retired = set(config.retired)
+        """Bots that finish their deal sets but are in no new one (:meth:`retire`)."""
+        self.available = set(self.specs) - self.retired
+        """The bots a new deal set is drawn from."""
         self.not_started: dict[str, str] = {}
         """The bots left out because they kept failing to start, and the last reason (for the board)."""
         self.timing = Timing(tables=self.executor.tables)
@@ -270,12 +275,44 @@ class Ladder:
         self._batch: list[Finished] = []
         """Finished matches waiting for the next commit (:meth:`_store`)."""
         self._committed: asyncio.Future[list[int]] | None = None
-        gone = sorted({b for i in self._open for b in self._deals[i].bots} - self.available)
+        gone = sorted({b for i in self._open for b in self._deals[i].bots} - set(self.specs))
         if gone:
             self.on_note(f"unfinished deal sets name bots no longer in the list ({', '.join(gone)}); "
                          "others take their seats")
             for name in gone:
                 self._replace(name)
+
+    def _register(self, bot: BotSpec) -> None:
+        old = self.store.register_bot(bot.name, bot.fingerprint(), bot.command, self.rating_system.initial())
+        if old is not None:
+            self.on_note(f"bot {bot.name!r} changed since its last match (command or files): a new entry with "
+                         f"a fresh rating; the old version stays on the board as {old!r}")
+        self.specs[bot.name] = bot
+
+    def enter(self, bot: BotSpec) -> None:
+        """Add ``bot`` to the running ladder: the next deal set planned takes it (a new bot plays first).
+
+        A contest calls this between deal sets, from the ladder's own event loop, so the ladder stays the only
+        scheduler, rater and writer. Raises :class:`LadderError` for a remote bot or a name the ladder already
+        has.
+        """
+        if bot.remote:
+            raise LadderError(f"bot {bot.name!r} is remote (it has a token); the ladder starts its bots itself")
+        if bot.name in self.specs:
+            raise LadderError(f"bot {bot.name!r} is already in the ladder")
+        self._register(bot)
+        self.ratings.setdefault(bot.name, self.rating_system.initial())
+        self.available.add(bot.name)
+
+    def retire(self, name: str) -> None:
+        """Plan ``name`` into no new deal set; it finishes those it is in, so that their deals stay fair.
+
+        Raises :class:`LadderError` for a bot the ladder does not have.
+        """
+        if name not in self.specs:
+            raise LadderError(f"bot {name!r} is not in the ladder")
+        self.retired.add(name)
+        self.available.discard(name)
 
     def _rate_again(self, outcomes: Sequence[Outcome]) -> None:
         """Rate every stored match again, in order, with this ladder's rating system (an older database)."""
@@ -397,7 +434,7 @@ class Ladder:
                 raise LadderError(f"bots keep failing to start: {error}")
             return
         for name in error.bots:
-            if name not in self.available:
+            if name in self.not_started:
                 continue
             self._failures[name] = self._failures.get(name, 0) + 1
             if self._failures[name] < START_ATTEMPTS:
