@@ -599,26 +599,8 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))
     else:
-        click.echo(f"latency per decision kind (deadline {deadline * 1000:g} ms):")
-        for row in report.latency_rows():
-            click.echo(f"  {row['kind']:<6} {row['decisions']:>5} decisions: median {row['median_ms']:.2f} ms, "
-                       f"p90 {row['p90_ms']:.2f}, p99 {row['p99_ms']:.2f}, max {row['max_ms']:.2f} "
-                       f"({row['max_of_deadline']:.0%} of the deadline)")
-        for problem in report.problems:
-            click.echo(f"problem: {problem.where}: {problem.kind}: {visible(problem.detail, newline=CONTINUATION)}")
-            if problem.request is not None:
-                request = problem.request
-                click.echo(visible(f"  request: {request['kind']} of {' '.join(request['choices'])}; view "
-                                   + json.dumps(request["view"], separators=(",", ":"))))
-            if problem.output:
-                click.echo("  the bot's output ends with:")
-                for line in problem.output.split("\n")[-15:]:  # a bot's \r or \x85 is shown, not obeyed
-                    click.echo(f"    {visible(line)}")
-        if report.hidden:
-            click.echo(f"... and {report.hidden} more problems of the same kinds")
-        for line in report.fault_lines():
-            click.echo(f"faults: {line}")
-        click.echo(visible(report.verdict()))
+        for line in report.lines():
+            click.echo(line)
     if not report.passed:
         sys.exit(1)
 

@@ -12,6 +12,7 @@ request that caused it. A bot passes when nothing went wrong.
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import statistics
 import tempfile
@@ -42,6 +43,7 @@ from arena.launch.jail import shared_folders
 from arena.launch.pool import ProcessPool
 from arena.launch.process import LaunchError, log_file_name
 from arena.launch.runner import serving
+from arena.text import CONTINUATION, visible
 
 TAIL_CHARS = 1500
 """How much of a crashed bot's output a report shows."""
@@ -116,6 +118,31 @@ class Report:
                     f"within the {self.deadline:g} s deadline")
         count = len(self.problems) + self.hidden
         return f"FAIL: {self.bot}: {count} problem{'s' if count != 1 else ''} in {len(self.runs)} runs"
+
+    def lines(self) -> list[str]:
+        """Return the report as text lines, the bot's own output among them, made safe for a terminal or a page:
+        latency per decision kind, each problem with its request and the end of the bot's output, the faults,
+        the verdict."""
+        lines = [f"latency per decision kind (deadline {self.deadline * 1000:g} ms):"]
+        for row in self.latency_rows():
+            lines.append(f"  {row['kind']:<6} {row['decisions']:>5} decisions: median {row['median_ms']:.2f} ms, "
+                         f"p90 {row['p90_ms']:.2f}, p99 {row['p99_ms']:.2f}, max {row['max_ms']:.2f} "
+                         f"({row['max_of_deadline']:.0%} of the deadline)")
+        for problem in self.problems:
+            lines.append(f"problem: {problem.where}: {problem.kind}: {visible(problem.detail, newline=CONTINUATION)}")
+            if problem.request is not None:
+                request = problem.request
+                lines.append(visible(f"  request: {request['kind']} of {' '.join(request['choices'])}; view "
+                                     + json.dumps(request["view"], separators=(",", ":"))))
+            if problem.output:
+                lines.append("  the bot's output ends with:")
+                # a bot's \r or \x85 is shown, not obeyed
+                lines += [f"    {visible(line)}" for line in problem.output.split("\n")[-15:]]
+        if self.hidden:
+            lines.append(f"... and {self.hidden} more problems of the same kinds")
+        lines += [f"faults: {line}" for line in self.fault_lines()]
+        lines.append(visible(self.verdict()))
+        return lines
 
     def to_json(self) -> dict[str, Any]:
         return {"bot": self.bot, "passed": self.passed, "verdict": self.verdict(), "deadline_s": self.deadline,
