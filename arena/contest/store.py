@@ -1,0 +1,633 @@
+"""The contest's SQLite file: authors, their tokens, their submissions and the rate limits.
+
+It is the contest's own file, never the ladder's: its schema table is ``contest_meta``, so a ladder (whose
+schema table is ``meta``) refuses to open it, and this store refuses any SQLite file it did not create.
+
+Two processes use it at once: the contest service and the ``arena author`` command. WAL mode lets either read
+while the other writes, every public method is one transaction (writes take the write lock at their start,
+``BEGIN IMMEDIATE``, so two writers queue rather than fail halfway), and a writer that finds the file busy
+waits up to :data:`BUSY_TIMEOUT_SECONDS`. Within a process the store may be shared between threads.
+
+Tokens are shown once (the return value of :meth:`ContestStore.add_author` and friends) and stored as their
+SHA-256 only. Submission ids are 128 random bits: they are what the pages' addresses carry.
+
+A submission's ladder name is ``AUTHOR/BOT`` for its version 1 and ``AUTHOR/BOT@vN`` for version N > 1: bot
+names belong to their authors (two authors' "greedy" are "alice/greedy" and "bob/greedy"), and versions count
+every submission of the bot, rejected ones included, so a ladder name is never given twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+SCHEMA_VERSION = 1
+APPLICATION = "arena contest"
+BUSY_TIMEOUT_SECONDS = 10.0
+"""How long a transaction waits for the other process's write to end before it gives up."""
+REPORT_LIMIT = 256 * 1024
+"""The largest check report kept, in bytes of UTF-8 (a longer one keeps its head and a note)."""
+TOKEN_PREFIX = "arena_"
+TOKEN_MAX_LENGTH = 200
+"""Longer strings are refused before hashing: ours are 49 characters."""
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+# what secrets.token_urlsafe makes (base64url without padding): anything else is refused before it is hashed
+_TOKEN = re.compile(re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_-]{1,194}", re.ASCII)
+_SUBMISSION_ID = re.compile(r"[0-9a-f]{32}")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS contest_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS authors (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    admin INTEGER NOT NULL,
+    created REAL NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0,
+    token_hash TEXT UNIQUE                 -- hex SHA-256 of the author's one valid token; NULL when revoked
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    seq INTEGER PRIMARY KEY,               -- the order submitted in (the clock may step back; this never does)
+    id TEXT NOT NULL UNIQUE,               -- 32 random hex digits: what addresses carry
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    bot TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'building', 'checking', 'rejected', 'playing', 'retired')),
+    reason TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    ladder_name TEXT NOT NULL UNIQUE,
+    UNIQUE (author_id, bot, version)
+);
+CREATE INDEX IF NOT EXISTS submissions_by_state ON submissions (state, seq);
+CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions (author_id, created);
+-- apart from the submissions: lists of submissions never read the (up to 256 KiB) reports
+CREATE TABLE IF NOT EXISTS reports (
+    submission_seq INTEGER PRIMARY KEY REFERENCES submissions(seq),
+    text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at REAL NOT NULL,
+    expires REAL NOT NULL                  -- at + the window it was counted in: pruned after that
+);
+CREATE INDEX IF NOT EXISTS attempts_by_key ON attempts (kind, key, at);
+CREATE INDEX IF NOT EXISTS attempts_by_expiry ON attempts (expires);
+"""
+
+
+class ContestStoreError(RuntimeError):
+    """A contest database that cannot be used: not one, of a newer arena, unreadable or unwritable."""
+
+
+class AuthorError(ValueError):
+    """A request about authors that cannot be done: a bad or taken name, an unknown or revoked author."""
+
+
+class State(enum.Enum):
+    """Where a submission is: waiting, being built, being checked, refused, in the ladder, or replaced."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    CHECKING = "checking"
+    REJECTED = "rejected"
+    PLAYING = "playing"
+    RETIRED = "retired"
+
+
+UNFINISHED = (State.QUEUED, State.BUILDING, State.CHECKING)
+"""The states a restarted contest takes up again (their work was under way when it stopped)."""
+
+# PLAYING is entered only through enter_ladder (which retires the version it replaces); REJECTED is reachable
+# from every state but itself (an admin disables a bot whatever it is doing); the unfinished states may go
+# back to QUEUED (a contest that crashed mid-build starts the work over).
+_NEXT: dict[State, frozenset[State]] = {
+    State.QUEUED: frozenset({State.QUEUED, State.BUILDING, State.REJECTED}),
+    State.BUILDING: frozenset({State.QUEUED, State.CHECKING, State.REJECTED}),
+    State.CHECKING: frozenset({State.QUEUED, State.PLAYING, State.REJECTED}),
+    State.PLAYING: frozenset({State.RETIRED, State.REJECTED}),
+    State.RETIRED: frozenset({State.REJECTED}),
+    State.REJECTED: frozenset(),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """A person who submits bots. ``revoked``: their token no longer works (they stay on the board)."""
+
+    id: int
+    name: str
+    admin: bool
+    created: float
+    revoked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """One uploaded version of an author's bot, and where it is on its way into the ladder."""
+
+    id: str
+    author: str
+    bot: str
+    version: int
+    content_hash: str
+    state: State
+    reason: str
+    created: float
+    updated: float
+    ladder_name: str
+
+
+def ladder_name(author: str, bot: str, version: int) -> str:
+    """Return the name the ladder knows a submission by: ``AUTHOR:BOT:vN`` (no ``/``: a name is a part of the web
+    pages' paths; author and bot names hold no ``:``, so no two submissions' names look alike)."""
+    return f"{author}:{bot}:v{version}"
+
+
+def _token_hash(token: str) -> str:
+    # A plain SHA-256, not a slow password hash: a token is 256 random bits, which no guessing gets through, so
+    # the only thing a slow hash buys (making a guess expensive) is not needed, and every request can afford it.
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
+def _new_token() -> tuple[str, str]:
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    return token, _token_hash(token)
+
+
+def _valid_name(name: str) -> bool:
+    # checked before a name reaches SQLite too: a string it cannot encode (a lone surrogate) would raise there
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
+
+def _check_name(name: str, what: str) -> None:
+    if not _valid_name(name):
+        raise AuthorError(f"{what} {name!r} is not allowed: 1 to 32 characters, lower-case letters, digits, "
+                          "'-' and '_', starting with a letter or a digit")
+
+
+_SUBMISSION_COLUMNS = ("s.id, a.name, s.bot, s.version, s.content_hash, s.state, s.reason, s.created, s.updated, "
+                       "s.ladder_name")
+_SELECT_SUBMISSIONS = f"SELECT {_SUBMISSION_COLUMNS} FROM submissions s JOIN authors a ON a.id = s.author_id"
+
+
+def _submission(row: Sequence[Any]) -> Submission:
+    sid, author, bot, version, content_hash, state, reason, created, updated, name = row
+    return Submission(str(sid), str(author), str(bot), int(version), str(content_hash), State(state), str(reason),
+                      float(created), float(updated), str(name))
+
+
+def _author(row: Sequence[Any]) -> Author:
+    aid, name, admin, created, revoked = row
+    return Author(int(aid), str(name), bool(admin), float(created), bool(revoked))
+
+
+def _statements(script: str) -> list[str]:
+    """Return the SQL statements of ``script`` (semicolons in comments and strings do not end one)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return statements
+
+
+def _bounded_report(text: str) -> str:
+    # "replace": a report quotes bot output, which may hold lone surrogates that UTF-8 cannot store
+    data = text.encode("utf-8", "replace")
+    if len(data) <= REPORT_LIMIT:
+        return data.decode("utf-8")
+    note = (f"\n[report truncated: it had {len(data)} bytes; only the first {REPORT_LIMIT // 1024} KiB are "
+            "kept]").encode()
+    # "ignore": the cut may fall inside a character; its first bytes are dropped rather than stored broken
+    return data[:REPORT_LIMIT - len(note)].decode("utf-8", "ignore") + note.decode()
+
+
+class ContestStore:
+    """An open contest database. Each public method is one transaction."""
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
+        """Open the contest database at ``path``, creating it when the file is missing or empty.
+
+        ``clock`` gives every time stored or compared (tests pass a fake one). Raises
+        :class:`ContestStoreError` for a folder, a file that is not a contest database (nothing in it is
+        changed), a database of a newer arena, or a file this process cannot write.
+        """
+        self.path = Path(path)
+        self._clock = clock
+        # one connection shared by the threads of a process (a web server's workers): one at a time
+        self._lock = threading.RLock()
+        where = repr(str(self.path))
+        if self.path.is_dir():
+            raise ContestStoreError(f"{where} is a folder; give the contest database a file's path")
+        if not self.path.parent.is_dir():
+            raise ContestStoreError(f"cannot create {where}: its folder does not exist; create it first")
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_SECONDS,
+                                       check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise ContestStoreError(f"cannot open {where}: {exc}; check that this user may read and write it "
+                                    "and its folder") from None
+        try:
+            self._open(where)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, where: str) -> None:
+        db = self._db
+        try:
+            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            db.execute("PRAGMA foreign_keys = ON")
+            # checked before anything is written: a file of something else is left exactly as it was
+            self._check_ours(where, self._tables())
+        except sqlite3.DatabaseError as exc:
+            raise ContestStoreError(f"{where} is not an arena contest database ({exc}); move it away or give "
+                                    "the contest another file") from None
+        try:
+            mode = str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise ContestStoreError(self._unwritable(where, exc)) from None
+        if mode.lower() != "wal":
+            raise ContestStoreError(f"cannot put {where} in WAL mode (it stays {mode!r}); check that this user "
+                                    "may write it and its folder")
+        db.execute("PRAGMA synchronous = NORMAL")  # durable at each commit in WAL mode
+        with self._transaction(write=True):
+            # again inside the write lock: another process may have created it since
+            tables = self._tables()
+            self._check_ours(where, tables)
+            if not tables:
+                # statement by statement: executescript would commit the transaction first
+                for statement in _statements(SCHEMA):
+                    db.execute(statement)
+                db.executemany("INSERT INTO contest_meta VALUES (?, ?)",
+                               [("application", APPLICATION), ("schema", str(SCHEMA_VERSION))])
+
+    def _tables(self) -> set[str]:
+        return {str(name) for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def _check_ours(self, where: str, tables: set[str]) -> None:
+        if not tables:
+            return
+        meta: dict[str, str] = {}
+        if "contest_meta" in tables:
+            meta = {str(k): str(v) for k, v in self._db.execute("SELECT key, value FROM contest_meta")}
+        if meta.get("application") != APPLICATION:
+            shown = ", ".join(sorted(tables)[:5])
+            raise ContestStoreError(f"{where} is an SQLite database of something else (tables {shown}), not an "
+                                    "arena contest; give the contest its own file")
+        try:
+            version = int(meta.get("schema", ""))
+        except ValueError:
+            raise ContestStoreError(f"{where} has no readable schema version; it is damaged: restore a "
+                                    "backup or give the contest another file") from None
+        if version > SCHEMA_VERSION:
+            raise ContestStoreError(f"{where} was written by a newer arena (contest schema {version}, this "
+                                    f"arena knows up to {SCHEMA_VERSION}); upgrade arena to use it")
+
+    def _unwritable(self, where: str, exc: sqlite3.Error) -> str:
+        return (f"cannot write to {where}: {exc}; check that this user may write the file, its -wal and -shm "
+                "companions and its folder")
+
+    @contextmanager
+    def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """Run the body as one transaction (a write one: holding the write lock from its start).
+
+        SQLite failures (a busy file past the timeout, a full disk, a closed store) become
+        :class:`ContestStoreError`; any failure rolls the whole body back.
+        """
+        where = repr(str(self.path))
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            except sqlite3.Error as exc:
+                raise ContestStoreError(self._unwritable(where, exc) if write
+                                        else f"cannot read {where}: {exc}") from None
+            try:
+                yield self._db
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise ContestStoreError(self._unwritable(where, exc)) from None
+                raise
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise ContestStoreError(self._unwritable(where, exc)) from None
+
+    def close(self) -> None:
+        """Close the database (further calls raise :class:`ContestStoreError`)."""
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._db.close()
+
+    def __enter__(self) -> ContestStore:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # authors and tokens
+
+    def add_author(self, name: str, *, admin: bool = False) -> str:
+        """Add an author and return their token: the only time it exists outside its holder's hands.
+
+        Raises :class:`AuthorError` for a name that is not allowed (1 to 32 characters of ``a-z0-9_-``, not
+        starting with ``-`` or ``_``) or taken.
+        """
+        _check_name(name, "author name")
+        token, digest = _new_token()
+        with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone() is not None:
+                raise AuthorError(f"the author name {name!r} is taken; choose another")
+            db.execute("INSERT INTO authors (name, admin, created, revoked, token_hash) VALUES (?, ?, ?, 0, ?)",
+                       (name, int(admin), self._clock(), digest))
+        return token
+
+    def register(self, name: str) -> str:
+        """Add an author who is not an admin (open registration) and return their token.
+
+        Whether registration is open is the service's decision, not the store's. Raises :class:`AuthorError`
+        as :meth:`add_author`.
+        """
+        return self.add_author(name, admin=False)
+
+    def _author_id(self, db: sqlite3.Connection, name: str) -> tuple[int, bool]:
+        row = None
+        if _valid_name(name):
+            row = db.execute("SELECT id, revoked FROM authors WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise AuthorError(f"there is no author {name!r}")
+        return int(row[0]), bool(row[1])
+
+    def rotate_token(self, name: str) -> str:
+        """Give the author a new token and return it; their old token stops working at once.
+
+        Raises :class:`AuthorError` for an unknown author, or a revoked one (:meth:`restore` gives them a token).
+        """
+        token, digest = _new_token()
+        with self._transaction(write=True) as db:
+            author_id, revoked = self._author_id(db, name)
+            if revoked:
+                raise AuthorError(f"the author {name!r} is revoked; restore them to give them a new token")
+            db.execute("UPDATE authors SET token_hash = ? WHERE id = ?", (digest, author_id))
+        return token
+
+    def revoke(self, name: str) -> None:
+        """Make the author's token stop working; the author and their submissions stay (for the board).
+
+        Revoking a revoked author does nothing. Raises :class:`AuthorError` for an unknown author.
+        """
+        with self._transaction(write=True) as db:
+            author_id, _ = self._author_id(db, name)
+            db.execute("UPDATE authors SET revoked = 1, token_hash = NULL WHERE id = ?", (author_id,))
+
+    def restore(self, name: str) -> str:
+        """Take back a revocation: return the author's new token (the one revoked never comes back).
+
+        Raises :class:`AuthorError` for an unknown author, or one not revoked (:meth:`rotate_token` is for them).
+        """
+        token, digest = _new_token()
+        with self._transaction(write=True) as db:
+            author_id, revoked = self._author_id(db, name)
+            if not revoked:
+                raise AuthorError(f"the author {name!r} is not revoked; rotate their token to give them a new one")
+            db.execute("UPDATE authors SET revoked = 0, token_hash = ? WHERE id = ?", (digest, author_id))
+        return token
+
+    def authors(self) -> list[Author]:
+        """Return every author, revoked ones included, by name."""
+        with self._transaction(write=False) as db:
+            rows = db.execute("SELECT id, name, admin, created, revoked FROM authors ORDER BY name").fetchall()
+        return [_author(row) for row in rows]
+
+    def author(self, name: str) -> Author | None:
+        """Return the author called ``name``, or ``None`` when there is none (whatever ``name`` is)."""
+        if not _valid_name(name):
+            return None
+        with self._transaction(write=False) as db:
+            row = db.execute("SELECT id, name, admin, created, revoked FROM authors WHERE name = ?",
+                             (name,)).fetchone()
+        return None if row is None else _author(row)
+
+    def author_for_token(self, token: str) -> Author | None:
+        """Return the author whose current token ``token`` is, or ``None``.
+
+        ``None`` too for a revoked author's token, a rotated-away one, and anything that is not a token of
+        ours (not a string, too long, wrong characters): it never raises on what a client sends.
+        """
+        if not isinstance(token, str) or len(token) > TOKEN_MAX_LENGTH or _TOKEN.fullmatch(token) is None:
+            return None
+        digest = _token_hash(token)
+        with self._transaction(write=False) as db:
+            row = db.execute("SELECT id, name, admin, created, revoked, token_hash FROM authors "
+                             "WHERE token_hash = ? AND revoked = 0", (digest,)).fetchone()
+        # the index found the row by equality; the constant-time comparison is the one that decides
+        if row is None or not hmac.compare_digest(str(row[5]), digest):
+            return None
+        return _author(row[:5])
+
+    # submissions
+
+    def add_submission(self, author: str, bot: str, content_hash: str) -> Submission:
+        """Record a new submission, queued, and return it.
+
+        Its version is one more than the author's highest version of ``bot`` (rejected ones count), its ladder
+        name follows (:func:`ladder_name`) and its id is 32 random hex digits. Raises :class:`AuthorError` for
+        an unknown or revoked author or a bot name that is not allowed (the rule of author names), and
+        :class:`ValueError` for an empty ``content_hash``.
+        """
+        _check_name(bot, "bot name")
+        if not content_hash:
+            raise ValueError("a submission needs the hash of its content")
+        sid = secrets.token_hex(16)
+        now = self._clock()
+        with self._transaction(write=True) as db:
+            author_id, revoked = self._author_id(db, author)
+            if revoked:
+                raise AuthorError(f"the author {author!r} is revoked and cannot submit")
+            (highest,) = db.execute("SELECT coalesce(max(version), 0) FROM submissions WHERE author_id = ? "
+                                    "AND bot = ?", (author_id, bot)).fetchone()
+            version = int(highest) + 1
+            name = ladder_name(author, bot, version)
+            db.execute("INSERT INTO submissions (id, author_id, bot, version, content_hash, state, reason, created, "
+                       "updated, ladder_name) VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?)",
+                       (sid, author_id, bot, version, content_hash, State.QUEUED.value, now, now, name))
+        return Submission(sid, author, bot, version, content_hash, State.QUEUED, "", now, now, name)
+
+    def _get(self, db: sqlite3.Connection, sid: str) -> Submission:
+        row = None
+        if isinstance(sid, str) and _SUBMISSION_ID.fullmatch(sid):
+            row = db.execute(f"{_SELECT_SUBMISSIONS} WHERE s.id = ?", (sid,)).fetchone()
+        if row is None:
+            raise KeyError(f"there is no submission {sid!r}")
+        return _submission(row)
+
+    def _move(self, db: sqlite3.Connection, sid: str, state: State, reason: str, now: float) -> None:
+        db.execute("UPDATE submissions SET state = ?, reason = ?, updated = ? WHERE id = ?",
+                   (state.value, reason, now, sid))
+
+    def set_state(self, id: str, state: State, reason: str = "") -> Submission:
+        """Move submission ``id`` to ``state`` with ``reason`` (shown to its author) and return it as it is now.
+
+        Allowed: queued → building → checking → rejected; building → rejected; queued, building or checking →
+        queued (work taken up again after a restart); playing → retired; anything but rejected → rejected (an
+        admin disables a bot). Raises :class:`ValueError` naming both states for any other move, and for
+        PLAYING (:meth:`enter_ladder` enters the ladder, retiring the version it replaces); :class:`KeyError`
+        for an unknown id; :class:`TypeError` when ``state`` is not a :class:`State`.
+        """
+        if not isinstance(state, State):
+            raise TypeError(f"the state must be a State, not {state!r}")
+        if state is State.PLAYING:
+            raise ValueError("a submission starts playing through enter_ladder, which retires the version it "
+                             "replaces; set_state does not do that")
+        now = self._clock()
+        with self._transaction(write=True) as db:
+            current = self._get(db, id)
+            if state not in _NEXT[current.state]:
+                raise ValueError(f"submission {id} cannot go from {current.state.value} to {state.value}")
+            self._move(db, id, state, reason, now)
+            return self._get(db, id)
+
+    def enter_ladder(self, id: str) -> list[Submission]:
+        """Make checked submission ``id`` play; return the submissions this retired, as they are now.
+
+        Those are the author's playing versions of the same bot that are older than ``id`` (other bots and
+        other authors' bots of the same name play on). When a newer version of the bot already plays (its
+        check ended first), ``id`` itself is retired instead and is the one returned: an author has one
+        version of a bot in the ladder, the newest. All in one transaction. Raises :class:`ValueError` when
+        ``id`` is not checking, :class:`KeyError` for an unknown id.
+        """
+        now = self._clock()
+        with self._transaction(write=True) as db:
+            entering = self._get(db, id)
+            if entering.state is not State.CHECKING:
+                raise ValueError(f"submission {id} cannot go from {entering.state.value} to playing "
+                                 "(only a checked submission enters the ladder)")
+            others = [_submission(row) for row in db.execute(
+                f"{_SELECT_SUBMISSIONS} WHERE s.author_id = (SELECT author_id FROM submissions WHERE id = ?) "
+                "AND s.bot = ? AND s.state = ? AND s.id != ? ORDER BY s.version",
+                (id, entering.bot, State.PLAYING.value, id))]
+            newer = [other for other in others if other.version > entering.version]
+            if newer:
+                self._move(db, id, State.RETIRED, f"version {newer[-1].version} already plays", now)
+                retired = [id]
+            else:
+                self._move(db, id, State.PLAYING, "", now)
+                for other in others:
+                    self._move(db, other.id, State.RETIRED, f"replaced by version {entering.version}", now)
+                retired = [other.id for other in others]
+            return [self._get(db, sid) for sid in retired]
+
+    def set_report(self, id: str, text: str) -> None:
+        """Keep ``text`` as the check report of submission ``id``, replacing any earlier one.
+
+        A report over :data:`REPORT_LIMIT` bytes keeps its head and ends with a note saying so. Raises
+        :class:`KeyError` for an unknown id.
+        """
+        bounded = _bounded_report(text)
+        with self._transaction(write=True) as db:
+            self._get(db, id)
+            db.execute("INSERT INTO reports VALUES ((SELECT seq FROM submissions WHERE id = ?), ?) "
+                       "ON CONFLICT (submission_seq) DO UPDATE SET text = excluded.text", (id, bounded))
+
+    def report(self, id: str) -> str:
+        """Return the check report of submission ``id`` ("" before there is one). Raises :class:`KeyError`
+        for an unknown id."""
+        with self._transaction(write=False) as db:
+            self._get(db, id)
+            row = db.execute("SELECT r.text FROM reports r JOIN submissions s ON s.seq = r.submission_seq "
+                             "WHERE s.id = ?", (id,)).fetchone()
+        return "" if row is None else str(row[0])
+
+    def submission(self, id: str) -> Submission | None:
+        """Return submission ``id``, or ``None`` when there is none (whatever ``id`` is)."""
+        with self._transaction(write=False) as db:
+            try:
+                return self._get(db, id)
+            except KeyError:
+                return None
+
+    def _list(self, where: str, args: tuple[object, ...], order: str) -> list[Submission]:
+        with self._transaction(write=False) as db:
+            rows = db.execute(f"{_SELECT_SUBMISSIONS} WHERE {where} ORDER BY s.seq {order}", args).fetchall()
+        return [_submission(row) for row in rows]
+
+    def submissions(self, author: str | None = None) -> list[Submission]:
+        """Return the author's submissions (every author's for ``None``), the newest first.
+
+        Newest means submitted last (not the largest ``created``: a clock may step back). An unknown author
+        has none.
+        """
+        if author is None:
+            return self._list("1", (), "DESC")
+        if not _valid_name(author):
+            return []
+        return self._list("a.name = ?", (author,), "DESC")
+
+    def unfinished(self) -> list[Submission]:
+        """Return the queued, building and checking submissions, oldest first: the work a restarted contest
+        takes up again, in the order it was submitted."""
+        marks = ", ".join("?" for _ in UNFINISHED)
+        return self._list(f"s.state IN ({marks})", tuple(state.value for state in UNFINISHED), "ASC")
+
+    def playing(self) -> list[Submission]:
+        """Return every submission in the ladder (state playing), oldest first."""
+        return self._list("s.state = ?", (State.PLAYING.value,), "ASC")
+
+    def active(self, author: str) -> list[Submission]:
+        """Return the author's submissions in the ladder (state playing), oldest first: what the limit on
+        active bots counts."""
+        if not _valid_name(author):
+            return []
+        return self._list("a.name = ? AND s.state = ?", (author, State.PLAYING.value), "ASC")
+
+    def submissions_since(self, author: str, since: float) -> int:
+        """Return how many submissions the author made at ``since`` or later (by the store's clock), whatever
+        became of them: what the limit on submissions a day counts. An unknown author has made none."""
+        if not _valid_name(author):
+            return 0
+        with self._transaction(write=False) as db:
+            (count,) = db.execute("SELECT count(*) FROM submissions s JOIN authors a ON a.id = s.author_id "
+                                  "WHERE a.name = ? AND s.created >= ?", (author, since)).fetchone()
+        return int(count)
+
+    # rate limits
+
+    def allow(self, kind: str, key: str, limit: int, per_seconds: float) -> bool:
+        """Record an attempt of ``kind`` by ``key`` (a client address, an author) and return whether fewer than
+        ``limit`` attempts of that kind by that key were made in the last ``per_seconds`` before it.
+
+        Refused attempts are recorded too: a client that keeps trying stays refused until it pauses for a
+        whole window (a password guesser gains nothing by hammering). Attempts older than their window are
+        deleted as it goes. Raises :class:`ValueError` for a window that is not positive.
+        """
+        if not per_seconds > 0:
+            raise ValueError(f"the window of a rate limit must be positive, not {per_seconds!r}")
+        now = self._clock()
+        with self._transaction(write=True) as db:
+            db.execute("DELETE FROM attempts WHERE expires <= ?", (now,))
+            (count,) = db.execute("SELECT count(*) FROM attempts WHERE kind = ? AND key = ? AND at > ?",
+                                  (kind, key, now - per_seconds)).fetchone()
+            db.execute("INSERT INTO attempts VALUES (?, ?, ?, ?)", (kind, key, now, now + per_seconds))
+        return int(count) < limit
