@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from arena.contest import commands as contest_commands
 from arena.core import replay as replay_format
 from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
 from arena.games import ENVIRONMENT, get_game, register_text
@@ -1038,6 +1039,11 @@ def sandbox_command(sandbox_mode: str) -> None:
     """Print the isolation bots get on this machine: strict (bubblewrap jail and cgroups), jail,
     limits+cgroups, limits or none, and why it is not more. Exits with 1 when --sandbox cannot be had."""
     click.echo(pick_sandbox(sandbox_mode).describe())
+
+
+main.add_command(contest_commands.contest)
+main.add_command(contest_commands.author)
+main.add_command(contest_commands.submit)
 
 
 def run() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.games.base import GameError
@@ -40,10 +40,15 @@ class Site:
     """What the server shows: a ladder database (``reader``), a replay file (``replay``), or both."""
 
     def __init__(self, reader: Reader | None, replay: dict[str, Any] | None = None,
-                 replay_name: str = "") -> None:
+                 replay_name: str = "", *, links: Sequence[tuple[str, str]] = (), private_faults: bool = False) -> None:
         self.reader = reader
         self.replay = replay
         self.replay_name = replay_name
+        self.links = list(links)
+        """More navigation links (path, text), after the ladder's: a contest's author pages."""
+        self.private_faults = private_faults
+        """Whether a fault's reason (which may quote the bot's own words) is left out of the public pages: a
+        contest shows it to the bot's author only."""
 
     def need_reader(self) -> Reader:
         if self.reader is None:
@@ -60,6 +65,7 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
     if site.replay is not None:
         links.append(("/replay/file", "Replay file"))
     links.append(("/replay", "Open a replay"))
+    links += site.links
     nav = "".join(f'<a href="{href}">{html.escape(text)}</a>' for href, text in links)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -92,8 +98,8 @@ def _int_param(request: Request, name: str) -> int | None:
         raise HTTPException(400, f"{name} must be a whole number, not {raw!r}") from None
 
 
-def build_app(site: Site) -> Starlette:
-    """Return the web application showing ``site``."""
+def build_app(site: Site, routes: Sequence[BaseRoute] = ()) -> Starlette:
+    """Return the web application showing ``site``; ``routes`` come before its own (a contest's pages)."""
 
     def api(fn: Callable[[Request], Any]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -176,7 +182,10 @@ def build_app(site: Site) -> Starlette:
         return site.need_reader().matches(_int_param(request, "before"))
 
     def api_bot(request: Request) -> dict[str, Any]:
-        return site.need_reader().bot(str(request.path_params["name"]))
+        data = site.need_reader().bot(str(request.path_params["name"]))
+        if site.private_faults:
+            data["faults"] = [{**fault, "detail": None} for fault in data["faults"]]
+        return data
 
     def api_bot_matches(request: Request) -> dict[str, Any]:
         return site.need_reader().matches(_int_param(request, "before"), str(request.path_params["name"]),
@@ -186,7 +195,7 @@ def build_app(site: Site) -> Starlette:
         reader = site.need_reader()
         match_id = int(request.path_params["match_id"])
         record = reader.match(match_id)
-        data = viewer_data(reader.replay(match_id), seat_param(request))
+        data = viewer_data(reader.replay(match_id), seat_param(request), fault_details=not site.private_faults)
         return {**data, "match": record}
 
     def api_file(request: Request) -> dict[str, Any]:
@@ -249,7 +258,7 @@ def build_app(site: Site) -> Starlette:
         log.exception("error serving %s", request.url.path)
         return error(request, 500, f"internal error while serving {request.url.path!r}; the server log says more")
 
-    routes = [
+    own: list[BaseRoute] = [
         Route("/", home),
         Route("/ratings", page("Ratings over time", "ratings", check_ladder)),
         Route("/h2h", page("Head to head", "h2h", check_ladder)),
@@ -275,6 +284,8 @@ def build_app(site: Site) -> Starlette:
         Route("/games/{game}.js", game_script),
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     ]
+
+    routes = [*routes, *own]
 
     def check_bot_pair(request: Request) -> dict[str, str]:
         reader = site.need_reader()

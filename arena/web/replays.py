@@ -8,6 +8,7 @@ step nobody saw, such as a throw no one made, would tell that another seat held 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,8 +55,12 @@ def describe_detail(detail: Mapping[str, Any]) -> str:
     return f"{where}{verb} {what}{took} ({offered})"
 
 
-def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
-    """Return what the replay viewer shows of ``data`` from ``seat`` (``None``: from above).
+PRIVATE_DETAIL = "(its reason is shown to the bot's author only)"
+
+
+def viewer_data(data: Mapping[str, Any], seat: int | None, *, fault_details: bool = True) -> dict[str, Any]:
+    """Return what the replay viewer shows of ``data`` from ``seat`` (``None``: from above); without
+    ``fault_details`` a fault's reason, which may quote the bot's own words, is :data:`PRIVATE_DETAIL`.
 
     Keys: ``game``, ``title``, ``names``, ``options``, ``seat``, ``events`` (one line each, with its round),
     ``frames`` (``table``, ``events``: how many events had happened, ``step``, ``decisions`` this seat may
@@ -84,6 +89,8 @@ def viewer_data(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
     by_step: dict[tuple[int, int], Fault] = {}
     for raw in data.get("faults") or []:
         fault = Fault.from_json(raw)
+        if not fault_details:
+            fault = dataclasses.replace(fault, detail=PRIVATE_DETAIL)
         by_step.setdefault((fault.step, fault.seat), fault)
         # a fault's detail can quote the seat's legal choices, so its hand: only its own seat (or above) sees it
         visible = seat is None or fault.seat == seat

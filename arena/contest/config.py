@@ -1,0 +1,274 @@
+"""A contest's configuration: one TOML file, every key optional but the game, with safe defaults.
+
+An example with every key and its default (``arena contest --example`` prints it)::
+
+    game = "cabanga"                   # the game the contest plays (arena games lists them); required
+    seats = 4                          # seats at every table (default: the game's fewest)
+    options = { rounds = 2 }           # the game's options, as `arena ladder -o` takes them
+    seed = 1                           # the ladder's seed: deals follow from it
+    deadline = 1.0                     # seconds a decision
+    time_bank = 0.0                    # seconds a seat may overrun over a match
+    max_faults = 3                     # faults after which a seat is benched for the match
+    tables = 1                         # matches played at once
+    data = "contest-data"              # the contest's folder (databases, submissions, logs); relative: to this file
+    baseline = ""                      # a bot list of the house bots; "": the game's bundled bots
+    listen = "127.0.0.1:8080"          # host:port; put it behind a TLS reverse proxy to open it to others
+    behind_proxy = false               # true: trust X-Forwarded-For from the proxy, and send cookies Secure only
+    open_registration = false          # true: anyone may make an author (and so a token) on the web page
+
+    [limits]                           # what every submitted bot may use (arena.launch.sandbox.Limits)
+    memory_mb = 1024
+
+    [submissions]
+    per_day = 10                       # submissions an author may make in 24 hours
+    active = 2                         # an author's bots playing at once (a new version replaces its old one)
+    archive_mb = 8                     # the uploaded archive, compressed
+    unpacked_mb = 64                   # its files, unpacked (and the built folder)
+    files = 2000                       # files and folders in it
+    build_seconds = 300                # wall time of the build step
+    check_rounds = 1                   # rounds of each match of the check (arena check --rounds)
+
+    [runtimes.python]                  # what a manifest's runtime names: the program put before its command
+    program = ["{python}"]             # the arena's interpreter; pure-Python packages vendored in the folder work
+    [runtimes.native]
+    program = []                       # the bot's own program: a static binary, or built by its build step
+
+An operator adds runtimes, for example a venv built with numpy (``program = ["/srv/ml/bin/python"]``) or Node
+(``program = ["node"]``); ``show`` lists folders the build step may read besides the system's (a toolchain).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.contest.archive import ArchiveLimits
+from arena.core.referee import DEFAULT_CLOCK, Clock
+from arena.games import get_game
+from arena.games.base import Game, GameError, Options
+from arena.launch.sandbox import DEFAULT_LIMITS, Limits, LimitsError
+
+MIB = 1024 * 1024
+DEFAULT_PORT = 8080
+
+
+class ConfigError(ValueError):
+    """A contest configuration that cannot be read or does not describe a contest."""
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What a manifest's ``runtime`` names: the program put before the bot's command, and for the build step the
+    folders it may read besides the system's."""
+
+    name: str
+    program: tuple[str, ...]
+    show: tuple[Path, ...] = ()
+
+    def missing(self) -> str:
+        """Return why this runtime cannot run here ("" when it can): its program is not on this machine."""
+        if not self.program or self.program[0] == "{python}":
+            return ""
+        found = shutil.which(self.program[0])
+        return "" if found else f"runtime {self.name!r}: its program {self.program[0]!r} is not on this machine"
+
+
+DEFAULT_RUNTIMES = {"python": Runtime("python", ("{python}",)), "native": Runtime("native", ())}
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionRules:
+    """What one author may submit, and how long a submission may build and be checked."""
+
+    per_day: int = 10
+    active: int = 2
+    archive: ArchiveLimits = field(default_factory=ArchiveLimits)
+    build_seconds: float = 300.0
+    check_rounds: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ContestConfig:
+    """Everything a contest needs (see the module's docstring for the file it is read from)."""
+
+    game: Game
+    options: Options
+    seats: int
+    data: Path
+    seed: int = 1
+    clock: Clock = DEFAULT_CLOCK
+    max_faults: int = 3
+    tables: int = 1
+    baseline: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    behind_proxy: bool = False
+    open_registration: bool = False
+    limits: Limits = DEFAULT_LIMITS
+    submissions: SubmissionRules = field(default_factory=SubmissionRules)
+    runtimes: Mapping[str, Runtime] = field(default_factory=lambda: dict(DEFAULT_RUNTIMES))
+
+    @property
+    def contest_db(self) -> Path:
+        """The contest's own database: authors, submissions, rate limits."""
+        return self.data / "contest.db"
+
+    @property
+    def ladder_db(self) -> Path:
+        """The ladder's database: bots, matches, ratings (what ``arena serve`` shows)."""
+        return self.data / "ladder.db"
+
+    @property
+    def archives(self) -> Path:
+        """Where each accepted archive is kept, by content hash."""
+        return self.data / "archives"
+
+    @property
+    def bots(self) -> Path:
+        """Where each submission's folder lives once unpacked and built (``bots/ID``)."""
+        return self.data / "bots"
+
+    @property
+    def work(self) -> Path:
+        """Scratch of the pipeline: a submission being unpacked or built (emptied when the contest starts)."""
+        return self.data / "work"
+
+    @property
+    def logs(self) -> Path:
+        """The bots' logs (the ladder's ``log_dir``) and the checks' logs (``logs/check-ID``)."""
+        return self.data / "logs"
+
+
+_KEYS = {"game", "seats", "options", "seed", "deadline", "time_bank", "max_faults", "tables", "data", "baseline",
+         "listen", "behind_proxy", "open_registration", "limits", "submissions", "runtimes"}
+_SUBMISSION_KEYS = {"per_day", "active", "archive_mb", "unpacked_mb", "files", "build_seconds", "check_rounds"}
+
+
+def load_config(path: Path) -> ContestConfig:
+    """Read the contest configuration at ``path``; relative paths in it start at its folder.
+
+    Raises :class:`ConfigError` naming the file and what is wrong.
+    """
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the contest configuration {str(path)!r}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{str(path)!r} is not a TOML file: {exc}") from None
+    try:
+        return parse_config(raw, path.resolve().parent)
+    except ConfigError as exc:
+        raise ConfigError(f"{str(path)!r}: {exc}") from None
+
+
+def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+    value = raw.get(key, default)
+    if isinstance(value, bool) and kind is not bool and bool not in (kind if isinstance(kind, tuple) else ()):
+        raise ConfigError(f"{key} must be {_kind_name(kind)}, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{key} must be {_kind_name(kind)}, got {value!r}")
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {int: "a whole number", float: "a number", str: "a string", bool: "true or false", dict: "a table",
+             list: "a list"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _positive(raw: Mapping[str, Any], key: str, default: int | float, whole: bool = True) -> Any:
+    value = _get(raw, key, int if whole else (int, float), default)
+    if value <= 0:
+        raise ConfigError(f"{key} must be positive, got {value!r}")
+    return value
+
+
+def parse_config(raw: Mapping[str, Any], base: Path) -> ContestConfig:
+    """Return the contest configuration of the parsed TOML ``raw``; relative paths start at ``base``.
+
+    Raises :class:`ConfigError`.
+    """
+    unknown = sorted(set(raw) - _KEYS)
+    if unknown:
+        raise ConfigError(f"unknown key {unknown[0]!r} (the keys: {', '.join(sorted(_KEYS))})")
+    if "game" not in raw:
+        raise ConfigError('a contest names its game, for example game = "cabanga" (arena games lists them)')
+    try:
+        game = get_game(_get(raw, "game", str, "").lower())
+        options_raw = _get(raw, "options", dict, {})
+        options = game.options({str(k): str(v).lower() if isinstance(v, bool) else str(v)
+                                for k, v in options_raw.items()})
+    except GameError as exc:
+        raise ConfigError(str(exc)) from None
+    seats = _positive(raw, "seats", game.min_seats)
+    if not game.min_seats <= seats <= game.max_seats:
+        raise ConfigError(f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, not {seats}")
+    try:
+        clock = Clock(float(_positive(raw, "deadline", 1.0, whole=False)),
+                      float(_get(raw, "time_bank", (int, float), 0.0)))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    data = base / _get(raw, "data", str, "contest-data")
+    baseline_text = _get(raw, "baseline", str, "")
+    host, port = _listen(_get(raw, "listen", str, f"127.0.0.1:{DEFAULT_PORT}"))
+    try:
+        limits = DEFAULT_LIMITS.updated(_get(raw, "limits", dict, {}))
+    except LimitsError as exc:
+        raise ConfigError(f"limits: {exc}") from None
+    return ContestConfig(
+        game=game, options=options, seats=seats, data=data, seed=_get(raw, "seed", int, 1), clock=clock,
+        max_faults=_positive(raw, "max_faults", 3), tables=_positive(raw, "tables", 1),
+        baseline=base / baseline_text if baseline_text else None, host=host, port=port,
+        behind_proxy=_get(raw, "behind_proxy", bool, False),
+        open_registration=_get(raw, "open_registration", bool, False), limits=limits,
+        submissions=_submissions(_get(raw, "submissions", dict, {})),
+        runtimes=_runtimes(_get(raw, "runtimes", dict, {}), base))
+
+
+def _listen(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ConfigError(f"listen must be HOST:PORT, for example 127.0.0.1:8080, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def _submissions(raw: Mapping[str, Any]) -> SubmissionRules:
+    unknown = sorted(set(raw) - _SUBMISSION_KEYS)
+    if unknown:
+        raise ConfigError(f"submissions: unknown key {unknown[0]!r} (the keys: {', '.join(sorted(_SUBMISSION_KEYS))})")
+    try:
+        archive = ArchiveLimits(archive_bytes=_positive(raw, "archive_mb", 8) * MIB,
+                                files=_positive(raw, "files", 2000),
+                                unpacked_bytes=_positive(raw, "unpacked_mb", 64) * MIB,
+                                file_bytes=_positive(raw, "unpacked_mb", 64) * MIB)
+    except ValueError as exc:
+        raise ConfigError(f"submissions: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"submissions: {exc}") from None
+    return SubmissionRules(per_day=_positive(raw, "per_day", 10), active=_positive(raw, "active", 2), archive=archive,
+                           build_seconds=float(_positive(raw, "build_seconds", 300, whole=False)),
+                           check_rounds=_positive(raw, "check_rounds", 1))
+
+
+def _runtimes(raw: Mapping[str, Any], base: Path) -> dict[str, Runtime]:
+    found = dict(DEFAULT_RUNTIMES) if not raw else {}
+    for name, entry in raw.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"runtimes.{name} must be a table with program = [...], got {entry!r}")
+        extra = sorted(set(entry) - {"program", "show"})
+        if extra:
+            raise ConfigError(f"runtimes.{name}: unknown key {extra[0]!r} (the keys: program, show)")
+        program = entry.get("program")
+        if not isinstance(program, list) or not all(isinstance(p, str) and p for p in program):
+            raise ConfigError(f"runtimes.{name}: program must be a list of strings (empty for the bot's own program),"
+                              f" got {program!r}")
+        show = entry.get("show", [])
+        if not isinstance(show, list) or not all(isinstance(p, str) and p for p in show):
+            raise ConfigError(f"runtimes.{name}: show must be a list of folders, got {show!r}")
+        found[name] = Runtime(name, tuple(program), tuple(base / p for p in show))
+    return found

@@ -1,0 +1,258 @@
+"""The contest service: the ladder, the submission pipeline and the web server, in one process and one event loop.
+
+:class:`Contest` owns the contest's store and the ladder. An upload (from the web form or ``arena submit``) is
+checked at once (the archive's limits, its manifest, the author's limits), its archive kept by content hash
+(written whole and synced before the submission is stored), and then queued for the pipeline
+(:mod:`arena.contest.pipeline`), which builds and checks it and enters it into the running ladder. The ladder
+stays the only scheduler, rater and writer of its database; the contest only adds bots to it between deal sets
+and retires replaced versions.
+
+When the contest starts it rebuilds the ladder's bot list from the house bots and every submission that plays
+or played (a retired version finishes the deal sets it is in), and queues again the submissions a stop caught
+mid-way, so a ``kill -9`` at any moment loses no accepted submission and no stored match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.contest.archive import ArchiveError, content_hash, unpack
+from arena.contest.config import ContestConfig
+from arena.contest.manifest import ManifestError, read_manifest
+from arena.contest.pipeline import Pipeline, Rejected, archive_path, bot_spec
+from arena.contest.store import Author, ContestStore, State, Submission
+from arena.ladder.executor import Executor
+from arena.ladder.ladder import LadderConfig, Progress
+from arena.ladder.setup import open_ladder
+from arena.ladder.store import Store
+from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list
+from arena.launch.process import log_file_name
+from arena.launch.sandbox import Isolation, Sandbox
+
+UPLOADS_PER_HOUR = 30
+"""Uploads an author may try in an hour, accepted or not (the per-day limit counts accepted ones)."""
+LOG_BYTES = 256 * 1024
+"""The end of a bot's log an author is shown, per log file."""
+
+
+class SubmitError(ValueError):
+    """An upload the contest refuses at once: the reason is for its author."""
+
+
+class ContestError(RuntimeError):
+    """A contest that cannot start: its house bots, its folder, the jail."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotLog:
+    """One log file of an author's bot: its name and its end (at most :data:`LOG_BYTES`)."""
+
+    name: str
+    text: str
+    cut: int
+    """Bytes left out at its start."""
+
+
+class Contest:
+    """A running contest: its store, its ladder and its pipeline (see the module's docstring)."""
+
+    def __init__(self, config: ContestConfig, store: ContestStore, *, sandbox: Sandbox,
+                 executor: Executor | None = None, on_note: Callable[[str], None] | None = None,
+                 on_progress: Callable[[Progress], None] | None = None, clock: Callable[[], float] = time.time,
+                 ) -> None:
+        """Open the contest of ``config`` on ``store``: its ladder with the house bots and every submission that
+        plays or played, and its pipeline with the submissions a stop caught mid-way queued again.
+
+        Raises :class:`ContestError` for house bots that cannot be read or a machine without the bot jail, and
+        the ladder's errors (:class:`arena.ladder.ladder.LadderError`, :class:`arena.ladder.store.StoreError`).
+        """
+        if sandbox.isolation is not Isolation.JAIL:
+            raise ContestError(f"a contest runs strangers' bots, and needs the bot jail (bubblewrap): "
+                               f"{sandbox.describe()}")
+        self.config = config
+        self.store = store
+        self.clock = clock
+        for folder in (config.archives, config.bots, config.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        house = self._house_bots()
+        entered, retired = self._entered_bots()
+        bots = house + entered
+        ladder_config = LadderConfig(config.game, config.options, config.seats, config.seed, bots,
+                                     tables=config.tables, clock=config.clock, max_faults=config.max_faults,
+                                     log_dir=config.logs, sandbox=sandbox, retired=frozenset(retired))
+        self.ladder_store = Store(config.ladder_db)
+        try:
+            self.ladder = open_ladder(ladder_config, self.ladder_store, seed=config.seed, tables=config.tables,
+                                      on_note=on_note, on_progress=on_progress, executor=executor).ladder
+        except Exception:
+            self.ladder_store.close()
+            raise
+        self.house = {b.name for b in house}
+        self.pipeline = Pipeline(config, store, self.ladder, sandbox)
+        self.resumed = self.pipeline.resume()
+
+    def _house_bots(self) -> list[BotSpec]:
+        path = self.config.baseline or bundled_folder() / f"{self.config.game.name}.toml"
+        try:
+            bots = load_bot_list(path)
+        except BotListError as exc:
+            raise ContestError(f"the house bots: {exc}") from None
+        clashing = [b.name for b in bots if ":" in b.name]
+        if clashing:
+            raise ContestError(f"house bot {clashing[0]!r}: a name with ':' is kept for submissions (AUTHOR:BOT:vN)")
+        return bots
+
+    def _entered_bots(self) -> tuple[list[BotSpec], list[str]]:
+        """Return the submitted bots of the ladder (playing or retired) and the names of the retired ones."""
+        bots: list[BotSpec] = []
+        retired: list[str] = []
+        for submission in reversed(self.store.submissions()):  # oldest first
+            if submission.state not in (State.PLAYING, State.RETIRED):
+                continue
+            folder = self.config.bots / submission.id
+            try:
+                spec = bot_spec(self.config, submission, read_manifest(folder))
+            except (ManifestError, Rejected, OSError):
+                if submission.state is State.PLAYING:  # its folder is gone: built again, checked again
+                    self.store.set_state(submission.id, State.QUEUED, "its folder was lost; built again")
+                continue
+            bots.append(spec)
+            if submission.state is State.RETIRED:
+                retired.append(spec.name)
+        return bots, retired
+
+    def close(self) -> None:
+        self.ladder_store.close()
+
+    # ---------------------------------------------------------------------------------------- submitting
+
+    def submit(self, author: Author, data: bytes) -> Submission:
+        """Take an upload of ``author``: check it, keep its archive, queue it; return the queued submission.
+
+        Raises :class:`SubmitError` with the reason for the author: over a limit (size, uploads, a day's
+        submissions, active bots), an archive or manifest that is not right, a runtime or game the contest does
+        not have, a version that already plays.
+        """
+        config = self.config
+        rules = config.submissions
+        if not self.store.allow("upload", author.name, UPLOADS_PER_HOUR, 3600):
+            raise SubmitError(f"at most {UPLOADS_PER_HOUR} uploads an hour; try again later")
+        if len(data) > rules.archive.archive_bytes:
+            raise SubmitError(f"the archive is {len(data)} bytes; this contest takes at most "
+                              f"{rules.archive.archive_bytes} bytes compressed")
+        day = self.store.submissions_since(author.name, self.clock() - 86400)
+        if day >= rules.per_day:
+            raise SubmitError(f"you have made {day} submissions in the last 24 hours, the most this contest takes")
+        config.work.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=config.work, prefix="upload-") as scratch:
+            try:
+                unpack(data, Path(scratch) / "bot", rules.archive)
+                manifest = read_manifest(Path(scratch) / "bot")
+            except (ArchiveError, ManifestError) as exc:
+                raise SubmitError(str(exc)) from None
+        if config.game.name not in manifest.games:
+            raise SubmitError(f"this contest plays {config.game.name!r}; bot.toml says the bot plays "
+                              f"{', '.join(manifest.games)}")
+        if manifest.runtime not in config.runtimes:
+            raise SubmitError(f"runtime {manifest.runtime!r} is not one of this contest's "
+                              f"({', '.join(sorted(config.runtimes))})")
+        digest = content_hash(data)
+        mine = self.store.submissions(author.name)
+        if any(s.bot == manifest.name and s.content_hash == digest and s.state in _LIVE for s in mine):
+            raise SubmitError(f"this very archive of {manifest.name!r} is already in the contest")
+        active = {s.bot for s in mine if s.state in _LIVE}
+        if manifest.name not in active and len(active) >= rules.active:
+            raise SubmitError(f"you have {len(active)} bots in the contest ({', '.join(sorted(active))}), the most "
+                              f"it takes; a new version of one of them replaces it")
+        _keep(archive_path(config, digest), data)
+        submission = self.store.add_submission(author.name, manifest.name, digest)
+        self.pipeline.submitted(submission.id)
+        return submission
+
+    # ------------------------------------------------------------------------------------- what one sees
+
+    def may_see(self, author: Author, submission: Submission) -> bool:
+        """Return whether ``author`` may see ``submission``'s report, code and logs: theirs, or an admin."""
+        return author.admin or submission.author == author.name
+
+    def logs(self, submission: Submission) -> list[BotLog]:
+        """Return the ends of the bot's log files: its check's, then its ladder processes' (the caller has made
+        sure the asker may see them)."""
+        found: list[Path] = []
+        check = self.config.logs / f"check-{submission.id}"
+        if check.is_dir():
+            found += sorted(check.glob("*.log"))
+        own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-\d+\.log")
+        with contextlib.suppress(OSError):
+            found += sorted((p for p in self.config.logs.iterdir() if own.fullmatch(p.name)),
+                            key=lambda p: int(p.name.rsplit("-", 1)[1][:-4]))
+        logs = []
+        for path in found:
+            try:
+                with path.open("rb") as f:
+                    size = f.seek(0, os.SEEK_END)
+                    f.seek(max(0, size - LOG_BYTES))
+                    text = f.read().decode("utf-8", "replace")
+            except OSError:
+                continue
+            label = f"check: {path.name}" if path.parent != self.config.logs else path.name
+            logs.append(BotLog(label, text, max(0, size - LOG_BYTES)))
+        return logs
+
+    def disable(self, submission: Submission) -> None:
+        """Take ``submission`` out of the contest (the operator's call): rejected, and planned into no new deal set;
+        its matches stay on the board."""
+        if submission.state in (State.REJECTED, State.RETIRED):
+            return
+        was_playing = submission.state is State.PLAYING
+        self.store.set_state(submission.id, State.REJECTED, "disabled by the operator")
+        if was_playing and submission.ladder_name in self.ladder.specs:
+            self.ladder.retire(submission.ladder_name)
+
+    async def run(self) -> None:
+        """Play the ladder and take submissions through the pipeline until cancelled (or the ladder fails)."""
+        tasks = [asyncio.create_task(self.ladder.run(), name="contest-ladder"),
+                 asyncio.create_task(self.pipeline.run(), name="contest-pipeline")]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+_LIVE = (State.QUEUED, State.BUILDING, State.CHECKING, State.PLAYING)
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all, synced before it is named: an accepted archive is never
+    half on disk after a crash."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

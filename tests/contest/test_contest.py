@@ -1,0 +1,454 @@
+"""`arena contest` as authors and an attacker use it: a real contest process (its ladder playing the bundled bots),
+`arena author add`, `arena submit` and the submission API, each author's view and nobody else's, a broken
+submission rejected with its reason for its author only, a new version retiring the old, the web forms' CSRF
+tokens and the login rate limit, and a kill -9 mid-build that loses and doubles nothing.
+
+Submissions are built and checked in the bot jail: without bubblewrap these tests skip (outside CI) or fail (CI).
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import re
+import select
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.contest.archive import pack
+from arena.contest.store import ContestStore
+from arena.launch.sandbox import Isolation, detect_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
+
+BOT = '''from arena.games.cabanga.bot import CabangaBot
+from arena.sdk import run
+
+
+class First(CabangaBot):
+    def play(self, view, choices):
+        return choices[0]
+
+    def throw(self, view, candidates):
+        return []
+
+
+if __name__ == "__main__":
+    print("MARK-{mark} starting", flush=True)
+    run(First())
+'''
+
+
+def need_jail() -> None:
+    sandbox = detect_sandbox()
+    if sandbox.isolation is not Isolation.JAIL:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must have the bot jail: {sandbox.describe()}")
+        pytest.skip(f"a contest builds and checks submissions in the bot jail, and there is none here: "
+                    f"{sandbox.describe()}")
+
+
+def write_config(folder: Path, **extra: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "house.toml").write_text("".join(f'[[bot]]\nbundled = "cabanga-{name}"\n\n'
+                                               for name in ("greedy", "tidy", "random")))
+    lines = ['game = "cabanga"', "seats = 3", "options = { rounds = 1 }", 'listen = "127.0.0.1:0"',
+             'baseline = "house.toml"', 'data = "data"', *(f"{k} = {v}" for k, v in extra.items()),
+             "[submissions]", "check_rounds = 1", "per_day = 5", "build_seconds = 60"]
+    path = folder / "contest.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_bot(folder: Path, name: str, *, build: str | None = None, mark: str = "", crash: bool = False,
+              version: int = 1) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = BOT.format(mark=mark or name)
+    if crash:
+        text = text.replace("return choices[0]", "raise RuntimeError('<script>alert(1)</script> my bug')")
+    (folder / "bot.py").write_text(text + f"# version {version}\n")
+    manifest = f'name = "{name}"\ncommand = ["bot.py"]\ngames = ["cabanga"]\nruntime = "python"\n'
+    if build is not None:
+        manifest += f"build = {build}\n"
+    (folder / "bot.toml").write_text(manifest)
+    return folder
+
+
+class Contest:
+    """A running `arena contest` process, its address and its log."""
+
+    def __init__(self, config: Path) -> None:
+        self.config = config
+        self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)  # noqa: SIM115
+        self.process = subprocess.Popen([*ARENA, "contest", str(config)], cwd=config.parent, stdout=self.log,
+                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+        assert self.process.stderr is not None
+        deadline = time.monotonic() + 90
+        seen = ""
+        self.url = ""
+        while time.monotonic() < deadline and not self.url:
+            ready, _, _ = select.select([self.process.stderr], [], [], 1)
+            if ready:
+                line = self.process.stderr.readline()
+                if not line and self.process.poll() is not None:
+                    break
+                seen += line
+                found = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+                if found:
+                    self.url = found.group(1)
+        if not self.url:
+            self.kill()
+            raise AssertionError(f"arena contest did not start: {seen}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, sig)
+            self.process.wait(30)
+        # every bot process of the contest is in its session: none may outlive it
+        for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+            try:
+                if os.getsid(int(pid)) == self.process.pid:
+                    os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+
+def add_author(config: Path, name: str, *extra: str) -> str:
+    done = subprocess.run([*ARENA, "author", "add", name, "--contest", str(config), *extra], capture_output=True,
+                          text=True, timeout=60, cwd=config.parent)
+    assert done.returncode == 0, done.stderr
+    token = done.stdout.strip()
+    assert token.startswith("arena_") and "shown this once" in done.stderr
+    return token
+
+
+def call(url: str, token: str | None = None, data: bytes | None = None, method: str | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=data, headers=sent, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+            status = int(response.status)
+    except urllib.error.HTTPError as exc:
+        body, status = exc.read(), int(exc.code)
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body.decode("utf-8", "replace")
+
+
+def submit(contest: Contest, folder: Path, token: str, *more: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, "submit", str(folder), "--to", contest.url, *more], capture_output=True, text=True,
+                          timeout=180, env={**os.environ, "ARENA_TOKEN": token})
+
+
+def wait_state(contest: Contest, token: str, submission_id: str, states: tuple[str, ...],
+               timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        status, data = call(f"{contest.url}/api/contest/submissions/{submission_id}", token)
+        assert status == 200, data
+        if data["state"] in states or time.monotonic() > deadline:
+            assert data["state"] in states, data
+            return dict(data)
+        time.sleep(0.2)
+
+
+def wait_matches(contest: Contest, bot: str, count: int = 1, timeout: float = 90) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        status, data = call(f"{contest.url}/api/bot/{urllib.parse.quote(bot)}/matches")
+        matches = list(data["matches"]) if status == 200 else []
+        if len(matches) >= count or time.monotonic() > deadline:
+            assert len(matches) >= count, (status, data)
+            return matches
+        time.sleep(0.2)
+
+
+# --------------------------------------------------------------------------------------------- one contest
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest, dict[str, str], Path]]:
+    """One contest for the module's tests (the last one kills it with SIGKILL and starts it again)."""
+    need_jail()
+    folder = tmp_path_factory.mktemp("contest")
+    config = write_config(folder)
+    tokens = {"alice": add_author(config, "alice")}  # by the command, once; the others straight into its store
+    (folder / "data").mkdir(exist_ok=True)
+    store = ContestStore(folder / "data" / "contest.db")
+    try:
+        tokens |= {"bob": store.add_author("bob"), "root": store.add_author("root", admin=True)}
+    finally:
+        store.close()
+    contests = [Contest(config)]
+    try:
+        yield contests[0], tokens, folder
+    finally:
+        for contest in contests:
+            contest.kill(signal.SIGTERM)
+
+
+def test_a_submission_is_built_checked_and_played_and_its_author_alone_sees_its_report_and_logs(
+        running: tuple[Contest, dict[str, str], Path]) -> None:
+    contest, tokens, folder = running
+    bot = write_bot(folder / "alice-bot", "firsty", build='["sh", "-c", "echo built > built.txt"]', mark="ALICELOG")
+    done = submit(contest, bot, tokens["alice"], "--wait")
+    assert done.returncode == 0, done.stderr
+    assert "firsty v1: playing" in done.stdout
+    status, mine = call(f"{contest.url}/api/contest/submissions", tokens["alice"])
+    assert status == 200 and [s["state"] for s in mine["submissions"]] == ["playing"]
+    first = mine["submissions"][0]
+    assert first["ladder_name"] == "alice:firsty:v1"
+    # built in the jail: its folder holds what the build wrote; checked: its report says so
+    status, detail = call(f"{contest.url}/api/contest/submissions/{first['id']}", tokens["alice"])
+    assert "build (" in detail["report"] and "PASS: alice:firsty:v1" in detail["report"]
+    matches = wait_matches(contest, "alice:firsty:v1")
+    assert any(s["bot"] == "alice:firsty:v1" for s in matches[0]["seats"])
+    status, logs = call(f"{contest.url}/api/contest/submissions/{first['id']}/logs", tokens["alice"])
+    assert status == 200 and any("MARK-ALICELOG starting" in log["text"] for log in logs["logs"])
+
+    # bob sees none of it: not its report, not its logs (one answer for "not yours" and "no such id")
+    for path in (f"/api/contest/submissions/{first['id']}", f"/api/contest/submissions/{first['id']}/logs",
+                 "/api/contest/submissions/" + "0" * 32):
+        status, answer = call(contest.url + path, tokens["bob"])
+        assert status == 404 and answer == {"error": "no such submission of yours"}, (path, answer)
+    status, theirs = call(f"{contest.url}/api/contest/submissions", tokens["bob"])
+    assert theirs["submissions"] == []
+    # the admin sees it
+    status, detail = call(f"{contest.url}/api/contest/submissions/{first['id']}", tokens["root"])
+    assert status == 200 and detail["bot"] == "firsty"
+
+    # a second version retires the first, which stays on the board with its matches
+    done = submit(contest, write_bot(folder / "alice-bot", "firsty", version=2), tokens["alice"], "--wait")
+    assert done.returncode == 0, done.stderr
+    status, mine = call(f"{contest.url}/api/contest/submissions", tokens["alice"])
+    assert [(s["version"], s["state"]) for s in mine["submissions"]] == [(2, "playing"), (1, "retired")]
+    wait_matches(contest, "alice:firsty:v2")
+    assert wait_matches(contest, "alice:firsty:v1", timeout=0)  # the old version keeps its matches
+
+
+def test_a_broken_submission_is_rejected_with_its_reason_for_its_author_only(
+        running: tuple[Contest, dict[str, str], Path]) -> None:
+    contest, tokens, folder = running
+    done = submit(contest, write_bot(folder / "bob-bot", "crashy", crash=True), tokens["bob"], "--wait")
+    assert done.returncode == 1
+    assert "crashy v1: rejected (arena check failed" in done.stdout
+    assert "my bug" in done.stderr  # the report's end, the bot's own words
+    status, mine = call(f"{contest.url}/api/contest/submissions", tokens["bob"])
+    rejected = mine["submissions"][0]
+    assert rejected["state"] == "rejected"
+    status, answer = call(f"{contest.url}/api/contest/submissions/{rejected['id']}", tokens["alice"])
+    assert status == 404
+    # never in the ladder
+    status, _ = call(f"{contest.url}/api/bot/{urllib.parse.quote('bob:crashy:v1')}")
+    assert status == 404
+    # a build that fails is rejected with its reason; so is an archive that is no archive
+    broken = write_bot(folder / "bob-build", "builder", build='["sh", "-c", "echo no compiler; exit 3"]')
+    done = submit(contest, broken, tokens["bob"], "--wait")
+    assert done.returncode == 1 and "builder v1: rejected (build: the build exited with status 3)" in done.stdout
+    status, answer = call(f"{contest.url}/api/contest/submissions", tokens["bob"], data=b"not a tar.gz",
+                          headers={"Content-Type": "application/gzip"})
+    assert status == 400 and "gzip" in answer["error"]
+
+
+def test_no_token_a_wrong_one_or_a_revoked_one_submits_nothing(running: tuple[Contest, dict[str, str], Path]) -> None:
+    contest, tokens, folder = running
+    data = pack(write_bot(folder / "eve-bot", "eve"))
+    for token in (None, "arena_" + "x" * 43, tokens["alice"] + "x", "", "a" * 300):
+        status, answer = call(f"{contest.url}/api/contest/submissions", token, data=data,
+                              headers={"Content-Type": "application/gzip"})
+        assert status == 401, (token, answer)
+    config = folder / "contest.toml"
+    mallory = add_author(config, "mallory")
+    done = subprocess.run([*ARENA, "author", "revoke", "mallory", "--contest", str(config)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    status, answer = call(f"{contest.url}/api/contest/submissions", mallory, data=data)
+    assert status == 401
+    # the command line never takes a token
+    done = subprocess.run([*ARENA, "submit", str(folder / "eve-bot"), "--to", contest.url], capture_output=True,
+                          text=True, timeout=60, env={k: v for k, v in os.environ.items() if k != "ARENA_TOKEN"})
+    assert done.returncode == 1 and "no token: set ARENA_TOKEN" in done.stderr
+
+
+# ------------------------------------------------------------------------------------------ in a browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    reason = None
+    if not Path(CHROMIUM).exists():
+        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        reason = reason or "playwright is not installed (pip install -e '.[test]')"
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser tests must run in CI: {reason}")
+        pytest.skip(reason)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def log_in(browser: Any, url: str, token: str) -> Any:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url + "/me")  # not logged in: sent to the login form
+    page.fill("input[name=token]", token)
+    page.click("form[action='/login'] button")
+    page.wait_for_selector("h1:has-text('Bots of')")
+    return page
+
+
+def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_none_of_it(
+        running: tuple[Contest, dict[str, str], Path], browser: Any, tmp_path: Path) -> None:
+    contest, tokens, folder = running
+    archive = tmp_path / "webby.tar.gz"
+    archive.write_bytes(pack(write_bot(folder / "web-bot", "webby", mark="WEBLOG")))
+    page = log_in(browser, contest.url, tokens["alice"])
+    page.set_input_files("input[name=archive]", str(archive))
+    page.click("form[action='/me/submit'] button")
+    page.wait_for_selector("#state")
+    own = page.url
+    assert re.fullmatch(re.escape(contest.url) + r"/me/submission/[0-9a-f]{32}", own)
+    deadline = time.monotonic() + 120
+    while page.inner_text("#state") != "playing" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        page.reload()
+    assert page.inner_text("#state") == "playing", page.inner_text("#main")
+    assert "PASS: alice:webby:v1" in page.inner_text("#report")
+    matches = wait_matches(contest, "alice:webby:v1")
+    page.reload()
+    assert "MARK-WEBLOG starting" in page.inner_text("#main")  # its log
+    seat = next(s["seat"] for s in matches[0]["seats"] if s["bot"] == "alice:webby:v1")
+    assert page.locator(f"a[href='/match/{matches[0]['id']}?seat={seat}']").count() == 1 or \
+        "shown once its deal set is complete" in page.inner_text("#main")
+
+    # bob, logged in, reaches none of alice's pages by their address, nor her submissions' ids through the API
+    other = log_in(browser, contest.url, tokens["bob"])
+    response = other.goto(own)
+    assert response is not None and response.status == 404
+    assert "MARK-WEBLOG" not in other.content() and "webby" not in other.inner_text("#main")
+    assert "webby" not in other.goto(contest.url + "/me").text()
+    admin = other.goto(contest.url + "/admin")
+    assert admin is not None and admin.status == 404
+    status, _ = call(contest.url + "/api/contest/submissions/" + own.rsplit("/", 1)[1], tokens["bob"])
+    assert status == 404
+    # everyone sees the public board with authors' names
+    public = browser.new_context().new_page()
+    public.goto(contest.url + "/")
+    public.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    assert "alice:webby:v1" in public.inner_text("#board")
+    response = public.goto(own)
+    assert response is not None and response.url.endswith("/login")  # not logged in: the login form
+
+
+def test_the_web_forms_need_their_csrf_token_and_logins_are_rate_limited(
+        running: tuple[Contest, dict[str, str], Path]) -> None:
+    contest, tokens, _ = running
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    def post(path: str, fields: dict[str, str]) -> tuple[int, str]:
+        request = urllib.request.Request(contest.url + path, data=urllib.parse.urlencode(fields).encode(),
+                                         method="POST")
+        try:
+            with opener.open(request, timeout=30) as response:
+                return int(response.status), response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return int(exc.code), exc.read().decode()
+
+    with opener.open(contest.url + "/login", timeout=30) as response:
+        page = response.read().decode()
+        assert "no-store" in response.headers["Cache-Control"]
+        assert response.headers["X-Frame-Options"] == "DENY"
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf is not None
+    # a login without the form's token (a cross-site form post) is refused before the token is looked at
+    status, _ = post("/login", {"token": tokens["alice"]})
+    assert status == 403
+    cookies = {c.name: c for c in jar}
+    assert cookies["arena_login"].has_nonstandard_attr("HttpOnly")
+    status, page = post("/login", {"token": tokens["alice"], "csrf": csrf.group(1)})
+    assert status == 200 and "Bots of alice" in page
+    session = {c.name: c for c in jar}["arena_session"]
+    assert session.has_nonstandard_attr("HttpOnly") and session.get_nonstandard_attr("SameSite") == "strict"
+    # an upload form post without its CSRF token is refused
+    status, page = post("/me/submit", {"archive": "x"})
+    assert status in (400, 403) and "Not submitted" in page
+    # a login brute force hits the limit (10 tries a minute from one address)
+    with opener.open(contest.url + "/login", timeout=30) as response:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
+    assert csrf is not None
+    codes = [post("/login", {"token": f"arena_guess{i}", "csrf": csrf.group(1)})[0] for i in range(12)]
+    limited = codes.index(429)  # the logins of the tests before count too: the limit is the address's
+    assert 1 <= limited <= 9 and codes == [401] * limited + [429] * (12 - limited)
+    status, page = post("/login", {"token": tokens["alice"], "csrf": csrf.group(1)})
+    assert status == 429 and "wait a minute" in page  # the right token too, until the minute is over
+
+
+# ------------------------------------------------------------------------------------------- kill -9
+
+
+def test_a_contest_killed_mid_build_resumes_with_no_submission_lost_or_doubled_and_no_match_stored_twice(
+        running: tuple[Contest, dict[str, str], Path]) -> None:
+    contest, tokens, folder = running
+    config = folder / "contest.toml"
+    token = tokens["bob"]
+    slow = write_bot(folder / "slow", "slow", build='["sh", "-c", "sleep 3; echo built > built.txt"]')
+    done = submit(contest, slow, token)
+    assert done.returncode == 0, done.stderr
+    status, mine = call(f"{contest.url}/api/contest/submissions", token)
+    before = len(mine["submissions"])
+    slow_id = mine["submissions"][0]["id"]
+    wait_state(contest, token, slow_id, ("building",))
+    contest.kill()  # kill -9, mid-build and mid-match
+    again = Contest(config)
+    try:
+        status, mine = call(f"{again.url}/api/contest/submissions", token)
+        assert status == 200 and len(mine["submissions"]) == before
+        final = wait_state(again, token, slow_id, ("playing",))
+        assert final["reason"] in ("", "taken up again after a restart")
+        wait_matches(again, "bob:slow:v1")
+    finally:
+        again.kill(signal.SIGTERM)
+    store = ContestStore(folder / "data" / "contest.db")
+    try:
+        assert [s.state.value for s in store.submissions("bob") if s.bot == "slow"] == ["playing"]
+    finally:
+        store.close()
+    db = sqlite3.connect(folder / "data" / "ladder.db")
+    try:
+        rows = db.execute("SELECT deal, rotation FROM matches").fetchall()
+    finally:
+        db.close()
+    assert rows and len(rows) == len(set(rows))  # no (deal, rotation) stored twice
