@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.contest.manifest import Manifest, read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,8 +30,10 @@ def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: st
     made = CliRunner().invoke(main, ["new", "my-bot", "--game", game, "--dir", str(tmp_path)])
     assert made.exit_code == 0, made.output
     folder = tmp_path / "my-bot"
-    assert sorted(p.name for p in folder.iterdir()) == ["bot.py", "bots.toml"]
+    assert sorted(p.name for p in folder.iterdir()) == ["bot.py", "bot.toml", "bots.toml"]
     assert f'games = ["{game}"]' in (folder / "bots.toml").read_text()
+    # its contest manifest: the submission as written
+    assert read_manifest(folder) == Manifest("my-bot", ("bot.py",), (game,), "python")
     if not installed_arena_is_this_tree():
         pytest.skip("the interpreter's installed arena is not this source tree (pip install -e . here), and a "
                     "launched bot imports that one")
@@ -68,6 +71,9 @@ def test_a_new_cpp_bot_has_what_its_build_needs(tmp_path: Path) -> None:
         assert (proto / "games" / game / f"{game}.proto").read_bytes() == (
             ROOT / "arena" / "games" / game / f"{game}.proto").read_bytes()
     assert 'command = ["./build/arena-bot"]' in (folder / "bots.toml").read_text()
+    manifest = read_manifest(folder)  # a contest builds it in its jail, and runs what CMake built
+    assert (manifest.command, manifest.runtime) == (("build/arena-bot",), "native")
+    assert manifest.build is not None and "cmake --build build" in manifest.build[-1]
     assert "cmake --build" in made.output
     # where CMakeLists.txt looks first (proto/ beside it), and the games it compiles: configuring it costs CMake
     # half a minute of resolving gRPC's pkg-config tree; tests/test_cpp_bot.py builds the same files

@@ -61,6 +61,18 @@ _BEFORE = {
 _CPP_GAMES = ("cabanga", "lama")
 """The games whose views the C++ example (``bots/cpp/bot.cc``) decodes: its CMake file compiles their .proto."""
 
+_MANIFEST = {
+    "python": ('command = ["bot.py"]\nruntime = "python"\n', ""),
+    "js": ('command = ["bot.js"]\nruntime = "node"\n',
+           "# A contest's build has no network: run npm install here first, and node_modules goes with the bot.\n"),
+    "cpp": ('command = ["build/arena-bot"]\nruntime = "native"\n'
+            'build = ["sh", "-c", "cmake -S . -B build && cmake --build build -j2"]\n',
+            "# The contest builds it in its jail: delete your own build/ folder before you submit.\n"),
+}
+"""What ``bot.toml`` says of a bot in each language: the manifest a contest takes it with (``arena submit``)."""
+CONTEST_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+"""The names a contest takes (a bot name that is not one gets no ``bot.toml``)."""
+
 _OWN_FOLDER = ("# Its jail shows it this folder (read-only) while no other bot of its list lives here; with another\n"
                "# bot here it sees only its program and what its entry names with files = [\"data.bin\", \"lib/\"].\n")
 
@@ -121,6 +133,10 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     files["bots.toml"] = (
         f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}{_OWN_FOLDER}"
         f'[[bot]]\nname = "{name}"\ncommand = {_COMMANDS[lang]}\ncwd = "."\ngames = ["{game}"]\n')
+    if CONTEST_NAME.fullmatch(name):
+        lines, note = _MANIFEST[lang]
+        files["bot.toml"] = (f"# {name} for a contest: arena submit . --to URL (the bot guide: Submitting your bot)\n"
+                             f'{note}name = "{name}"\n{lines}games = ["{game}"]\n')
     written = []
     for relative, content in files.items():
         path = folder / relative
