@@ -192,7 +192,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest,
     """One contest for the module's tests (the last one kills it with SIGKILL and starts it again)."""
     need_jail()
     folder = tmp_path_factory.mktemp("contest")
-    config = write_config(folder)
+    config = write_config(folder, open_registration="true")
     tokens = {"alice": add_author(config, "alice")}  # by the command, once; the others straight into its store
     (folder / "data").mkdir(exist_ok=True)
     store = ContestStore(folder / "data" / "contest.db")
@@ -363,6 +363,31 @@ def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_no
     assert admin is not None and admin.status == 404
     status, _ = call(contest.url + "/api/contest/submissions/" + own.rsplit("/", 1)[1], tokens["bob"])
     assert status == 404
+    # bob's own rejected bot: its report quotes its crash, markup and all, as text that never runs
+    dialogs: list[str] = []
+
+    def seen(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    other.on("dialog", seen)
+    other.goto(contest.url + "/me")
+    other.click("a:has-text('crashy')")
+    assert "<script>alert(1)</script> my bug" in other.inner_text("#report") and not dialogs
+    # alice has two bots in the contest, the most it takes: a third name is refused, a new version is not
+    status, answer = call(f"{contest.url}/api/contest/submissions", tokens["alice"],
+                          data=pack(write_bot(folder / "third", "third")))
+    assert status == 400 and "you have 2 bots in the contest" in answer["error"]
+
+    # the operator disables webby from the admin page: it plays no more, and its author sees why
+    admin_page = log_in(browser, contest.url, tokens["root"])
+    admin_page.goto(contest.url + "/admin")
+    admin_page.click("form[action^='/admin/disable/'] button >> nth=0")
+    admin_page.wait_for_url(contest.url + "/admin")
+    page.reload()
+    disabled = [s for s in call(f"{contest.url}/api/contest/submissions", tokens["alice"])[1]["submissions"]
+                if s["reason"] == "disabled by the operator"]
+    assert len(disabled) == 1 and disabled[0]["state"] == "rejected"
     # everyone sees the public board with authors' names
     public = browser.new_context().new_page()
     public.goto(contest.url + "/")
@@ -405,6 +430,17 @@ def test_the_web_forms_need_their_csrf_token_and_logins_are_rate_limited(
     # an upload form post without its CSRF token is refused
     status, page = post("/me/submit", {"archive": "x"})
     assert status in (400, 403) and "Not submitted" in page
+    # this contest takes registrations: a new author gets a token on the page, once, and it works at once
+    with opener.open(contest.url + "/register", timeout=30) as response:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
+    assert csrf is not None
+    status, page = post("/register", {"name": "carol", "csrf": csrf.group(1)})
+    token = re.search(r"<pre>(arena_[A-Za-z0-9_-]+)</pre>", page)
+    assert status == 200 and token is not None
+    assert call(f"{contest.url}/api/contest/submissions", token.group(1))[1] == {"author": "carol",
+                                                                                "submissions": []}
+    status, page = post("/register", {"name": "carol", "csrf": csrf.group(1)})
+    assert status == 400 and "carol" in page  # a name is taken once
     # a login brute force hits the limit (10 tries a minute from one address)
     with opener.open(contest.url + "/login", timeout=30) as response:
         csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
