@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from arena.text import visible
+from arena.text import CONTINUATION, visible
 
 EXAMPLE = '''# arena contest: one file configures a contest (every key but game has a default)
 game = "cabanga"
@@ -51,7 +51,7 @@ class ContestCommandError(click.ClickException):
     """A contest command that cannot do what was asked; the message says why and what to do."""
 
     def format_message(self) -> str:
-        return visible(self.message)
+        return visible(self.message, newline=CONTINUATION)
 
 
 def _config(path: Path) -> Any:
