@@ -41,6 +41,8 @@ UPLOADS_PER_HOUR = 30
 """Uploads an author may try in an hour, accepted or not (the per-day limit counts accepted ones)."""
 LOG_BYTES = 256 * 1024
 """The end of a bot's log an author is shown, per log file."""
+LOG_FILES = 12
+"""The ladder's log files of a bot an author is shown: the newest (a process a table keeps, one per rotation)."""
 
 
 class SubmitError(ValueError):
@@ -184,18 +186,22 @@ class Contest:
         return author.admin or submission.author == author.name
 
     def logs(self, submission: Submission) -> list[BotLog]:
-        """Return the ends of the bot's log files: its check's, then its ladder processes' (the caller has made
-        sure the asker may see them)."""
-        found: list[Path] = []
+        """Return the ends of the bot's log files: its check's, then its ladder processes' at each table (the last
+        :data:`LOG_FILES` of them); the caller has made sure the asker may see them."""
+        found: list[tuple[str, Path]] = []
         check = self.config.logs / f"check-{submission.id}"
         if check.is_dir():
-            found += sorted(check.glob("*.log"))
-        own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-\d+\.log")
-        with contextlib.suppress(OSError):
-            found += sorted((p for p in self.config.logs.iterdir() if own.fullmatch(p.name)),
-                            key=lambda p: int(p.name.rsplit("-", 1)[1][:-4]))
+            found += [(f"check: {p.name}", p) for p in sorted(check.glob("*.log"))]
+        own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
+        played: list[tuple[float, str, Path]] = []
+        for table in sorted(self.config.logs.glob("table-*")):
+            with contextlib.suppress(OSError):
+                for path in table.iterdir():
+                    if own.fullmatch(path.name):
+                        played.append((path.stat().st_mtime, f"{table.name}/{path.name}", path))
+        found += [(label, path) for _, label, path in sorted(played)[-LOG_FILES:]]
         logs = []
-        for path in found:
+        for label, path in found:
             try:
                 with path.open("rb") as f:
                     size = f.seek(0, os.SEEK_END)
@@ -203,7 +209,6 @@ class Contest:
                     text = f.read().decode("utf-8", "replace")
             except OSError:
                 continue
-            label = f"check: {path.name}" if path.parent != self.config.logs else path.name
             logs.append(BotLog(label, text, max(0, size - LOG_BYTES)))
         return logs
 

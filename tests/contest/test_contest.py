@@ -225,7 +225,10 @@ def test_a_submission_is_built_checked_and_played_and_its_author_alone_sees_its_
     matches = wait_matches(contest, "alice:firsty:v1")
     assert any(s["bot"] == "alice:firsty:v1" for s in matches[0]["seats"])
     status, logs = call(f"{contest.url}/api/contest/submissions/{first['id']}/logs", tokens["alice"])
-    assert status == 200 and any("MARK-ALICELOG starting" in log["text"] for log in logs["logs"])
+    assert status == 200
+    # its check's log, and the log of a process the ladder started
+    assert any(log["name"].startswith("check: ") and "MARK-ALICELOG starting" in log["text"] for log in logs["logs"])
+    assert any(log["name"].startswith("table-") and "MARK-ALICELOG starting" in log["text"] for log in logs["logs"])
 
     # bob sees none of it: not its report, not its logs (one answer for "not yours" and "no such id")
     for path in (f"/api/contest/submissions/{first['id']}", f"/api/contest/submissions/{first['id']}/logs",
