@@ -44,8 +44,10 @@ SESSION_COOKIE = "arena_session"
 LOGIN_COOKIE = "arena_login"
 SESSION_SECONDS = 12 * 3600
 LOGINS_PER_MINUTE = 10
-"""Login (and registration) tries a client address may make a minute; a token has 256 bits, so this only
+"""Login tries a client address may make a minute; a token has 256 bits, so this only
 keeps a flood from filling the log and the store."""
+REGISTRATIONS_PER_HOUR = 5
+"""Registrations (tries included) a client address may make an hour, where the contest takes them."""
 API_CALLS_PER_MINUTE = 120
 """API calls with a token a client address may make a minute."""
 FORM_BYTES = 16 * 1024
@@ -311,8 +313,8 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
             return page("Register", '<p class="error">the form is stale: <a href="/register">try again</a></p>',
                         status=403)
         assert csrf is not None
-        if not store.allow("register", client(request), LOGINS_PER_MINUTE, 60):
-            return page("Register", _register_form(csrf, "too many tries from your address; wait a minute"),
+        if not store.allow("register", client(request), REGISTRATIONS_PER_HOUR, 3600):
+            return page("Register", _register_form(csrf, "too many registrations from your address; try in an hour"),
                         status=429)
         try:
             token = store.register(fields.get("name", "").strip())
