@@ -50,14 +50,29 @@ def first_triples(count: int, seed: int) -> list[tuple[int, int, int]]:
     return [(i // SEATS, i % SEATS, deal_seed(seed, i // SEATS)) for i in range(count)]
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+@pytest.fixture(scope="module")
+def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """One two-node cluster for the module's ladders: starting one takes seconds, and a ladder leaves it as it
+    found it (its tables' actors end with their driver)."""
     why = netns.available()
     if why:
         assert os.environ.get("CI") != "true", f"CI runs the cluster tests: {why}"
         pytest.skip(f"a loopback-only network namespace for the cluster: {why}")
-    with local_cluster(2, tmp_path, {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}) as nodes:
+    folder = tmp_path_factory.mktemp("cluster")
+    with local_cluster(2, folder, {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(folder)}) as nodes:
         yield nodes
+
+
+@pytest.fixture
+def cluster(two_nodes: LocalCluster) -> LocalCluster:
+    """The module's cluster with both nodes alive: a node a test killed is replaced by a new one first."""
+    lost = [node for node in two_nodes.nodes if node.poll() is not None]
+    for node in lost:
+        two_nodes.nodes.remove(node)
+        two_nodes.start(head=False)
+    if lost:
+        two_nodes.wait_for_nodes(2)
+    return two_nodes
 
 
 QUICK_BOTS = "".join(f'[[bot]]\nbundled = "cabanga-{name}"\n' for name in ("greedy", "tidy", "thrower", "random"))
@@ -81,28 +96,6 @@ def wait_for_matches(proc: subprocess.Popen[str], db: Path, count: int, timeout:
     assert stored_count(db) >= count, f"the ladder stored {stored_count(db)} matches (exit {proc.poll()})"
 
 
-def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_planned_matches(
-        cluster: LocalCluster, tmp_path: Path) -> None:
-    db = tmp_path / "cluster.db"
-    proc = subprocess.Popen(ladder_command(cluster, db, seed=7), cwd=ROOT, env=cluster.driver_env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_for_matches(proc, db, 2)
-        cluster.kill(cluster.nodes[1])  # the second node, with its table, its server and its bots
-        _, err = proc.communicate(timeout=180)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err
-    assert "2 nodes, 2 tables" in err  # the progress line, before the loss
-    lost = [line for line in err.splitlines() if "is lost" in line]
-    assert lost and "played again on another table, from its seed" in lost[0], err
-    stored = seeds(db)
-    assert stored == first_triples(MATCHES, seed=7)  # what a local run stores (tests/test_ladder.py)
-    assert len(set(stored)) == len(stored) == MATCHES
-
-
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
     # the bots reach the nodes as a copy Ray makes of their folder (the bundled bots' cwd: this checkout)
@@ -124,6 +117,28 @@ def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: Local
     assert f"({killed_at} matches stored)" in result.stderr
     stored = seeds(db)
     assert stored == first_triples(MATCHES, seed=8)
+    assert len(set(stored)) == len(stored) == MATCHES
+
+
+def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_planned_matches(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    db = tmp_path / "cluster.db"
+    proc = subprocess.Popen(ladder_command(cluster, db, seed=7), cwd=ROOT, env=cluster.driver_env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for_matches(proc, db, 2)
+        cluster.kill(cluster.nodes[1])  # the second node, with its table, its server and its bots
+        _, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "2 nodes, 2 tables" in err  # the progress line, before the loss
+    lost = [line for line in err.splitlines() if "is lost" in line]
+    assert lost and "played again on another table, from its seed" in lost[0], err
+    stored = seeds(db)
+    assert stored == first_triples(MATCHES, seed=7)  # what a local run stores (tests/test_ladder.py)
     assert len(set(stored)) == len(stored) == MATCHES
 
 

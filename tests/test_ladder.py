@@ -174,6 +174,18 @@ def fake_tables() -> Fakes:
     return Fakes()
 
 
+@pytest.fixture
+def in_process_players(fake_tables: Fakes, monkeypatch: pytest.MonkeyPatch) -> Fakes:
+    """Make every ladder the command line runs play with :class:`FakeExecutor` (in-process random players) in
+    place of bot processes."""
+    def executor(tables: int, **_: Any) -> FakeExecutor:
+        fake_tables.made.append(FakeExecutor(tables, fake_tables.broken, fake_tables.seatings))
+        return fake_tables.made[-1]
+
+    monkeypatch.setattr(ladder_module, "LocalExecutor", executor)
+    return fake_tables
+
+
 def fake_config(names: Sequence[str], seats: int, **kwargs: Any) -> LadderConfig:
     game = get_game(kwargs.pop("game", "lama"))
     bots = [BotSpec(name, ("fake", name), ROOT) for name in names]
@@ -482,11 +494,16 @@ def test_a_lama_ladder_ranks_strong_medium_random_in_order(tmp_path: Path) -> No
     assert result.stdout.splitlines()[0].split()[:3] == ["rank", "ranks", "bot"]  # the final table
 
 
-def test_the_same_ladder_gives_the_same_matches(cabanga_ladder: tuple[list[str], Path], tmp_path: Path) -> None:
+def test_the_same_ladder_gives_the_same_matches(cabanga_ladder: tuple[list[str], Path], tmp_path: Path,
+                                                in_process_players: Fakes) -> None:
+    """The matches are the ladder's plan, not its players': the same command, played again by in-process
+    players, stores the same (deal, rotation, seed) of every match as the real bots' ladder (real bots rerun
+    to the same matches in test_a_ladder_killed_and_stopped_resumes_to_the_same_matches)."""
     args, db = cabanga_ladder
     again = tmp_path / "again.db"
-    result = arena(*[str(again) if a == str(db) else a for a in args])
-    assert result.returncode == 0, result.stderr
+    code, _, err, _ = cli(*[str(again) if a == str(db) else a for a in args])
+    assert code == 0, err
+    assert len(in_process_players.seatings) == 30  # every match played again, by the in-process players
     assert seeds(again) == seeds(db)
     assert len(seeds(db)) == 30 and len({s for _, _, s in seeds(db)}) == 10
 
@@ -542,8 +559,9 @@ def test_a_ladder_killed_and_stopped_resumes_to_the_same_matches(
     stored = seeds(db)
     assert stored == seeds(reference)
     assert len(stored) == len(set(stored)) == 30
+    rows = board(db)
     for name, rating in recomputed_ratings(db).items():  # every match rated once, in order, across the runs
-        row = next(r for r in board(db) if r["bot"] == name)
+        row = next(r for r in rows if r["bot"] == name)
         assert row["mu"] == pytest.approx(rating.mu, abs=1e-3)
         assert row["sigma"] == pytest.approx(rating.sigma, abs=1e-3)
 
@@ -593,7 +611,7 @@ def test_replay_shows_and_verifies_a_stored_match(cabanga_ladder: tuple[list[str
 
 def test_a_bot_that_does_not_start_is_reported_and_the_ladder_goes_on(tmp_path: Path) -> None:
     bots = write_bot_list(tmp_path / "bots.toml",
-                          ["cabanga-greedy", "cabanga-tidy", "cabanga-thrower", "cabanga-random"], broken=["aaa"])
+                          ["cabanga-greedy", "cabanga-thrower", "cabanga-random"], broken=["aaa"])
     db = tmp_path / "a.db"
     result = arena("ladder", "--bots", bots, "--seats", "3", "--matches", "6", "--tables", "1", "--db", db)
     assert result.returncode == 0, result.stderr
@@ -654,8 +672,13 @@ def test_a_database_of_another_ladder_or_no_database_is_a_one_line_error(tmp_pat
     assert result.stderr.count("\n") == 1 and "not a usable arena database" in result.stderr
 
 
-def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(tmp_path: Path) -> None:
-    """A bot that knew the ladder seed could work out every deal: the default is random, and a rerun keeps it."""
+def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(
+        tmp_path: Path, in_process_players: Fakes) -> None:
+    """A bot that knew the ladder seed could work out every deal: the default is random, and a rerun keeps it.
+
+    The seed is the command's and the database's business, not the bots': the real `arena ladder` runs (in this
+    process), with in-process random players in place of bot processes."""
+    fake_tables = in_process_players
     bots = write_bot_list(tmp_path / "bots.toml", ["lama-greedy", "lama-steady", "lama-random"])
     seeds_seen = []
     for name in ("a.db", "b.db"):
@@ -673,6 +696,7 @@ def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(tmp_path:
         assert code == 0, err  # resumed: the same (stored) seed, not another ladder
         assert len(seeds(db)) == 6
     assert seeds_seen[0] != seeds_seen[1] and min(seeds_seen) > 1000
+    assert len(fake_tables.made) == 4 and len(fake_tables.seatings) == 12  # every run played, in this process
 
 
 def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ CI=true. Each page's screenshot is kept in test-artifacts/serve/ (or $ARENA_TEST
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -27,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from arena.core import replay as replay_format
+from arena.core.referee import MatchRecord, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import Scoring
 from arena.games.goofspiel.web import table as goofspiel_table
@@ -615,21 +618,29 @@ def test_browser_older_matches_are_appended_below_the_first_page(page: Any, serv
     assert page.inner_text("#main .pager") == "no older matches"
 
 
+def replay_file(path: Path, game_name: str, seats: int, seed: int, **options: Any) -> Path:
+    """Write the replay of a match of in-process random players to ``path``, as `arena match --replay` writes
+    one (the same writer; tests/test_cli.py runs the command itself): these tests are about serving a replay
+    file, not about the bots that played it."""
+    game = get_game(game_name)
+
+    def play() -> MatchRecord:  # in a thread of its own: the browser's driver may hold this thread's event loop
+        players = [random_seat(f"random-{i}", seed * 10 + i) for i in range(seats)]
+        return asyncio.run(referee_match(game, players, seed, game.options(options)))
+
+    with ThreadPoolExecutor(1) as pool:
+        replay_format.write(path, replay_format.from_record(pool.submit(play).result()))
+    return path
+
+
 @pytest.fixture(scope="module")
 def lama_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    replay = tmp_path_factory.mktemp("lama") / "lama.json"
-    result = arena("match", "--game", "lama", "--seats", "3", "--seed", "5", "--replay", replay)
-    assert result.returncode == 0, result.stderr
-    return replay
+    return replay_file(tmp_path_factory.mktemp("lama") / "lama.json", "lama", 3, 5)
 
 
 @pytest.fixture(scope="module")
 def goofspiel_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    replay = tmp_path_factory.mktemp("goofspiel") / "goofspiel.json"
-    result = arena("match", "--game", "goofspiel", "--seats", "3", "--seed", "5", "-o", "ties=carry", "--replay",
-                   replay)
-    assert result.returncode == 0, result.stderr
-    return replay
+    return replay_file(tmp_path_factory.mktemp("goofspiel") / "goofspiel.json", "goofspiel", 3, 5, ties="carry")
 
 
 def test_serve_replay_shows_a_goofspiel_replay(goofspiel_replay: Path) -> None:
@@ -722,8 +733,6 @@ def test_browser_a_faulted_decision_shows_its_fault_and_the_default_on_its_frame
     import concurrent.futures
 
     from test_viewer_frames import _replay  # a Cabanga! match whose seat 0 crashes at every throw
-
-    from arena.core import replay as replay_format
 
     replay = tmp_path / "crash.json"
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # the browser's driver holds this thread's event loop
