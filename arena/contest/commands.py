@@ -45,6 +45,8 @@ program = []
 
 DEFAULT_CONFIG = Path("contest.toml")
 FINAL = ("playing", "rejected", "retired")
+WAIT_POLL = 1.0
+"""Seconds between two looks at a submission's state (--wait); the API takes 120 calls a minute."""
 
 
 class ContestCommandError(click.ClickException):
@@ -325,7 +327,7 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
         return
     state = answer["state"]
     while state not in FINAL:
-        time.sleep(2)
+        time.sleep(WAIT_POLL)
         answer = _call(f"{base}/api/contest/submissions/{answer['id']}", token)
         if answer["state"] != state:
             state = answer["state"]

@@ -23,11 +23,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.contest.archive import pack
 from arena.contest.store import ContestStore
 from arena.launch.sandbox import Isolation, detect_sandbox
@@ -156,9 +159,19 @@ def call(url: str, token: str | None = None, data: bytes | None = None, method: 
         return status, body.decode("utf-8", "replace")
 
 
-def submit(contest: Contest, folder: Path, token: str, *more: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, "submit", str(folder), "--to", contest.url, *more], capture_output=True, text=True,
-                          timeout=180, env={**os.environ, "ARENA_TOKEN": token})
+@dataclass
+class Submitted:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def submit(contest: Contest, folder: Path, token: str, *more: str) -> Submitted:
+    """Run `arena submit` as the author would (in-process: the command's own code, without a new interpreter)."""
+    result = CliRunner().invoke(main, ["submit", str(folder), "--to", contest.url, *more], env={"ARENA_TOKEN": token})
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Submitted(result.exit_code, result.stdout, result.stderr)
 
 
 def wait_state(contest: Contest, token: str, submission_id: str, states: tuple[str, ...],
