@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
+from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -175,7 +176,7 @@ def submission_json(submission: Submission) -> dict[str, Any]:
             "created": submission.created, "updated": submission.updated}
 
 
-def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = None) -> Any:
+def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = None) -> Starlette:
     """Return the contest's web application: its own pages and API before ``arena serve``'s pages of ``reader``."""
     sessions = sessions or Sessions()
     config = contest.config
