@@ -124,10 +124,14 @@ def contest(config_path: Path | None, example: bool) -> None:
     def ready(url: str) -> None:
         click.echo(f"contest of {config.game.title} at {config.seats} seats: {url} (Ctrl-C stops it)", err=True)
 
+    def stopping(signal_name: str) -> None:
+        note(f"{signal_name}: stopping (the matches under way are played again at the next start)")
+
     try:
-        asyncio.run(serve_contest(running, ready))
-    except KeyboardInterrupt:
+        asyncio.run(serve_contest(running, ready, stopping))
         note("stopped; the same command resumes it")
+    except KeyboardInterrupt:  # a second Ctrl-C while stopping
+        note("stopped at once; the same command resumes it")
     except OSError as exc:
         raise ContestCommandError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
     except (LadderError, StoreError) as exc:

@@ -21,6 +21,7 @@ An example with every key and its default (``arena contest --example`` prints it
 
     [submissions]
     per_day = 10                       # submissions an author may make in 24 hours
+    uploads_per_hour = 30              # uploads an author may try in an hour, refused ones too
     active = 2                         # an author's bots playing at once (a new version replaces its old one)
     archive_mb = 8                     # the uploaded archive, compressed
     unpacked_mb = 64                   # its files, unpacked (and the built folder)
@@ -85,6 +86,7 @@ class SubmissionRules:
     """What one author may submit, and how long a submission may build and be checked."""
 
     per_day: int = 10
+    uploads_per_hour: int = 30
     active: int = 2
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     build_seconds: float = 300.0
@@ -145,7 +147,8 @@ class ContestConfig:
 
 _KEYS = {"game", "seats", "options", "seed", "deadline", "time_bank", "max_faults", "tables", "data", "baseline",
          "listen", "behind_proxy", "open_registration", "limits", "submissions", "runtimes"}
-_SUBMISSION_KEYS = {"per_day", "active", "archive_mb", "unpacked_mb", "files", "build_seconds", "check_rounds"}
+_SUBMISSION_KEYS = {"per_day", "uploads_per_hour", "active", "archive_mb", "unpacked_mb", "files", "build_seconds",
+                    "check_rounds"}
 
 
 def load_config(path: Path) -> ContestConfig:
@@ -250,7 +253,9 @@ def _submissions(raw: Mapping[str, Any]) -> SubmissionRules:
         raise ConfigError(f"submissions: {exc}") from None
     except ConfigError as exc:
         raise ConfigError(f"submissions: {exc}") from None
-    return SubmissionRules(per_day=_positive(raw, "per_day", 10), active=_positive(raw, "active", 2), archive=archive,
+    return SubmissionRules(per_day=_positive(raw, "per_day", 10),
+                           uploads_per_hour=_positive(raw, "uploads_per_hour", 30),
+                           active=_positive(raw, "active", 2), archive=archive,
                            build_seconds=float(_positive(raw, "build_seconds", 300, whole=False)),
                            check_rounds=_positive(raw, "check_rounds", 1))
 

@@ -106,11 +106,6 @@ class Pipeline:
         """Queue a submission the store has just taken (the upload's handler calls this)."""
         self._queue.put_nowait(submission_id)
 
-    @property
-    def waiting(self) -> int:
-        """Return how many submissions wait for their turn."""
-        return self._queue.qsize()
-
     async def run(self) -> None:
         """Take queued submissions through, one at a time, until cancelled."""
         while True:

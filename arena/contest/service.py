@@ -37,8 +37,6 @@ from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot
 from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation, Sandbox
 
-UPLOADS_PER_HOUR = 30
-"""Uploads an author may try in an hour, accepted or not (the per-day limit counts accepted ones)."""
 LOG_BYTES = 256 * 1024
 """The end of a bot's log an author is shown, per log file."""
 LOG_FILES = 12
@@ -145,8 +143,8 @@ class Contest:
         """
         config = self.config
         rules = config.submissions
-        if not self.store.allow("upload", author.name, UPLOADS_PER_HOUR, 3600):
-            raise SubmitError(f"at most {UPLOADS_PER_HOUR} uploads an hour; try again later")
+        if not self.store.allow("upload", author.name, rules.uploads_per_hour, 3600):
+            raise SubmitError(f"at most {rules.uploads_per_hour} uploads an hour; try again later")
         if len(data) > rules.archive.archive_bytes:
             raise SubmitError(f"the archive is {len(data)} bytes; this contest takes at most "
                               f"{rules.archive.archive_bytes} bytes compressed")

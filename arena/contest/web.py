@@ -19,11 +19,13 @@ bodies bounded, and every value shown is escaped.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import html
+import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -40,6 +42,8 @@ from arena.contest.service import Contest, SubmitError
 from arena.contest.store import Author, AuthorError, State, Submission
 from arena.web.app import Site, build_app
 from arena.web.data import NotFound, Reader
+
+log = logging.getLogger("arena.contest.web")
 
 SESSION_COOKIE = "arena_session"
 LOGIN_COOKIE = "arena_login"
@@ -565,21 +569,46 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
     return app
 
 
-async def serve_contest(contest: Contest, on_ready: Callable[[str], None]) -> None:
-    """Run ``contest`` (its ladder and pipeline) and serve its pages on its configured address, until cancelled or
-    interrupted, or until the ladder fails (its error is raised).
+STOP_SECONDS = 30.0
+"""How long a stopping contest waits for its matches, checks and bots to stop before it leaves them."""
+
+
+async def serve_contest(contest: Contest, on_ready: Callable[[str], None],
+                        on_stop: Callable[[str], None] | None = None) -> None:
+    """Run ``contest`` (its ladder and pipeline) and serve its pages on its configured address, until SIGINT or
+    SIGTERM (then ``on_stop(signal name)`` and an orderly stop: the web server, the ladder's tables and bots, the
+    pipeline), until cancelled, or until the ladder fails (its error is raised). A second signal while stopping
+    is not caught.
 
     Raises :class:`OSError` when the address cannot be bound.
     """
     import asyncio
+    import signal
     import socket
 
     import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # the contest stops on its own signals, in order; uvicorn's would raise them again mid-way
+            yield
 
     config = contest.config
     family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     reader: Reader | None = None
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    caught = (signal.SIGINT, signal.SIGTERM)
+
+    def stopping(sig: signal.Signals) -> None:
+        for each in caught:
+            loop.remove_signal_handler(each)
+        if on_stop is not None:
+            on_stop(sig.name)
+        stop.set()
+
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((config.host, config.port))
@@ -587,11 +616,14 @@ async def serve_contest(contest: Contest, on_ready: Callable[[str], None]) -> No
         sock.set_inheritable(False)
         reader = Reader(config.ladder_db)
         reader.start()
-        server = uvicorn.Server(uvicorn.Config(contest_app(contest, reader), log_level="warning", access_log=False,
-                                               lifespan="off"))
+        server = Server(uvicorn.Config(contest_app(contest, reader), log_level="warning", access_log=False,
+                                       lifespan="off"))
         shown = f"[{config.host}]" if family == socket.AF_INET6 else config.host
+        for sig in caught:
+            loop.add_signal_handler(sig, stopping, sig)
         tasks = [asyncio.create_task(server.serve(sockets=[sock]), name="contest-web"),
-                 asyncio.create_task(contest.run(), name="contest")]
+                 asyncio.create_task(contest.run(), name="contest"),
+                 asyncio.create_task(stop.wait(), name="contest-stop")]
         on_ready(f"http://{shown}:{sock.getsockname()[1]}/")
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -599,9 +631,19 @@ async def serve_contest(contest: Contest, on_ready: Callable[[str], None]) -> No
                 task.result()
         finally:
             server.should_exit = True
-            tasks[1].cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            for task in tasks[1:]:
+                task.cancel()
+            finished, left = await asyncio.wait(tasks, timeout=STOP_SECONDS)
+            for task in finished:  # seen: an error while stopping is not the one being raised, if any
+                if not task.cancelled():
+                    task.exception()
+            if left:
+                log.warning("the contest did not stop within %.0f s: %s", STOP_SECONDS,
+                            ", ".join(t.get_name() for t in left))
     finally:
+        with contextlib.suppress(ValueError, RuntimeError):
+            for sig in caught:
+                loop.remove_signal_handler(sig)
         sock.close()
         if reader is not None:
             reader.close()

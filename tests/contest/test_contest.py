@@ -309,32 +309,6 @@ def test_no_token_a_wrong_one_or_a_revoked_one_submits_nothing(running: tuple[Co
 
 # ------------------------------------------------------------------------------------------ in a browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    reason = None
-    if not Path(CHROMIUM).exists():
-        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        reason = reason or "playwright is not installed (pip install -e '.[test]')"
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the browser tests must run in CI: {reason}")
-        pytest.skip(reason)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
 def log_in(browser: Any, url: str, token: str) -> Any:
     context = browser.new_context()
     page = context.new_page()
@@ -491,6 +465,12 @@ def test_a_contest_killed_mid_build_resumes_with_no_submission_lost_or_doubled_a
         final = wait_state(again, token, slow_id, ("playing",))
         assert final["reason"] in ("", "taken up again after a restart")
         wait_matches(again, "bob:slow:v1")
+        # SIGTERM (systemd, docker stop) stops it in order, as Ctrl-C does, and it says so
+        again.process.send_signal(signal.SIGTERM)
+        assert again.process.wait(60) == 0
+        assert again.process.stderr is not None
+        said = again.process.stderr.read()
+        assert "SIGTERM: stopping" in said and "stopped; the same command resumes it" in said, said
     finally:
         again.kill(signal.SIGTERM)
     store = ContestStore(folder / "data" / "contest.db")
