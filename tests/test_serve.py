@@ -40,9 +40,6 @@ from arena.web.data import INLINE_SECONDS, HeadToHead, Live, Reader, Withheld
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
 ARTIFACTS = Path(os.environ.get("ARENA_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "serve"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 LADDER = ["--game", "cabanga", "--seats", "4", "--tables", "2", "--seed", "11"]
 FIRST_MATCHES = 14
 """Three complete deal sets of four rotations, and two rotations of the fourth (its replays are withheld)."""
@@ -445,28 +442,6 @@ def test_a_quick_figure_is_never_stale() -> None:
 # ------------------------------------------------------------------------------------- in a real browser
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    reason = None
-    if not Path(CHROMIUM).exists():
-        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        reason = reason or "playwright is not installed (pip install -e '.[test]')"
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the browser tests must run in CI: {reason}")
-        pytest.skip(reason)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1300, "height": 900})
@@ -486,6 +461,7 @@ def open_page(page: Any, url: str) -> None:
 
 
 def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
