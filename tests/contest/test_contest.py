@@ -336,12 +336,18 @@ def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_no
         page.reload()
     assert page.inner_text("#state") == "playing", page.inner_text("#main")
     assert "PASS: alice:webby:v1" in page.inner_text("#report")
-    matches = wait_matches(contest, "alice:webby:v1")
+    # its first deal set complete (every rotation), its matches' replays are shown: from its own seat
+    deadline = time.monotonic() + 90
+    while not (shown := [m for m in wait_matches(contest, "alice:webby:v1") if m["replay"]]):
+        assert time.monotonic() < deadline, "no complete deal set of webby"
+        time.sleep(0.3)
     page.reload()
     assert "MARK-WEBLOG starting" in page.inner_text("#main")  # its log
-    seat = next(s["seat"] for s in matches[0]["seats"] if s["bot"] == "alice:webby:v1")
-    assert page.locator(f"a[href='/match/{matches[0]['id']}?seat={seat}']").count() == 1 or \
-        "shown once its deal set is complete" in page.inner_text("#main")
+    seat = next(s["seat"] for s in shown[0]["seats"] if s["bot"] == "alice:webby:v1")
+    page.click(f"a[href='/match/{shown[0]['id']}?seat={seat}']")
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    assert page.get_attribute("body", "data-seat") == str(seat) and page.input_value("#seat") == str(seat)
+    page.go_back()
 
     # bob, logged in, reaches none of alice's pages by their address, nor her submissions' ids through the API
     other = log_in(browser, contest.url, tokens["bob"])

@@ -443,7 +443,9 @@ window.ArenaGames = window.ArenaGames || {};
 
 function viewer(fetchData, title) {
   // fetchData(seat) -> the viewer data of /api/match/ID?seat=
-  let data = null, render = null, frame = 0, timer = null, seat = "all";
+  // ?seat=N in the page's address opens the match as seat N met it (a contest links an author's seat so)
+  const asked = new URLSearchParams(location.search).get("seat");
+  let data = null, render = null, frame = 0, timer = null, seat = /^\d+$/.test(asked || "") ? asked : "all";
   const tableBox = el("div", {class: "tablebox", id: "table"});
   const logBox = el("div", {class: "log", id: "log"});
   const status = el("span", {id: "status"});
@@ -512,6 +514,7 @@ function viewer(fetchData, title) {
     if (!seatSelect.options.length) {
       seatSelect.append(el("option", {value: "all", text: "from above (every hand)"}),
                         ...data.names.map((n, i) => el("option", {value: String(i), text: `seat ${i}: ${n}`})));
+      seatSelect.value = seat;
     }
     roundSelect.replaceChildren(...data.rounds.map(([r, i]) => el("option", {value: String(i), text: "round " + r})));
     slider.max = data.frames.length - 1;
