@@ -1,7 +1,7 @@
 """`arena contest` as authors and an attacker use it: a real contest process (its ladder playing the bundled bots),
 `arena author add`, `arena submit` and the submission API, each author's view and nobody else's, a broken
 submission rejected with its reason for its author only, a new version retiring the old, the web forms' CSRF
-tokens and the login rate limit, and a kill -9 mid-build that loses and doubles nothing.
+tokens and the login rate limit, and a kill -9 mid-build, then mid-check, that loses and doubles nothing.
 
 Submissions are built and checked in the bot jail: without bubblewrap these tests skip (outside CI) or fail (CI).
 """
@@ -78,9 +78,11 @@ def write_config(folder: Path, **extra: str) -> Path:
 
 
 def write_bot(folder: Path, name: str, *, build: str | None = None, mark: str = "", crash: bool = False,
-              version: int = 1) -> Path:
+              version: int = 1, slow_start: float = 0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     text = BOT.format(mark=mark or name)
+    if slow_start:
+        text = text.replace("    run(First())", f"    import time\n    time.sleep({slow_start})\n    run(First())")
     if crash:
         text = text.replace("return choices[0]", "raise RuntimeError('<script>alert(1)</script> my bug')")
     (folder / "bot.py").write_text(text + f"# version {version}\n")
@@ -451,12 +453,13 @@ def test_the_web_forms_need_their_csrf_token_and_logins_are_rate_limited(
 # ------------------------------------------------------------------------------------------- kill -9
 
 
-def test_a_contest_killed_mid_build_resumes_with_no_submission_lost_or_doubled_and_no_match_stored_twice(
+def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doubled_or_stored_twice(
         running: tuple[Contest, dict[str, str], Path]) -> None:
     contest, tokens, folder = running
     config = folder / "contest.toml"
     token = tokens["bob"]
-    slow = write_bot(folder / "slow", "slow", build='["sh", "-c", "sleep 3; echo built > built.txt"]')
+    # a build of 3 s, and a bot that takes 3 s to start: time enough to be caught building, then checking
+    slow = write_bot(folder / "slow", "slow", build='["sh", "-c", "sleep 3; echo built > built.txt"]', slow_start=3)
     done = submit(contest, slow, token)
     assert done.returncode == 0, done.stderr
     status, mine = call(f"{contest.url}/api/contest/submissions", token)
@@ -466,19 +469,24 @@ def test_a_contest_killed_mid_build_resumes_with_no_submission_lost_or_doubled_a
     contest.kill()  # kill -9, mid-build and mid-match
     again = Contest(config)
     try:
-        status, mine = call(f"{again.url}/api/contest/submissions", token)
+        wait_state(again, token, slow_id, ("checking",))
+    finally:
+        again.kill()  # kill -9, mid-check
+    third = Contest(config)
+    try:
+        status, mine = call(f"{third.url}/api/contest/submissions", token)
         assert status == 200 and len(mine["submissions"]) == before
-        final = wait_state(again, token, slow_id, ("playing",))
+        final = wait_state(third, token, slow_id, ("playing",))
         assert final["reason"] in ("", "taken up again after a restart")
-        wait_matches(again, "bob:slow:v1")
+        wait_matches(third, "bob:slow:v1")
         # SIGTERM (systemd, docker stop) stops it in order, as Ctrl-C does, and it says so
-        again.process.send_signal(signal.SIGTERM)
-        assert again.process.wait(60) == 0
-        assert again.process.stderr is not None
-        said = again.process.stderr.read()
+        third.process.send_signal(signal.SIGTERM)
+        assert third.process.wait(60) == 0
+        assert third.process.stderr is not None
+        said = third.process.stderr.read()
         assert "SIGTERM: stopping" in said and "stopped; the same command resumes it" in said, said
     finally:
-        again.kill(signal.SIGTERM)
+        third.kill(signal.SIGTERM)
     store = ContestStore(folder / "data" / "contest.db")
     try:
         assert [s.state.value for s in store.submissions("bob") if s.bot == "slow"] == ["playing"]
