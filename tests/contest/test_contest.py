@@ -289,6 +289,35 @@ def test_a_broken_submission_is_rejected_with_its_reason_for_its_author_only(
     assert status == 400 and "gzip" in answer["error"]
 
 
+def test_a_submitted_bot_sees_no_other_submission_nor_the_contests_files(
+        running: tuple[Contest, dict[str, str], Path]) -> None:
+    contest, tokens, folder = running
+    data = folder / "data"
+    peeker = write_bot(folder / "peeker", "peeker")
+    targets = [data / "contest.db", data / "ladder.db", data / "archives", data / "logs", folder / "contest.toml",
+               folder / "alice-bot" / "bot.py"]
+    probe = ("import os, sys\n"
+             f"for path in {[str(t) for t in targets]!r}:\n"
+             "    try:\n"
+             "        os.listdir(path) if os.path.isdir(path) else open(path, 'rb').read(16)\n"
+             "        print('peek', path, 'read', flush=True)\n"
+             "    except OSError as exc:\n"
+             "        print('peek', path, 'blocked', type(exc).__name__, flush=True)\n"
+             # the folder of the submissions holds, for the jail, only its own (the path to it)
+             f"print('peek bots:', sorted(os.listdir({str(data / 'bots')!r})), flush=True)\n")
+    (peeker / "bot.py").write_text(probe + (peeker / "bot.py").read_text())
+    done = submit(contest, peeker, tokens["bob"], "--wait")
+    assert done.returncode == 0, done.stderr
+    submission = next(s for s in call(f"{contest.url}/api/contest/submissions", tokens["bob"])[1]["submissions"]
+                      if s["bot"] == "peeker")
+    logs = call(f"{contest.url}/api/contest/submissions/{submission['id']}/logs", tokens["bob"])[1]["logs"]
+    said = [line for log in logs if log["name"].startswith("check: ") for line in log["text"].splitlines()
+            if line.startswith("peek ")]
+    assert said[:len(targets)] == [f"peek {target} blocked FileNotFoundError" for target in targets]
+    # other submissions' folders (the earlier tests' bots, outside) are not in its jail
+    assert said[len(targets)] == f"peek bots: {[submission['id']]!r}"
+
+
 def test_no_token_a_wrong_one_or_a_revoked_one_submits_nothing(running: tuple[Contest, dict[str, str], Path]) -> None:
     contest, tokens, folder = running
     data = pack(write_bot(folder / "eve-bot", "eve"))
