@@ -95,7 +95,6 @@ class Contest:
         except Exception:
             self.ladder_store.close()
             raise
-        self.house = {b.name for b in house}
         self.pipeline = Pipeline(config, store, self.ladder, sandbox)
         self.resumed = self.pipeline.resume()
 

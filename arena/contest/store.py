@@ -120,7 +120,8 @@ _NEXT: dict[State, frozenset[State]] = {
     State.QUEUED: frozenset({State.QUEUED, State.BUILDING, State.REJECTED}),
     State.BUILDING: frozenset({State.QUEUED, State.CHECKING, State.REJECTED}),
     State.CHECKING: frozenset({State.QUEUED, State.PLAYING, State.REJECTED}),
-    State.PLAYING: frozenset({State.RETIRED, State.REJECTED}),
+    # playing -> queued: its built folder was lost (a contest restarted on a restored database) and it is built again
+    State.PLAYING: frozenset({State.QUEUED, State.RETIRED, State.REJECTED}),
     State.RETIRED: frozenset({State.REJECTED}),
     State.REJECTED: frozenset(),
 }
@@ -491,7 +492,8 @@ class ContestStore:
         """Move submission ``id`` to ``state`` with ``reason`` (shown to its author) and return it as it is now.
 
         Allowed: queued → building → checking → rejected; building → rejected; queued, building or checking →
-        queued (work taken up again after a restart); playing → retired; anything but rejected → rejected (an
+        queued (work taken up again after a restart); playing → retired; playing → queued (its folder was lost:
+        built and checked again); anything but rejected → rejected (an
         admin disables a bot). Raises :class:`ValueError` naming both states for any other move, and for
         PLAYING (:meth:`enter_ladder` enters the ladder, retiring the version it replaces); :class:`KeyError`
         for an unknown id; :class:`TypeError` when ``state`` is not a :class:`State`.

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -32,7 +33,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.contest.archive import pack
-from arena.contest.store import ContestStore
+from arena.contest.store import ContestStore, State
 from arena.launch.sandbox import Isolation, detect_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -501,6 +502,13 @@ def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doub
         wait_state(again, token, slow_id, ("checking",))
     finally:
         again.kill()  # kill -9, mid-check
+    # a playing bot's built folder lost meanwhile (a restored backup, a wiped disk): it is built and checked again
+    store = ContestStore(folder / "data" / "contest.db")
+    try:
+        lost = next(s for s in store.submissions("alice") if s.state is State.PLAYING)
+    finally:
+        store.close()
+    shutil.rmtree(folder / "data" / "bots" / lost.id)
     third = Contest(config)
     try:
         status, mine = call(f"{third.url}/api/contest/submissions", token)
@@ -508,6 +516,8 @@ def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doub
         final = wait_state(third, token, slow_id, ("playing",))
         assert final["reason"] in ("", "taken up again after a restart")
         wait_matches(third, "bob:slow:v1")
+        back = wait_state(third, tokens["alice"], lost.id, ("playing",))
+        assert back["version"] == lost.version and (folder / "data" / "bots" / lost.id / "bot.py").is_file()
         # SIGTERM (systemd, docker stop) stops it in order, as Ctrl-C does, and it says so
         third.process.send_signal(signal.SIGTERM)
         assert third.process.wait(60) == 0

@@ -218,7 +218,6 @@ def test_the_way_through_sets_states_reasons_and_times(store: ContestStore, cloc
     ((State.BUILDING, State.CHECKING), State.BUILDING),
     ((State.REJECTED,), State.QUEUED),
     ((State.REJECTED,), State.REJECTED),
-    ((State.BUILDING, State.CHECKING, State.PLAYING), State.QUEUED),
     ((State.BUILDING, State.CHECKING, State.PLAYING, State.RETIRED), State.QUEUED),
 ])
 def test_moves_outside_the_rules_are_refused_naming_both_states(
@@ -246,6 +245,7 @@ def test_moves_outside_the_rules_are_refused_naming_both_states(
     ((State.BUILDING, State.CHECKING), State.REJECTED),
     ((State.BUILDING, State.CHECKING, State.PLAYING), State.REJECTED),
     ((State.BUILDING, State.CHECKING, State.PLAYING, State.RETIRED), State.REJECTED),
+    ((State.BUILDING, State.CHECKING, State.PLAYING), State.QUEUED),  # its folder was lost: built again
 ])
 def test_resumes_and_disabling_are_allowed(store: ContestStore, path: tuple[State, ...], target: State) -> None:
     store.add_author("alice")
