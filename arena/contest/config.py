@@ -28,6 +28,7 @@ An example with every key and its default (``arena contest --example`` prints it
     files = 2000                       # files and folders in it
     build_seconds = 300                # wall time of the build step
     check_rounds = 1                   # rounds of each match of the check (arena check --rounds)
+    check_seconds = 900                # wall time of the check: a bot slow at every decision holds no one up longer
 
     [runtimes.python]                  # what a manifest's runtime names: the program put before its command
     program = ["{python}"]             # the arena's interpreter; pure-Python packages vendored in the folder work
@@ -91,6 +92,7 @@ class SubmissionRules:
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     build_seconds: float = 300.0
     check_rounds: int = 1
+    check_seconds: float = 900.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +150,7 @@ class ContestConfig:
 _KEYS = {"game", "seats", "options", "seed", "deadline", "time_bank", "max_faults", "tables", "data", "baseline",
          "listen", "behind_proxy", "open_registration", "limits", "submissions", "runtimes"}
 _SUBMISSION_KEYS = {"per_day", "uploads_per_hour", "active", "archive_mb", "unpacked_mb", "files", "build_seconds",
-                    "check_rounds"}
+                    "check_rounds", "check_seconds"}
 
 
 def load_config(path: Path) -> ContestConfig:
@@ -257,7 +259,8 @@ def _submissions(raw: Mapping[str, Any]) -> SubmissionRules:
                            uploads_per_hour=_positive(raw, "uploads_per_hour", 30),
                            active=_positive(raw, "active", 2), archive=archive,
                            build_seconds=float(_positive(raw, "build_seconds", 300, whole=False)),
-                           check_rounds=_positive(raw, "check_rounds", 1))
+                           check_rounds=_positive(raw, "check_rounds", 1),
+                           check_seconds=float(_positive(raw, "check_seconds", 900, whole=False)))
 
 
 def _runtimes(raw: Mapping[str, Any], base: Path) -> dict[str, Runtime]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -31,10 +31,12 @@ from arena.contest.build import BuildError, run_build
 from arena.contest.config import ContestConfig
 from arena.contest.manifest import Manifest, ManifestError, read_manifest
 from arena.contest.store import ContestStore, State, Submission
+from arena.core.referee import Clock
+from arena.games.base import Game
 from arena.launch.botlist import BotSpec
 from arena.launch.sandbox import Bind, Sandbox
 from arena.protocol.server import ServerError
-from arena.tools.check import check_bot
+from arena.tools.check import Report, check_bot
 
 log = logging.getLogger("arena.contest.pipeline")
 
@@ -45,6 +47,13 @@ class Field(Protocol):
     def enter(self, bot: BotSpec) -> None: ...
 
     def retire(self, name: str) -> None: ...
+
+
+class Check(Protocol):
+    """What checks a bot: :func:`arena.tools.check.check_bot` (tests pass a fake)."""
+
+    def __call__(self, spec: BotSpec, games: Sequence[Game], *, clock: Clock, max_faults: int, rounds: int | None,
+                 log_dir: Path | None) -> Awaitable[Report]: ...
 
 
 class Rejected(Exception):
@@ -85,11 +94,13 @@ def bot_spec(config: ContestConfig, submission: Submission, manifest: Manifest) 
 class Pipeline:
     """Takes each queued submission through build and check into the ladder (see the module's docstring)."""
 
-    def __init__(self, config: ContestConfig, store: ContestStore, field: Field, sandbox: Sandbox) -> None:
+    def __init__(self, config: ContestConfig, store: ContestStore, field: Field, sandbox: Sandbox, *,
+                 check: Check = check_bot) -> None:
         self.config = config
         self.store = store
         self.field = field
         self.sandbox = sandbox
+        self.check = check
         self._queue: asyncio.Queue[str] = asyncio.Queue()
 
     def resume(self) -> list[Submission]:
@@ -191,9 +202,14 @@ class Pipeline:
         log_dir = config.logs / f"check-{submission.id}"
         shutil.rmtree(log_dir, ignore_errors=True)
         log_dir.mkdir(parents=True)
+        limit = config.submissions.check_seconds
         try:
-            report = await check_bot(spec, [config.game], clock=config.clock, max_faults=config.max_faults,
-                                     rounds=config.submissions.check_rounds, log_dir=log_dir)
+            report = await asyncio.wait_for(
+                self.check(spec, [config.game], clock=config.clock, max_faults=config.max_faults,
+                           rounds=config.submissions.check_rounds, log_dir=log_dir), limit)
+        except TimeoutError:  # a bot slow at every decision must not hold the other authors' submissions up
+            raise Rejected(f"arena check ran past its {limit:g} s (the contest's check_seconds): answer faster "
+                           "than the deadline") from None
         except ServerError as exc:  # the arena's own trouble: not the author's; tried again at the next start
             raise RuntimeError(f"arena check cannot run: {exc}") from exc
         before = self.store.report(submission.id)

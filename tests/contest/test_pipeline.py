@@ -1,0 +1,143 @@
+"""The way into the ladder with its collaborators faked: the check (arena check's report, or a check that never
+ends) and the ladder (what it is told to enter and retire). The real ones are tried in test_contest.py."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.contest.archive import content_hash, pack
+from arena.contest.config import parse_config
+from arena.contest.pipeline import Pipeline, archive_path
+from arena.contest.store import ContestStore, State, Submission
+from arena.games.base import Game
+from arena.launch.botlist import BotSpec
+from arena.launch.sandbox import Isolation, Sandbox
+from arena.tools.check import Problem, Report
+
+
+class Ladder:
+    """What the pipeline tells the ladder."""
+
+    def __init__(self) -> None:
+        self.entered: list[BotSpec] = []
+        self.retired: list[str] = []
+
+    def enter(self, bot: BotSpec) -> None:
+        self.entered.append(bot)
+
+    def retire(self, name: str) -> None:
+        self.retired.append(name)
+
+
+class Checks:
+    """A fake arena check: passes, fails with a problem, or never ends; records what it was asked."""
+
+    def __init__(self, outcome: str = "pass") -> None:
+        self.outcome = outcome
+        self.asked: list[tuple[BotSpec, list[str], int | None]] = []
+
+    async def __call__(self, spec: BotSpec, games: Sequence[Game], *, clock: Any, max_faults: int,
+                       rounds: int | None, log_dir: Path | None) -> Report:
+        self.asked.append((spec, [g.name for g in games], rounds))
+        report = Report(spec.name, clock.deadline)
+        if self.outcome == "slow":
+            await asyncio.sleep(3600)
+        if self.outcome == "fail":
+            report.problems.append(Problem("cabanga, 3 seats", "crash", "the bot reported: oops"))
+        return report
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ContestStore:
+    store = ContestStore(tmp_path / "contest.db")
+    store.add_author("alice")
+    return store
+
+
+def pipeline(tmp_path: Path, store: ContestStore, checks: Checks, **submissions: Any) -> tuple[Pipeline, Ladder]:
+    config = parse_config({"game": "cabanga", "seats": 3, "data": "data",
+                           "submissions": {"check_rounds": 1, **submissions}}, tmp_path)
+    ladder = Ladder()
+    return Pipeline(config, store, ladder, Sandbox(Isolation.JAIL), check=checks), ladder
+
+
+def upload(tmp_path: Path, store: ContestStore, pipe: Pipeline, name: str, *, games: str = '["cabanga"]',
+           version: int = 1) -> Submission:
+    folder = tmp_path / f"{name}-{version}"
+    folder.mkdir()
+    (folder / "bot.py").write_text(f"# version {version}\n")
+    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["bot.py"]\ngames = {games}\nruntime = "python"\n')
+    data = pack(folder)
+    path = archive_path(pipe.config, content_hash(data))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return store.add_submission("alice", name, content_hash(data))
+
+
+def test_a_checked_submission_enters_the_ladder_and_its_new_version_retires_it(
+        tmp_path: Path, store: ContestStore) -> None:
+    checks = Checks()
+    pipe, ladder = pipeline(tmp_path, store, checks)
+    first = upload(tmp_path, store, pipe, "greedy")
+    entry = asyncio.run(pipe.process(first.id))
+    assert entry is not None and entry.submission.state is State.PLAYING
+    spec = ladder.entered[0]
+    # as the ladder starts it: the runtime's program before its command, in its own folder, with its limits
+    assert (spec.name, spec.command, spec.cwd) == ("alice:greedy:v1", ("{python}", "bot.py"),
+                                                   pipe.config.bots / first.id)
+    assert (spec.cwd / "bot.py").read_text() == "# version 1\n"
+    assert checks.asked == [(spec, ["cabanga"], 1)]
+    second = upload(tmp_path, store, pipe, "greedy", version=2)
+    asyncio.run(pipe.process(second.id))
+    assert [b.name for b in ladder.entered] == ["alice:greedy:v1", "alice:greedy:v2"]
+    assert ladder.retired == ["alice:greedy:v1"]
+    assert [s.state for s in store.submissions("alice")] == [State.PLAYING, State.RETIRED]
+    assert not (pipe.config.work / second.id).exists()  # the scratch is emptied
+
+
+def test_a_check_that_runs_past_its_time_rejects_the_submission(tmp_path: Path, store: ContestStore) -> None:
+    pipe, ladder = pipeline(tmp_path, store, Checks("slow"), check_seconds=0.2)
+    slow = upload(tmp_path, store, pipe, "slow")
+    assert asyncio.run(pipe.process(slow.id)) is None
+    rejected = store.submission(slow.id)
+    assert rejected is not None and rejected.state is State.REJECTED
+    assert "arena check ran past its 0.2 s" in rejected.reason
+    assert ladder.entered == [] and not (pipe.config.bots / slow.id).exists()
+
+
+def test_a_failed_check_rejects_with_its_first_problem_and_keeps_the_report(
+        tmp_path: Path, store: ContestStore) -> None:
+    pipe, ladder = pipeline(tmp_path, store, Checks("fail"))
+    bad = upload(tmp_path, store, pipe, "bad")
+    asyncio.run(pipe.process(bad.id))
+    rejected = store.submission(bad.id)
+    assert rejected is not None and rejected.state is State.REJECTED
+    assert rejected.reason == "arena check failed: cabanga, 3 seats: crash: the bot reported: oops"
+    assert "FAIL: alice:bad:v1" in store.report(bad.id) and ladder.entered == []
+
+
+def test_a_bot_for_another_game_is_rejected_before_its_check(tmp_path: Path, store: ContestStore) -> None:
+    checks = Checks()
+    pipe, ladder = pipeline(tmp_path, store, checks)
+    other = upload(tmp_path, store, pipe, "lamabot", games='["lama"]')
+    asyncio.run(pipe.process(other.id))
+    rejected = store.submission(other.id)
+    assert rejected is not None and rejected.state is State.REJECTED and "add 'cabanga' to games" in rejected.reason
+    assert checks.asked == [] and ladder.entered == []
+
+
+def test_a_restart_takes_up_what_a_stop_caught_mid_way_oldest_first(tmp_path: Path, store: ContestStore) -> None:
+    pipe, _ = pipeline(tmp_path, store, Checks())
+    building = upload(tmp_path, store, pipe, "one")
+    store.set_state(building.id, State.BUILDING)
+    queued = upload(tmp_path, store, pipe, "two")
+    (pipe.config.work / "leftover").mkdir(parents=True)
+    again, _ = pipeline(tmp_path, store, Checks())
+    assert [s.id for s in again.resume()] == [building.id, queued.id]
+    assert [s.state for s in store.unfinished()] == [State.QUEUED, State.QUEUED]
+    assert not pipe.config.work.exists()  # what was half unpacked or built is gone
