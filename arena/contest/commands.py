@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import time
@@ -97,6 +98,10 @@ def contest(config_path: Path | None, example: bool) -> None:
     from arena.launch.sandbox import SandboxError
 
     raise_open_files()
+    # a long-lived service: what its parts log (a refused stream, a pipeline error) goes to stderr with the time
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s contest: %(name)s: %(message)s"))
+    logging.getLogger("arena").addHandler(handler)
     try:
         sandbox = machine_sandbox("strict" if os.geteuid() == 0 else "auto")
     except SandboxError as exc:
