@@ -9,7 +9,7 @@ listening on 127.0.0.1 (a free port), with --rounds R rounds a match (default 1;
 --tables T tables (default 1). It prints:
 
   upload to first match   on an idle contest (house bots only, its first match stored), N times (--uploads,
-              default 3) a new version of the same Python bot (a bot.toml and a bot.py, as an author writes
+              default 3) a new version of the same Python bot (its bot.py and bot.toml as `arena new` writes
               them) is sent with `arena submit`, and its times are taken from the moment the command starts:
                 submitted    the command has packed and sent it and the contest has queued it;
                 checking     the contest has unpacked (and built) it and `arena check` starts on it;
@@ -58,7 +58,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import arena.v2
 from arena.contest.store import ContestStore
+from arena.launch.botlist import bundled_folder
+from arena.tools.new import write_bot as write_python_bot
 
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
 HOUSE = ("greedy", "tidy", "random")
@@ -71,25 +74,6 @@ STOP_GRACE = 15.0
 """Seconds a contest has to stop on SIGINT (as on Ctrl-C) before it and everything below it get SIGKILL."""
 LINGER = 5.0
 """Seconds a contest's bot processes have to end after it stopped before they get SIGKILL (and a note)."""
-
-BOT = '''from arena.games.cabanga.bot import CabangaBot
-from arena.sdk import run
-
-
-class First(CabangaBot):
-    def play(self, view, choices):
-        return choices[0]
-
-    def throw(self, view, candidates):
-        return []
-
-
-if __name__ == "__main__":
-    print("MARK-{mark} starting", flush=True)
-    run(First())
-'''
-"""The bot of tests/contest/test_contest.py: plays its first choice, never throws."""
-
 
 class BenchError(RuntimeError):
     """The benchmark cannot go on: a contest did not start, an upload was refused or rejected, a wait timed out."""
@@ -238,12 +222,15 @@ def _ladder(path: Path, sql: str, *args: object) -> tuple[Any, ...] | None:
 
 
 def write_bot(folder: Path, name: str, version: int) -> Path:
-    """Write version ``version`` of the Python bot ``name`` (bot.toml and bot.py) into ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "bot.py").write_text(BOT.format(mark=name) + f"# version {version}\n", encoding="utf-8")
-    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["bot.py"]\ngames = ["cabanga"]\n'
-                                     'runtime = "python"\n', encoding="utf-8")
-    return folder
+    """Write version ``version`` of the Python bot ``name`` as `arena new` writes it (its bot.py and bot.toml), in a
+    folder of its own below ``folder``; return that folder. Each version differs by a comment, so its archive is
+    new."""
+    bot = folder / f"v{version}"
+    write_python_bot(bot, name, "cabanga", "python", bundled=bundled_folder(),
+                     proto=Path(arena.v2.__file__).resolve().parent / "arena.proto")
+    with (bot / "bot.py").open("a", encoding="utf-8") as f:
+        f.write(f"# version {version}\n")
+    return bot
 
 
 class Contest:
@@ -297,7 +284,8 @@ class Contest:
         said: dict[str, int] = {}
         for line in self.stderr:
             text = re.sub(r"\b[0-9a-f]{32}\b", "ID", line.strip())
-            if text and not text.startswith(("bot sandbox:", "contest of ", "contest: stopped;")):
+            usual = ("bot sandbox:", "contest of ", "contest: stopped;", "contest: SIGINT: stopping")
+            if text and not text.startswith(usual):
                 said[text] = said.get(text, 0) + 1
         for text, count in said.items():
             self.processes.notes.append(f"{what} said{f' ({count} times)' if count > 1 else ''}: {text[:300]}")
