@@ -252,22 +252,35 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
                 '<label>Your token <input type="password" name="token" autocomplete="current-password" size="60">'
                 f"</label> <button>log in</button></form>{register}")
 
-    async def login_page(request: Request) -> Response:
+    def sessionless_form(title: str, form: Callable[[str], str]) -> Response:
+        """Return the page of a form for someone without a session (log in, register): its CSRF token is in a
+        cookie of its own, which the post must match."""
         csrf = secrets.token_urlsafe(24)
-        response = page("Log in", login_form(csrf))
+        response = page(title, form(csrf))
         cookie(response, LOGIN_COOKIE, csrf, max_age=3600)
         return response
 
-    async def login(request: Request) -> Response:
+    async def sessionless_post(request: Request, title: str) -> tuple[dict[str, str], str] | Response:
+        """Return the fields of a form posted without a session and its CSRF token, or the page refusing it: a body
+        over :data:`FORM_BYTES`, or a CSRF field that is not its cookie's (a cross-site post, a stale form)."""
         try:
             fields = form_of(await bounded_body(request, FORM_BYTES))
         except TooLarge as exc:
-            return page("Log in", f'<p class="error">{_e(exc)}</p>', status=413)
+            return page(title, f'<p class="error">{_e(exc)}</p>', status=413)
         csrf = request.cookies.get(LOGIN_COOKIE)
-        if not same(fields.get("csrf"), csrf):
-            return page("Log in", '<p class="error">the form is stale or not from this site: '
-                        '<a href="/login">log in again</a></p>', status=403)
-        assert csrf is not None
+        if csrf is None or not same(fields.get("csrf"), csrf):
+            return page(title, '<p class="error">the form is stale or not from this site: '
+                        f'<a href="{_e(request.url.path)}">try again</a></p>', status=403)
+        return fields, csrf
+
+    async def login_page(request: Request) -> Response:
+        return sessionless_form("Log in", login_form)
+
+    async def login(request: Request) -> Response:
+        posted = await sessionless_post(request, "Log in")
+        if isinstance(posted, Response):
+            return posted
+        fields, csrf = posted
         if not store.allow("login", client(request), LOGINS_PER_MINUTE, 60):
             return page("Log in", login_form(csrf, "too many tries from your address; wait a minute"), status=429)
         author = store.author_for_token(fields.get("token", "").strip())
@@ -295,10 +308,7 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
     async def register_page(request: Request) -> Response:
         if not config.open_registration:
             return not_found_page("this contest takes no registrations: its operator gives authors their tokens")
-        csrf = secrets.token_urlsafe(24)
-        response = page("Register", _register_form(csrf))
-        cookie(response, LOGIN_COOKIE, csrf, max_age=3600)
-        return response
+        return sessionless_form("Register", _register_form)
 
     def _register_form(csrf: str, message: str = "") -> str:
         error = f'<p class="error">{_e(message)}</p>' if message else ""
@@ -309,15 +319,10 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
     async def register(request: Request) -> Response:
         if not config.open_registration:
             return not_found_page("this contest takes no registrations")
-        try:
-            fields = form_of(await bounded_body(request, FORM_BYTES))
-        except TooLarge as exc:
-            return page("Register", f'<p class="error">{_e(exc)}</p>', status=413)
-        csrf = request.cookies.get(LOGIN_COOKIE)
-        if not same(fields.get("csrf"), csrf):
-            return page("Register", '<p class="error">the form is stale: <a href="/register">try again</a></p>',
-                        status=403)
-        assert csrf is not None
+        posted = await sessionless_post(request, "Register")
+        if isinstance(posted, Response):
+            return posted
+        fields, csrf = posted
         if not store.allow("register", client(request), REGISTRATIONS_PER_HOUR, 3600):
             return page("Register", _register_form(csrf, "too many registrations from your address; try in an hour"),
                         status=429)
