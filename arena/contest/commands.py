@@ -325,7 +325,7 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
     from arena.contest.manifest import ManifestError, read_manifest
 
     try:
-        manifest = read_manifest(folder)
+        read_manifest(folder)  # refused here, with its fix, before anything is sent
         data = pack(folder)
     except (ArchiveError, ManifestError) as exc:
         raise ContestCommandError(str(exc)) from None
@@ -348,4 +348,3 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
             for line in report.splitlines()[-30:]:
                 click.echo(f"  {visible(line)}", err=True)
         sys.exit(1)
-    del manifest
