@@ -169,10 +169,6 @@ def _when(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
 
 
-STATE_TEXT = {State.QUEUED: "queued", State.BUILDING: "building", State.CHECKING: "checking",
-              State.REJECTED: "rejected", State.PLAYING: "playing", State.RETIRED: "retired"}
-
-
 def submission_json(submission: Submission) -> dict[str, Any]:
     """Return what an author (and the API) is told of their ``submission``."""
     return {"id": submission.id, "bot": submission.bot, "version": submission.version,
@@ -350,7 +346,7 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
         for s in rows:
             cells = ([f"<td class=\"left\">{_e(s.author)}</td>"] if with_author else []) + [
                 f'<td class="left"><a href="/me/submission/{_e(s.id)}">{_e(s.bot)}</a></td>',
-                f"<td>{s.version}</td>", f'<td class="left state-{_e(s.state.value)}">{_e(STATE_TEXT[s.state])}</td>',
+                f"<td>{s.version}</td>", f'<td class="left state-{_e(s.state.value)}">{_e(s.state.value)}</td>',
                 f'<td class="left">{_e(s.reason)}</td>', f"<td>{_e(_when(s.created))}</td>"]
             body += f"<tr>{''.join(cells)}</tr>"
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -445,7 +441,7 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
                        + (f'<p class="muted">(its first {log.cut} bytes are left out)</p>' if log.cut else "")
                        + f'<pre class="log">{_e(log.text)}</pre>' for log in contest.logs(submission))
         facts = (f"<p>Bot <b>{_e(submission.bot)}</b> version {submission.version}, by {_e(submission.author)}: "
-                 f'<b class="state-{_e(submission.state.value)}" id="state">{_e(STATE_TEXT[submission.state])}</b>'
+                 f'<b class="state-{_e(submission.state.value)}" id="state">{_e(submission.state.value)}</b>'
                  + (f' <span id="reason">({_e(submission.reason)})</span>' if submission.reason else "")
                  + f"; on the leaderboard as <code>{_e(submission.ladder_name)}</code>. Submitted "
                  f"{_e(_when(submission.created))}, archive <code>{_e(submission.content_hash[:16])}</code>.</p>")
