@@ -172,9 +172,9 @@ def load_config(path: Path) -> ContestConfig:
 
 def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
     value = raw.get(key, default)
-    if isinstance(value, bool) and kind is not bool and bool not in (kind if isinstance(kind, tuple) else ()):
-        raise ConfigError(f"{key} must be {_kind_name(kind)}, got {value!r}")
-    if not isinstance(value, kind):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    # TOML's true is a Python int too: a number must not be taken from it
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         raise ConfigError(f"{key} must be {_kind_name(kind)}, got {value!r}")
     return value
 
