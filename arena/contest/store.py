@@ -32,9 +32,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeGuard
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "arena contest"
 BUSY_TIMEOUT_SECONDS = 10.0
 """How long a transaction waits for the other process's write to end before it gives up."""
@@ -48,6 +48,7 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 # what secrets.token_urlsafe makes (base64url without padding): anything else is refused before it is hashed
 _TOKEN = re.compile(re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_-]{1,194}", re.ASCII)
 _SUBMISSION_ID = re.compile(r"[0-9a-f]{32}")
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}", re.ASCII)  # what secrets.token_urlsafe(32) makes
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS contest_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -88,7 +89,16 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 CREATE INDEX IF NOT EXISTS attempts_by_key ON attempts (kind, key, at);
 CREATE INDEX IF NOT EXISTS attempts_by_expiry ON attempts (expires);
+""" + """
+CREATE TABLE IF NOT EXISTS sessions (
+    id_hash TEXT PRIMARY KEY,              -- hex SHA-256 of the session id its cookie holds
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    csrf TEXT NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_author ON sessions (author_id);
 """
+"""Schema 2 added the sessions (a restart no longer logs authors out); a schema-1 database gains them when opened."""
 
 
 class ContestStoreError(RuntimeError):
@@ -169,6 +179,11 @@ def _token_hash(token: str) -> str:
 def _new_token() -> tuple[str, str]:
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     return token, _token_hash(token)
+
+
+def _session_id(sid: str | None) -> TypeGuard[str]:
+    # anything a cookie may hold is checked before it is hashed (a lone surrogate would raise there)
+    return isinstance(sid, str) and _SESSION_ID.fullmatch(sid) is not None
 
 
 def _valid_name(name: str) -> bool:
@@ -280,6 +295,10 @@ class ContestStore:
                     db.execute(statement)
                 db.executemany("INSERT INTO contest_meta VALUES (?, ?)",
                                [("application", APPLICATION), ("schema", str(SCHEMA_VERSION))])
+            elif "sessions" not in tables:  # a schema-1 database: the rest is unchanged
+                for statement in _statements(SCHEMA):
+                    db.execute(statement)
+                db.execute("UPDATE contest_meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
     def _tables(self) -> set[str]:
         return {str(name) for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -382,7 +401,7 @@ class ContestStore:
         return int(row[0]), bool(row[1])
 
     def rotate_token(self, name: str) -> str:
-        """Give the author a new token and return it; their old token stops working at once.
+        """Give the author a new token and return it; their old token and their sessions stop working at once.
 
         Raises :class:`AuthorError` for an unknown author, or a revoked one (:meth:`restore` gives them a token).
         """
@@ -392,16 +411,18 @@ class ContestStore:
             if revoked:
                 raise AuthorError(f"the author {name!r} is revoked; restore them to give them a new token")
             db.execute("UPDATE authors SET token_hash = ? WHERE id = ?", (digest, author_id))
+            db.execute("DELETE FROM sessions WHERE author_id = ?", (author_id,))
         return token
 
     def revoke(self, name: str) -> None:
-        """Make the author's token stop working; the author and their submissions stay (for the board).
+        """Make the author's token and sessions stop working; the author and their submissions stay (for the board).
 
         Revoking a revoked author does nothing. Raises :class:`AuthorError` for an unknown author.
         """
         with self._transaction(write=True) as db:
             author_id, _ = self._author_id(db, name)
             db.execute("UPDATE authors SET revoked = 1, token_hash = NULL WHERE id = ?", (author_id,))
+            db.execute("DELETE FROM sessions WHERE author_id = ?", (author_id,))
 
     def restore(self, name: str) -> str:
         """Take back a revocation: return the author's new token (the one revoked never comes back).
@@ -613,6 +634,42 @@ class ContestStore:
             (count,) = db.execute("SELECT count(*) FROM submissions s JOIN authors a ON a.id = s.author_id "
                                   "WHERE a.name = ? AND s.created >= ?", (author, since)).fetchone()
         return int(count)
+
+    # sessions
+
+    def open_session(self, name: str, seconds: float) -> tuple[str, str, float]:
+        """Log the author in: return a new session id (only its hash is kept), its CSRF token and when it expires.
+
+        A new id at every login (no fixation). Raises :class:`AuthorError` for an unknown or revoked author.
+        """
+        sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = self._clock()
+        with self._transaction(write=True) as db:
+            author_id, revoked = self._author_id(db, name)
+            if revoked:
+                raise AuthorError(f"the author {name!r} is revoked")
+            db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (_token_hash(sid), author_id, csrf, now + seconds))
+        return sid, csrf, now + seconds
+
+    def session(self, sid: str | None) -> tuple[Author, str, float] | None:
+        """Return the author, CSRF token and expiry of the live session ``sid``, or ``None`` (unknown, expired,
+        closed, or its author revoked or given a new token since)."""
+        if not _session_id(sid):
+            return None
+        with self._transaction(write=False) as db:
+            row = db.execute("SELECT a.id, a.name, a.admin, a.created, a.revoked, s.csrf, s.expires FROM sessions s "
+                             "JOIN authors a ON a.id = s.author_id WHERE s.id_hash = ? AND s.expires > ?",
+                             (_token_hash(sid), self._clock())).fetchone()
+        if row is None or row[4]:
+            return None
+        return _author(row[:5]), str(row[5]), float(row[6])
+
+    def close_session(self, sid: str | None) -> None:
+        """Log a session out (nothing for an unknown one)."""
+        if _session_id(sid):
+            with self._transaction(write=True) as db:
+                db.execute("DELETE FROM sessions WHERE id_hash = ?", (_token_hash(sid),))
 
     # rate limits
 

@@ -4,13 +4,15 @@ Everyone sees the public pages as ``arena serve`` shows them (the leaderboard, t
 deal sets from above), except that a fault's reason, which may quote the bot's own words, is its author's.
 
 An author logs in with their token (``/login``) and gets a session: a random id in an HttpOnly, SameSite=Strict
-cookie (Secure behind a TLS proxy), kept in the server's memory for :data:`SESSION_SECONDS` (a restart logs
-everyone out). Every POST of a page carries the session's CSRF token; the login form, before there is a
-session, a token of its own cookie. ``/me`` lists the author's submissions with their states and an upload
-form; ``/me/submission/ID`` shows one: its state and reason, its build and check report, its bot's logs, faults
-and matches, each match with a link to the replay from its own seat. The API under ``/api/contest/`` does the
-same for ``arena submit``, with the token in an ``Authorization: Bearer`` header. An admin (``arena author add
---admin``) sees every submission on ``/admin``, and may disable a bot or revoke an author.
+cookie (Secure behind a TLS proxy), kept (its hash) in the contest's database for :data:`SESSION_SECONDS`, so a
+restart logs nobody out; revoking an author or rotating their token ends their sessions. Every POST of a page
+carries the session's CSRF token; the login form, before there is a session, a token of its own cookie.
+
+``/me`` lists the author's submissions with their states and an upload form; ``/me/submission/ID`` shows one: its
+state and reason, its build and check report, its bot's logs, faults and matches, each match with a link to the
+replay from its own seat. The API under ``/api/contest/`` does the same for ``arena submit``, with the token in an
+``Authorization: Bearer`` header. An admin (``arena author add --admin``) sees every submission on ``/admin``, and
+may disable a bot or revoke an author.
 
 Every page and call checks that its author may see what it asks for; a submission that is not theirs is "not
 found", as one that does not exist (its id is 128 random bits). Logins and uploads are rate-limited, request
@@ -64,46 +66,11 @@ PRIVATE_HEADERS = {"Cache-Control": "no-store", "Content-Security-Policy":
                    "default-src 'self'; script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"}
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Session:
     author: str
     csrf: str
     expires: float
-
-
-class Sessions:
-    """The logged-in authors: session id to author and CSRF token, in memory, each for :data:`SESSION_SECONDS`."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._sessions: dict[str, Session] = {}
-
-    def open(self, author: str) -> tuple[str, Session]:
-        """Return a new session id for ``author`` and its session (a new id at every login: no fixation)."""
-        now = self.clock()
-        self._sessions = {k: s for k, s in self._sessions.items() if s.expires > now}
-        sid = secrets.token_urlsafe(32)
-        session = Session(author, secrets.token_urlsafe(32), now + SESSION_SECONDS)
-        self._sessions[sid] = session
-        return sid, session
-
-    def get(self, sid: str | None) -> Session | None:
-        """Return the live session of ``sid``, or ``None``."""
-        if not sid or len(sid) > 100:
-            return None
-        session = self._sessions.get(sid)
-        if session is None or session.expires <= self.clock():
-            self._sessions.pop(sid, None)
-            return None
-        return session
-
-    def close(self, sid: str | None) -> None:
-        if sid:
-            self._sessions.pop(sid, None)
-
-    def drop(self, author: str) -> None:
-        """End every session of ``author`` (revoked)."""
-        self._sessions = {k: s for k, s in self._sessions.items() if s.author != author}
 
 
 class SecurityHeaders:
@@ -176,9 +143,8 @@ def submission_json(submission: Submission) -> dict[str, Any]:
             "created": submission.created, "updated": submission.updated}
 
 
-def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = None) -> Starlette:
+def contest_app(contest: Contest, reader: Reader) -> Starlette:
     """Return the contest's web application: its own pages and API before ``arena serve``'s pages of ``reader``."""
-    sessions = sessions or Sessions()
     config = contest.config
     store = contest.store
     site = Site(reader, links=[("/me", "My bots")], private_faults=True)
@@ -215,14 +181,11 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
 
     def logged_in(request: Request) -> tuple[str, Session, Author] | None:
         sid = request.cookies.get(SESSION_COOKIE)
-        session = sessions.get(sid)
-        if session is None or sid is None:
+        found = store.session(sid)
+        if found is None or sid is None:
             return None
-        author = store.author(session.author)
-        if author is None or author.revoked:
-            sessions.close(sid)
-            return None
-        return sid, session, author
+        author, csrf, expires = found
+        return sid, Session(author.name, csrf, expires), author
 
     def form_of(body: bytes) -> dict[str, str]:
         try:
@@ -283,7 +246,7 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
         if author is None:
             return page("Log in", login_form(csrf, "that token is not one of this contest's (or it was revoked)"),
                         status=401)
-        sid, _ = sessions.open(author.name)
+        sid, _, _ = store.open_session(author.name, SESSION_SECONDS)
         response = RedirectResponse("/me", status_code=303)
         cookie(response, SESSION_COOKIE, sid)
         response.delete_cookie(LOGIN_COOKIE)
@@ -296,7 +259,7 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
         except TooLarge:
             fields = {}
         if found is not None and same(fields.get("csrf"), found[1].csrf):
-            sessions.close(found[0])
+            store.close_session(found[0])
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(SESSION_COOKIE)
         return response
@@ -328,7 +291,8 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
             return page("Register", _register_form(csrf, str(exc)), status=400)
         author = store.author_for_token(token)
         assert author is not None
-        sid, session = sessions.open(author.name)
+        sid, csrf, expires = store.open_session(author.name, SESSION_SECONDS)
+        session = Session(author.name, csrf, expires)
         response = page("Your token", f"<p>Keep this token: it is shown once, and it is how you log in and how "
                         f"<code>arena submit</code> knows you.</p><pre>{_e(token)}</pre>"
                         '<p><a href="/me">Go to your bots</a></p>', author=author, session=session)
@@ -489,8 +453,7 @@ def contest_app(contest: Contest, reader: Reader, sessions: Sessions | None = No
         if action == "revoke":
             if store.author(target) is None:
                 return not_found_page(f"no author {target!r}", author, session)
-            store.revoke(target)
-            sessions.drop(target)
+            store.revoke(target)  # ends their sessions too
         elif action == "disable":
             submission = store.submission(target)
             if submission is None:

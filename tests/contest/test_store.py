@@ -365,6 +365,55 @@ def test_a_report_is_kept_bounded(store: ContestStore) -> None:
         store.report("a" * 32)
 
 
+# sessions
+
+
+def test_a_session_lives_in_the_database_until_it_expires_or_is_closed(store: ContestStore, tmp_path: Path,
+                                                                       clock: FakeClock) -> None:
+    store.add_author("alice")
+    sid, csrf, expires = store.open_session("alice", 3600)
+    assert expires == clock() + 3600
+    again = ContestStore(tmp_path / "contest.db", clock=clock)  # a restarted contest still knows it
+    found = again.session(sid)
+    assert found is not None and found[0].name == "alice" and found[1:] == (csrf, expires)
+    other, _, _ = store.open_session("alice", 3600)
+    assert other != sid and store.session(other) is not None  # a new id at every login
+    store.close_session(sid)
+    assert again.session(sid) is None and store.session(other) is not None
+    clock.advance(3600)
+    assert store.session(other) is None  # expired
+    assert store.session("x" * 43) is None and store.session(None) is None and store.session("\ud800" * 43) is None
+    with pytest.raises(AuthorError):
+        store.open_session("nobody", 60)
+
+
+def test_revoking_or_rotating_ends_the_authors_sessions_and_only_theirs(store: ContestStore) -> None:
+    store.add_author("alice")
+    store.add_author("bob")
+    alice, _, _ = store.open_session("alice", 3600)
+    bob, _, _ = store.open_session("bob", 3600)
+    store.rotate_token("alice")
+    assert store.session(alice) is None and store.session(bob) is not None
+    alice, _, _ = store.open_session("alice", 3600)
+    store.revoke("alice")
+    assert store.session(alice) is None and store.session(bob) is not None
+    with pytest.raises(AuthorError, match="revoked"):
+        store.open_session("alice", 3600)
+
+
+def test_a_schema_1_database_gains_the_sessions_and_keeps_its_authors(tmp_path: Path, clock: FakeClock) -> None:
+    path = tmp_path / "old.db"
+    ContestStore(path, clock=clock).add_author("alice")
+    with sqlite3.connect(path) as db:  # what the first contest release wrote
+        db.execute("DROP TABLE sessions")
+        db.execute("UPDATE contest_meta SET value = '1' WHERE key = 'schema'")
+    store = ContestStore(path, clock=clock)
+    sid, _, _ = store.open_session("alice", 60)
+    assert store.session(sid) is not None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM contest_meta WHERE key = 'schema'").fetchone() == ("2",)
+
+
 # rate limits
 
 
