@@ -13,7 +13,9 @@ One submission at a time goes through, oldest first:
 
 Every step starts from what is on disk and in the store, so a contest killed at any moment takes a submission
 caught mid-way up again from its archive (:meth:`Pipeline.resume`); nothing a step writes is trusted before
-the step's end is stored.
+the step's end is stored. A step that fails through the arena's own fault (a bug, a full disk, a check that
+cannot start its server), not the bot's, is never the author's rejection: the submission goes back to the queue
+and is tried again after :data:`RETRY_SECONDS`, then held queued until the next start.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from arena.contest.archive import ArchiveError, unpack
 from arena.contest.build import BuildError, run_build
 from arena.contest.config import ContestConfig
 from arena.contest.manifest import Manifest, ManifestError, read_manifest
-from arena.contest.store import ContestStore, State, Submission
+from arena.contest.store import UNFINISHED, ContestStore, State, Submission
 from arena.core.referee import Clock
 from arena.games.base import Game
 from arena.launch.botlist import BotSpec
@@ -39,6 +41,9 @@ from arena.protocol.server import ServerError
 from arena.tools.check import Report, check_bot
 
 log = logging.getLogger("arena.contest.pipeline")
+
+RETRY_SECONDS = (10.0, 60.0, 300.0)
+"""How long a submission the arena failed on waits before each new try; after the last, it waits for a restart."""
 
 
 class Field(Protocol):
@@ -95,13 +100,16 @@ class Pipeline:
     """Takes each queued submission through build and check into the ladder (see the module's docstring)."""
 
     def __init__(self, config: ContestConfig, store: ContestStore, field: Field, sandbox: Sandbox, *,
-                 check: Check = check_bot) -> None:
+                 check: Check = check_bot, retry_seconds: Sequence[float] = RETRY_SECONDS) -> None:
         self.config = config
         self.store = store
         self.field = field
         self.sandbox = sandbox
         self.check = check
+        self.retry_seconds = tuple(retry_seconds)
         self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._failures: dict[str, int] = {}
+        self._retries: set[asyncio.Task[None]] = set()
 
     def resume(self) -> list[Submission]:
         """Queue again every submission a stopped contest left queued, building or checking; return them."""
@@ -119,14 +127,43 @@ class Pipeline:
 
     async def run(self) -> None:
         """Take queued submissions through, one at a time, until cancelled."""
-        while True:
-            submission_id = await self._queue.get()
-            try:
-                await self.process(submission_id)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a bug must not stop the contest; the submission is left for a restart
-                log.exception("submission %s failed inside the pipeline", submission_id)
+        try:
+            while True:
+                submission_id = await self._queue.get()
+                try:
+                    await self.process(submission_id)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # the arena's own failure must neither stop the contest nor reject the bot
+                    log.exception("submission %s failed inside the pipeline", submission_id)
+                    try:
+                        self._failed(submission_id, exc)
+                    except Exception:  # the store itself: the submission waits for a restart
+                        log.exception("submission %s cannot be queued again", submission_id)
+        finally:
+            for task in self._retries:
+                task.cancel()
+
+    def _failed(self, submission_id: str, exc: Exception) -> None:
+        """Put a submission the arena failed on back in the queue, to be tried again later (see the module)."""
+        tries = self._failures[submission_id] = self._failures.get(submission_id, 0) + 1
+        submission = self.store.submission(submission_id)
+        if submission is None or submission.state not in UNFINISHED:
+            return  # rejected or entered already: a restart rebuilds the ladder from the store
+        # its author reads the reason: what failed is named by its kind, never by the arena's paths or messages
+        what = f"the arena failed on it, not the bot ({type(exc).__name__}; its operator has the details)"
+        if tries > len(self.retry_seconds):
+            self.store.set_state(submission_id, State.QUEUED, f"held: {what}; tried again when the contest restarts")
+            return
+        delay = self.retry_seconds[tries - 1]
+        self.store.set_state(submission_id, State.QUEUED, f"{what}; tried again in {delay:g} s")
+        task = asyncio.get_running_loop().create_task(self._again(submission_id, delay))
+        self._retries.add(task)
+        task.add_done_callback(self._retries.discard)
+
+    async def _again(self, submission_id: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._queue.put_nowait(submission_id)
 
     async def process(self, submission_id: str) -> Entry | None:
         """Build, check and enter one submission; return its entry, or ``None`` when it was rejected."""

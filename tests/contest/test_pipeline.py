@@ -47,6 +47,10 @@ class Checks:
         report = Report(spec.name, clock.deadline)
         if self.outcome == "slow":
             await asyncio.sleep(3600)
+        if self.outcome.startswith("arena-fails"):  # "arena-fails-N": the arena's own error the first N times
+            left = int(self.outcome.rsplit("-", 1)[1])
+            if len(self.asked) <= left:
+                raise RuntimeError("/srv/contest/secret: disk full")
         if self.outcome == "fail":
             report.problems.append(Problem("cabanga, 3 seats", "crash", "the bot reported: oops"))
         return report
@@ -59,11 +63,12 @@ def store(tmp_path: Path) -> ContestStore:
     return store
 
 
-def pipeline(tmp_path: Path, store: ContestStore, checks: Checks, **submissions: Any) -> tuple[Pipeline, Ladder]:
+def pipeline(tmp_path: Path, store: ContestStore, checks: Checks, retry_seconds: Sequence[float] = (),
+             **submissions: Any) -> tuple[Pipeline, Ladder]:
     config = parse_config({"game": "cabanga", "seats": 3, "data": "data",
                            "submissions": {"check_rounds": 1, **submissions}}, tmp_path)
     ladder = Ladder()
-    return Pipeline(config, store, ladder, Sandbox(Isolation.JAIL), check=checks), ladder
+    return Pipeline(config, store, ladder, Sandbox(Isolation.JAIL), check=checks, retry_seconds=retry_seconds), ladder
 
 
 def upload(tmp_path: Path, store: ContestStore, pipe: Pipeline, name: str, *, games: str = '["cabanga"]',
@@ -141,3 +146,43 @@ def test_a_restart_takes_up_what_a_stop_caught_mid_way_oldest_first(tmp_path: Pa
     assert [s.id for s in again.resume()] == [building.id, queued.id]
     assert [s.state for s in store.unfinished()] == [State.QUEUED, State.QUEUED]
     assert not pipe.config.work.exists()  # what was half unpacked or built is gone
+
+
+def test_the_arenas_own_failure_is_tried_again_and_never_rejects_the_bot(tmp_path: Path, store: ContestStore) -> None:
+    async def until(pipe: Pipeline, submission: Submission, seen: list[tuple[State, str]]) -> None:
+        runner = asyncio.create_task(pipe.run())
+        pipe.submitted(submission.id)
+        for _ in range(400):
+            now = store.submission(submission.id)
+            assert now is not None
+            if not seen or seen[-1] != (now.state, now.reason):
+                seen.append((now.state, now.reason))
+            if now.state is State.PLAYING or now.reason.startswith("held"):
+                break
+            await asyncio.sleep(0.01)
+        runner.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await runner
+
+    checks = Checks("arena-fails-2")
+    pipe, ladder = pipeline(tmp_path, store, checks, retry_seconds=(0.05, 0.05))
+    bot = upload(tmp_path, store, pipe, "unlucky")
+    seen: list[tuple[State, str]] = []
+    asyncio.run(until(pipe, bot, seen))
+    assert seen[-1][0] is State.PLAYING and len(checks.asked) == 3 and [b.name for b in ladder.entered] == [
+        "alice:unlucky:v1"]
+    waits = [reason for state, reason in seen if state is State.QUEUED and "arena failed" in reason]
+    assert waits and "tried again in 0.05 s" in waits[0] and "RuntimeError" in waits[0]
+    assert not any("/srv" in reason or "disk full" in reason for _, reason in seen)  # the arena's words stay its own
+    assert all(state is not State.REJECTED for state, _ in seen)
+
+    # out of tries: held in the queue for the next start, never rejected
+    checks = Checks("arena-fails-9")
+    pipe, ladder = pipeline(tmp_path, store, checks, retry_seconds=(0.05,))
+    held = upload(tmp_path, store, pipe, "held")
+    seen = []
+    asyncio.run(until(pipe, held, seen))
+    assert seen[-1][0] is State.QUEUED and seen[-1][1].startswith("held: the arena failed on it")
+    assert len(checks.asked) == 2 and ladder.entered == []
+    again, _ = pipeline(tmp_path, store, Checks())
+    assert held.id in [s.id for s in again.resume()]  # a restart takes it up
