@@ -1,5 +1,6 @@
 """`arena ladder --cluster`: a real two-node Ray cluster on this machine (loopback only), a node lost mid-run,
-the head killed with SIGKILL; the database ends with exactly the planned matches, the seeds of a local run.
+the head killed with SIGKILL; the database ends with exactly the planned matches, the seeds of a local run. And
+`arena contest --cluster`: a submission checked on the head and played on the nodes, from the shared data folder.
 
 The cluster is :mod:`arena.ladder.localcluster`'s: every node a `ray start --block` process group, killed with every
 process it left, in a network namespace that holds only a loopback (:mod:`arena.launch.netns`), where the ladders
@@ -10,10 +11,12 @@ Without Ray (pip install -e '.[cluster]') or root the tests skip, except under C
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import os
 import pickle
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -27,7 +30,7 @@ from ladder_db import seeds, stored_count
 
 from arena.core.referee import MatchSummary
 from arena.games import get_game
-from arena.ladder.cluster import RayExecutor, StartFailed, _Table, code_fingerprint
+from arena.ladder.cluster import RayExecutor, StartFailed, _Table, check_shared, code_fingerprint
 from arena.ladder.executor import Job, Played
 from arena.ladder.ladder import deal_seed
 from arena.ladder.localcluster import LocalCluster, free_port, local_cluster
@@ -94,6 +97,78 @@ def wait_for_matches(proc: subprocess.Popen[str], db: Path, count: int, timeout:
     while stored_count(db) < count and proc.poll() is None and time.monotonic() < end:
         time.sleep(0.05)
     assert stored_count(db) >= count, f"the ladder stored {stored_count(db)} matches (exit {proc.poll()})"
+
+
+CONTEST_BOT = """from arena.games.cabanga.bot import CabangaBot
+from arena.sdk import run
+
+
+class First(CabangaBot):
+    def play(self, view, choices):
+        return choices[0]
+
+    def throw(self, view, candidates):
+        return []
+
+
+run(First())
+"""
+
+
+def test_a_contest_on_the_cluster_checks_a_submission_here_and_plays_it_on_the_nodes(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    from arena.contest.store import ContestStore
+
+    (tmp_path / "house.toml").write_text(QUICK_BOTS)
+    config = tmp_path / "contest.toml"
+    config.write_text('game = "cabanga"\nseats = 3\noptions = { rounds = 1 }\nlisten = "127.0.0.1:0"\n'
+                      'baseline = "house.toml"\ndata = "data"\ntables = 2\n[submissions]\ncheck_rounds = 1\n')
+    (tmp_path / "data").mkdir()
+    store = ContestStore(tmp_path / "data" / "contest.db")
+    token = store.add_author("alice")
+    store.close()
+    bot = tmp_path / "firsty"
+    bot.mkdir()
+    (bot / "bot.py").write_text(CONTEST_BOT)
+    (bot / "bot.toml").write_text('name = "firsty"\ncommand = ["bot.py"]\ngames = ["cabanga"]\nruntime = "python"\n')
+    arena = [*cluster.prefix, sys.executable, "-m", "arena.cli"]
+    proc = subprocess.Popen([*arena, "contest", str(config), "--cluster", cluster.address], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        while "http://" not in seen and proc.poll() is None:
+            seen += proc.stderr.readline()
+        assert "http://" in seen, f"arena contest did not start: {seen}"
+        url = seen[seen.index("http://"):].split()[0]
+        submitted = subprocess.run([*arena, "submit", str(bot), "--to", url, "--wait"], capture_output=True,
+                                   text=True, timeout=180, env={**os.environ, "ARENA_TOKEN": token})
+        assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+        db = tmp_path / "data" / "ladder.db"
+        end = time.monotonic() + 120
+        played = 0
+        while not played and time.monotonic() < end and proc.poll() is None:
+            time.sleep(0.2)
+            with contextlib.suppress(sqlite3.Error), contextlib.closing(
+                    sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
+                played = int(conn.execute("SELECT count(*) FROM seats JOIN bots ON bots.id = seats.bot_id "
+                                          "WHERE bots.name = 'alice:firsty:v1'").fetchone()[0])
+        assert played, f"the submission played no match on the cluster (exit {proc.poll()})"
+        # the tables read what the head wrote in the shared data folder before they played
+        assert (tmp_path / "data" / ".arena-shared-check").stat().st_size > 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+        if proc.stderr is not None:
+            rest = proc.stderr.read()
+            proc.stderr.close()
+    assert proc.returncode == 0, seen + rest
+    assert "node " in seen + rest and "bots sandboxed: strict" in seen + rest  # each node's tables, jailed strictly
 
 
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
@@ -195,7 +270,7 @@ class FakeActor:
         self.ready = Remote(self._ready)
         self.run = Remote(self._run)
 
-    async def _ready(self) -> tuple[str, ...]:
+    async def _ready(self, shared: tuple[str, str] | None = None) -> tuple[str, ...]:
         node = (f"{self.node}-id", f"machine/{self.node}", "strict")
         return node if self.code is None else (*node, self.code)  # None: an arena from before fingerprints
 
@@ -268,3 +343,14 @@ def test_a_node_that_cannot_start_a_bot_others_start_is_retired_not_the_bot() ->
     assert asyncio.run(play()) == ["machine/nodeA"] * 3
     assert executor._ready == [good, also_good] and bad.actor.killed and not good.actor.killed
     assert len(notes) == 1 and "node machine/nodeB cannot start x, which played on other nodes" in notes[0]
+
+
+def test_a_node_that_does_not_see_the_heads_shared_folder_is_refused(tmp_path: Path) -> None:
+    marker = tmp_path / "data" / ".arena-shared-check"
+    marker.parent.mkdir()
+    marker.write_text("0123abcd\n")
+    check_shared(str(marker), "0123abcd")  # the same folder: the same token
+    for token, path in (("ffff0000", marker), ("0123abcd", tmp_path / "elsewhere" / marker.name)):
+        with pytest.raises(RuntimeError, match=r"does not see the head.s shared folder .*at that path on every node"):
+            check_shared(str(path), token)
+

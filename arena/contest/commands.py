@@ -74,7 +74,12 @@ config_option = click.option(
 @click.command("contest")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option("--example", is_flag=True, help="Print an example configuration and exit.")
-def contest(config_path: Path | None, example: bool) -> None:
+@click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
+              help="Play the matches on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
+                   "(pip install 'arena[cluster]'). Submissions are built and checked here; every node must see the "
+                   "contest's data folder at the same path (a shared folder) and run the strict jail (as root). A "
+                   "node that does not is refused, with the reason.")
+def contest(config_path: Path | None, example: bool, cluster: str | None) -> None:
     """Run a contest: a ladder that takes submissions while it runs, with its web pages and submission API.
 
     CONFIG (TOML) names the game, its seats and options, the bots' limits, the house bots, the submission limits,
@@ -92,6 +97,7 @@ def contest(config_path: Path | None, example: bool) -> None:
     from arena.contest.service import Contest, ContestError
     from arena.contest.store import ContestStore, ContestStoreError
     from arena.contest.web import serve_contest
+    from arena.ladder.cluster import ClusterError
     from arena.ladder.ladder import LadderError
     from arena.ladder.store import StoreError
     from arena.launch.process import machine_sandbox, raise_open_files
@@ -117,7 +123,7 @@ def contest(config_path: Path | None, example: bool) -> None:
         click.echo(f"contest: {visible(text)}", err=True)
 
     try:
-        running = Contest(config, store, sandbox=sandbox, on_note=note)
+        running = Contest(config, store, sandbox=sandbox, cluster=cluster, on_note=note)
     except (ContestError, LadderError, StoreError) as exc:
         store.close()
         raise ContestCommandError(str(exc)) from None
@@ -139,7 +145,7 @@ def contest(config_path: Path | None, example: bool) -> None:
         note("stopped at once; the same command resumes it")
     except OSError as exc:
         raise ContestCommandError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
-    except (LadderError, StoreError) as exc:
+    except (LadderError, StoreError, ClusterError) as exc:
         raise ContestCommandError(str(exc)) from None
     finally:
         running.close()

@@ -65,11 +65,16 @@ class Contest:
     """A running contest: its store, its ladder and its pipeline (see the module's docstring)."""
 
     def __init__(self, config: ContestConfig, store: ContestStore, *, sandbox: Sandbox,
-                 executor: Executor | None = None, on_note: Callable[[str], None] | None = None,
+                 executor: Executor | None = None, cluster: str | None = None,
+                 on_note: Callable[[str], None] | None = None,
                  on_progress: Callable[[Progress], None] | None = None, clock: Callable[[], float] = time.time,
                  ) -> None:
         """Open the contest of ``config`` on ``store``: its ladder with the house bots and every submission that
         plays or played, and its pipeline with the submissions a stop caught mid-way queued again.
+
+        The matches are played here, on ``executor``, or on the Ray cluster at ``cluster``: there every node must
+        see the contest's data folder at the same path (a shared folder: a submission is built and checked here,
+        then played from there), and its tables run the ``strict`` jail (a node that cannot is refused).
 
         Raises :class:`ContestError` for house bots that cannot be read or a machine without the bot jail, and
         the ladder's errors (:class:`arena.ladder.ladder.LadderError`, :class:`arena.ladder.store.StoreError`).
@@ -91,7 +96,9 @@ class Contest:
         self.ladder_store = Store(config.ladder_db)
         try:
             self.ladder = open_ladder(ladder_config, self.ladder_store, seed=config.seed, tables=config.tables,
-                                      on_note=on_note, on_progress=on_progress, executor=executor).ladder
+                                      cluster=cluster, shared=config.data if cluster is not None else None,
+                                      sandbox_mode="strict", on_note=on_note, on_progress=on_progress,
+                                      executor=executor).ladder
         except Exception:
             self.ladder_store.close()
             raise

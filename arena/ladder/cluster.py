@@ -30,6 +30,7 @@ import hashlib
 import importlib
 import logging
 import pickle
+import secrets
 import socket
 import threading
 from dataclasses import dataclass, field
@@ -57,6 +58,10 @@ def loop_time() -> float:
     return asyncio.get_running_loop().time()
 
 
+SHARED_MARKER = ".arena-shared-check"
+"""The file :attr:`RayExecutor.shared` holds, which every table reads before it plays."""
+
+
 class ClusterError(RuntimeError):
     """A cluster that cannot be used: Ray missing, no cluster at the address, every table lost."""
 
@@ -69,6 +74,18 @@ class StartFailed:
     bots: tuple[str, ...]
 
 
+def check_shared(path: str, token: str) -> None:
+    """Raise unless the file ``path`` holds ``token``: what the head wrote in the folder it shares with every
+    node (:attr:`RayExecutor.shared`), so a node with another folder, or none, at that path is refused."""
+    try:
+        seen = Path(path).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        seen = ""
+    if seen != token:
+        raise RuntimeError(f"node {socket.gethostname()} does not see the head's shared folder "
+                           f"{str(Path(path).parent)!r}: mount the same folder at that path on every node")
+
+
 class TableActor:
     """One table on a node: a :class:`LocalExecutor` of one table, run by the actor's event loop."""
 
@@ -79,10 +96,16 @@ class TableActor:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.executor: LocalExecutor | None = None
 
-    async def ready(self) -> tuple[str, str, str, str]:
+    async def ready(self, shared: tuple[str, str] | None = None) -> tuple[str, str, str, str]:
         """Start the table's server; return the node's id, its name, the bots' isolation level there and the
-        :func:`code_fingerprint` of the arena installed there."""
+        :func:`code_fingerprint` of the arena installed there.
+
+        ``shared``: (a file in the folder the head shares with every node, what the head wrote in it): raises
+        when this node does not read the same there (see :attr:`RayExecutor.shared`).
+        """
         ray = _ray()
+        if shared is not None:
+            check_shared(*shared)
         node_id = str(ray.get_runtime_context().get_node_id())
         sandbox = choose_sandbox(self.sandbox_mode)
         log_dir = self.log_dir / f"table-{self.index}" if self.log_dir is not None else None
@@ -253,6 +276,10 @@ class RayExecutor:
     ship: Path | None = None
     """A folder of this machine holding every bot: Ray copies it to each node (a runtime environment's
     ``working_dir``) and the bots start from the copy. ``None``: the bots' paths hold on every node."""
+    shared: Path | None = None
+    """A folder every node must see at the same path, the same as this machine (a contest's data, whose
+    submissions arrive while it plays, so no copy made at the start could carry them): a node's tables are
+    refused, with the reason, when it reads something else there."""
     _tables: int = 0
     _ready: list[_Table] = field(default_factory=list)
     _free: asyncio.Queue[_Table] | None = None
@@ -263,6 +290,8 @@ class RayExecutor:
     """Per bot, the nodes (ids) where it has played a match."""
     _retired: set[str] = field(default_factory=set)
     """Nodes whose tables are no longer used: they cannot start a bot that starts elsewhere."""
+    _shared: tuple[str, str] | None = None
+    """The file in :attr:`shared` each table reads, and what the head wrote in it."""
 
     @property
     def tables(self) -> int:
@@ -282,6 +311,10 @@ class RayExecutor:
             "working_dir": str(self.ship), "excludes": [".git", "__pycache__", "*.db", "*.db-*", "node_modules"]}
         await connect(ray, self.address, self.connect_timeout, logging_level=logging.ERROR, log_to_driver=False,
                       configure_logging=True, runtime_env=runtime_env)
+        if self.shared is not None:
+            marker = self.shared / SHARED_MARKER
+            self._shared = (str(marker.resolve()), secrets.token_hex(16))
+            marker.write_text(self._shared[1] + "\n", encoding="ascii")
         cpus = int(ray.cluster_resources().get("CPU", 0))
         self._tables = self.requested or max(1, cpus)
         self._remote = ray.remote(num_cpus=1, max_restarts=0)(TableActor)
@@ -324,7 +357,7 @@ class RayExecutor:
         """Wait for ``table``'s actor to be ready, then hand it out; a table that cannot start says why."""
         ray = _ray()
         try:
-            answer = tuple(await table.actor.ready.remote())
+            answer = tuple(await table.actor.ready.remote(self._shared))
         except ray.exceptions.RayActorError as exc:
             self._note(f"table {table.index} was lost before it started: {_first_line(exc)}")
             return

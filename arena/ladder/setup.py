@@ -44,11 +44,13 @@ class Opened:
 
 
 def open_ladder(config: LadderConfig, store: Store, *, seed: int | None = None, tables: int | None = None,
-                tau: float = 0.0, cluster: str | None = None, ship: Path | None = None, sandbox_mode: str = "auto",
+                tau: float = 0.0, cluster: str | None = None, ship: Path | None = None, shared: Path | None = None,
+                sandbox_mode: str = "auto",
                 on_progress: Callable[[Progress], None] | None = None, on_note: Callable[[str], None] | None = None,
                 executor: Executor | None = None) -> Opened:
     """Return the ladder of ``config`` on ``store``: rated by TrueSkill for its game and seats (``tau``), played on
-    the Ray cluster at ``cluster`` (its bots shipped from the folder ``ship``) or here, or on ``executor``.
+    the Ray cluster at ``cluster`` (its bots shipped from the folder ``ship``; every node seeing the folder
+    ``shared`` as this machine does) or here, or on ``executor``.
 
     The ladder's seed is ``seed``, or the one ``store`` holds, or a new one (:func:`ladder_seed`); its tables are
     ``tables``, or :func:`default_tables`. Both are written into ``config``.
@@ -68,7 +70,7 @@ def open_ladder(config: LadderConfig, store: Store, *, seed: int | None = None, 
     if cluster is not None and executor is None:
         ray = RayExecutor(cluster, tables, seats=config.seats,
                           sandbox_mode=sandbox_mode, log_dir=config.log_dir, on_note=on_note,
-                          ship=ship.resolve() if ship is not None else None)
+                          ship=ship.resolve() if ship is not None else None, shared=shared)
         executor = ray
     ladder = Ladder(config, store, on_progress=on_progress, on_note=on_note, executor=executor,
                     rating_system=TrueSkillSystem.for_game(config.game.name, config.seats, tau=tau))

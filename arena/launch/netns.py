@@ -26,6 +26,8 @@ def available() -> str:
         return "making a network namespace takes root"
     if shutil.which("ip") is None:
         return "iproute2's ip command is missing (apt-get install iproute2)"
+    if shutil.which("nsenter") is None:
+        return "util-linux's nsenter command is missing (apt-get install util-linux)"
     return ""
 
 
@@ -49,6 +51,8 @@ def loopback_only(prefix: str = "arena") -> Iterator[list[str]]:
             subprocess.run(["ip", "netns", "delete", name], capture_output=True)
         raise NetnsError(f"cannot make network namespace {name}: {exc.stderr.strip()}") from None
     try:
-        yield ["ip", "netns", "exec", name]
+        # nsenter, not `ip netns exec`: that also remounts /sys, which hides the cgroup hierarchies, so the bots of
+        # a cluster's tables would lose the cgroups (and the strict jail) they have outside the namespace
+        yield ["nsenter", f"--net=/run/netns/{name}", "--"]
     finally:
         subprocess.run(["ip", "netns", "delete", name], capture_output=True)
