@@ -32,6 +32,10 @@ open_registration = false
 [limits]                       # what every submitted bot may use
 memory_mb = 1024
 
+[build_limits]                 # what a build step may use (each key unset: as [limits])
+memory_mb = 2048
+cpu_seconds = 600
+
 [submissions]
 per_day = 10
 active = 2

@@ -19,6 +19,10 @@ An example with every key and its default (``arena contest --example`` prints it
     [limits]                           # what every submitted bot may use (arena.launch.sandbox.Limits)
     memory_mb = 1024
 
+    [build_limits]                     # what a build step may use; each key unset: as [limits]
+    memory_mb = 2048                   # a compiler may need more than the bot it builds
+    cpu_seconds = 600
+
     [submissions]
     per_day = 10                       # submissions an author may make in 24 hours
     uploads_per_hour = 30              # uploads an author may try in an hour, refused ones too
@@ -113,6 +117,8 @@ class ContestConfig:
     behind_proxy: bool = False
     open_registration: bool = False
     limits: Limits = DEFAULT_LIMITS
+    build_limits: Limits = DEFAULT_LIMITS
+    """What a submission's build step may use: :attr:`limits`, with the keys of ``[build_limits]`` changed."""
     submissions: SubmissionRules = field(default_factory=SubmissionRules)
     runtimes: Mapping[str, Runtime] = field(default_factory=lambda: dict(DEFAULT_RUNTIMES))
 
@@ -148,7 +154,8 @@ class ContestConfig:
 
 
 _KEYS = {"game", "seats", "options", "seed", "deadline", "time_bank", "max_faults", "tables", "data", "baseline",
-         "listen", "behind_proxy", "open_registration", "limits", "submissions", "runtimes"}
+         "listen", "behind_proxy", "open_registration", "limits", "build_limits", "submissions",
+         "runtimes"}
 _SUBMISSION_KEYS = {"per_day", "uploads_per_hour", "active", "archive_mb", "unpacked_mb", "files", "build_seconds",
                     "check_rounds", "check_seconds"}
 
@@ -225,12 +232,16 @@ def parse_config(raw: Mapping[str, Any], base: Path) -> ContestConfig:
         limits = DEFAULT_LIMITS.updated(_get(raw, "limits", dict, {}))
     except LimitsError as exc:
         raise ConfigError(f"limits: {exc}") from None
+    try:
+        build_limits = limits.updated(_get(raw, "build_limits", dict, {}))
+    except LimitsError as exc:
+        raise ConfigError(f"build_limits: {exc}") from None
     return ContestConfig(
         game=game, options=options, seats=seats, data=data, seed=_get(raw, "seed", int, 1), clock=clock,
         max_faults=_positive(raw, "max_faults", 3), tables=_positive(raw, "tables", 1),
         baseline=base / baseline_text if baseline_text else None, host=host, port=port,
         behind_proxy=_get(raw, "behind_proxy", bool, False),
-        open_registration=_get(raw, "open_registration", bool, False), limits=limits,
+        open_registration=_get(raw, "open_registration", bool, False), limits=limits, build_limits=build_limits,
         submissions=_submissions(_get(raw, "submissions", dict, {})),
         runtimes=_runtimes(_get(raw, "runtimes", dict, {}), base))
 

@@ -3,8 +3,9 @@
 One submission at a time goes through, oldest first:
 
 1. **building**: its archive (kept by content hash) is unpacked afresh into the work folder, with the archive
-   limits; its manifest is read; its build step, if it has one, runs in the jail without network
-   (:func:`arena.contest.build.run_build`), and what it built becomes the bot's folder ``bots/ID``.
+   limits; its manifest is read; its build step, if it has one, runs in the jail without network, with the
+   contest's build limits (:func:`arena.contest.build.run_build`), and what it built becomes the bot's folder
+   ``bots/ID``.
 2. **checking**: ``arena check`` plays it, jailed as the ladder jails it, at every seat count of the game with
    its option variants and edge states. Its report, the bot's own output in it, is kept for its author only.
 3. **playing**: the contest's store marks it playing and retires the author's earlier version of the same bot
@@ -212,7 +213,8 @@ class Pipeline:
             binds: Sequence[Bind] = [Bind(str(p)) for p in runtime.show] if runtime is not None else []
             try:
                 result = await run_build(source, built, manifest.build, sandbox=self.sandbox,
-                                         limits=self.config.limits, timeout=self.config.submissions.build_seconds,
+                                         limits=self.config.build_limits,
+                                         timeout=self.config.submissions.build_seconds,
                                          binds=binds)
             except BuildError as exc:
                 raise Rejected(f"it cannot be built here: {exc}") from None

@@ -32,6 +32,15 @@ def test_the_example_reads_as_it_says(tmp_path: Path) -> None:
     assert (config.game.name, config.seats, config.options.to_json()["rounds"]) == ("cabanga", 4, 2)
     assert config.submissions.archive.archive_bytes == 8 * MIB and config.submissions.per_day == 10
     assert config.runtimes["python"].program == ("{python}",) and config.runtimes["native"].program == ()
+    # a build may use more than the bot it builds; what it does not name is the bots' own
+    assert (config.limits.memory_mb, config.build_limits.memory_mb,
+            config.build_limits.cpu_seconds) == (1024, 2048, 600)
+    assert config.build_limits.processes == config.limits.processes
+
+
+def test_build_limits_default_to_the_bots_limits(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, 'game = "cabanga"\n[limits]\nmemory_mb = 300\n'))
+    assert config.build_limits == config.limits and config.limits.memory_mb == 300
 
 
 def test_declared_runtimes_are_the_only_ones(tmp_path: Path) -> None:
@@ -51,6 +60,7 @@ def test_declared_runtimes_are_the_only_ones(tmp_path: Path) -> None:
     ('game = "cabanga"\nseed = true', "seed must be a whole number"),
     ('game = "cabanga"\ndeadline = 0', "deadline must be positive"),
     ('game = "cabanga"\n[limits]\nmemory = 1', "unknown limit 'memory'"),
+    ('game = "cabanga"\n[build_limits]\nmemory = 1', "build_limits: unknown limit 'memory'"),
     ('game = "cabanga"\n[submissions]\nper_week = 1', "submissions: unknown key 'per_week'"),
     ('game = "cabanga"\n[runtimes.python]\nprogram = "python3"', "program must be a list"),
     ('game = "cabanga"\noptions = { rounds = 0 }', "rounds"),

@@ -4,6 +4,7 @@ ends) and the ladder (what it is told to enter and retire). The real ones are tr
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from arena.contest.pipeline import Pipeline, archive_path
 from arena.contest.store import ContestStore, State, Submission
 from arena.games.base import Game
 from arena.launch.botlist import BotSpec
-from arena.launch.sandbox import Isolation, Sandbox
+from arena.launch.sandbox import Isolation, Sandbox, detect_sandbox
 from arena.tools.check import Problem, Report
 
 
@@ -64,19 +65,20 @@ def store(tmp_path: Path) -> ContestStore:
 
 
 def pipeline(tmp_path: Path, store: ContestStore, checks: Checks, retry_seconds: Sequence[float] = (),
-             **submissions: Any) -> tuple[Pipeline, Ladder]:
+             more: dict[str, Any] | None = None, **submissions: Any) -> tuple[Pipeline, Ladder]:
     config = parse_config({"game": "cabanga", "seats": 3, "data": "data",
-                           "submissions": {"check_rounds": 1, **submissions}}, tmp_path)
+                           "submissions": {"check_rounds": 1, **submissions}, **(more or {})}, tmp_path)
     ladder = Ladder()
     return Pipeline(config, store, ladder, Sandbox(Isolation.JAIL), check=checks, retry_seconds=retry_seconds), ladder
 
 
 def upload(tmp_path: Path, store: ContestStore, pipe: Pipeline, name: str, *, games: str = '["cabanga"]',
-           version: int = 1) -> Submission:
+           version: int = 1, build: str = "") -> Submission:
     folder = tmp_path / f"{name}-{version}"
     folder.mkdir()
     (folder / "bot.py").write_text(f"# version {version}\n")
-    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["bot.py"]\ngames = {games}\nruntime = "python"\n')
+    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["bot.py"]\ngames = {games}\nruntime = "python"\n'
+                                     + (f"build = {build}\n" if build else ""))
     data = pack(folder)
     path = archive_path(pipe.config, content_hash(data))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,3 +188,24 @@ def test_the_arenas_own_failure_is_tried_again_and_never_rejects_the_bot(tmp_pat
     assert len(checks.asked) == 2 and ladder.entered == []
     again, _ = pipeline(tmp_path, store, Checks())
     assert held.id in [s.id for s in again.resume()]  # a restart takes it up
+
+
+@pytest.mark.parametrize("build_mb", [600, None])
+def test_a_build_runs_with_the_build_limits_not_the_bots(tmp_path: Path, store: ContestStore,
+                                                         build_mb: int | None) -> None:
+    if detect_sandbox().isolation is not Isolation.JAIL:
+        assert os.environ.get("CI") != "true", "CI must have the bot jail"
+        pytest.skip("a build runs in the bot jail, and there is none here")
+    more: dict[str, Any] = {"limits": {"memory_mb": 200}}
+    if build_mb is not None:
+        more["build_limits"] = {"memory_mb": build_mb}
+    pipe, _ = pipeline(tmp_path, store, Checks(), more=more)
+    # dd holds one 300 MiB block: more than the bot may use, less than the build may
+    built = upload(tmp_path, store, pipe, "big", build='["dd", "if=/dev/zero", "of=/dev/null", "bs=300M", "count=1"]')
+    asyncio.run(pipe.process(built.id))
+    after = store.submission(built.id)
+    assert after is not None
+    if build_mb is not None:
+        assert after.state is State.PLAYING, after.reason
+    else:
+        assert after.state is State.REJECTED and after.reason.startswith("build:"), after.reason
