@@ -4,7 +4,9 @@ A game is one folder, a Python package (``arena/games/cabanga/`` for instance) h
 ``GAME`` in its ``__init__`` (the :class:`~arena.games.base.Game`, its rules pure and without I/O), and beside
 it the parts the rest of arena asks for by module name: ``codec`` (its messages on the wire), ``bot`` (the
 typed bot base class of the Python SDK), ``tools`` (what ``arena check`` and ``arena new`` need, its draw
-rates), ``web`` (its renderer in the browser). docs/adding-a-game.md walks through one.
+rates), ``web`` (its renderer in the browser), and its bundled example bots, if it ships any: the bot list
+``bots/bots.toml`` (:data:`BOT_LIST`, :func:`bot_list`), each bot in a folder of its own beside it
+(``bots/NAME/bot.py``). docs/adding-a-game.md walks through one.
 
 Games are found, by name, in three places, and loaded only when asked for (a bot's import loads its own game
 and no other):
@@ -22,7 +24,9 @@ Nothing in the contract does I/O or imports grpc, asyncio, subprocess or click.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from importlib import metadata
+from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
@@ -34,6 +38,12 @@ BUILTIN: dict[str, str] = {
     "lama": "arena.games.lama",
 }
 """The games that ship with arena: name to package."""
+
+BOT_LIST = "bots/bots.toml"
+"""Where a game's folder holds the list of its bundled example bots (relative to the folder), when it ships any:
+``arena match``, ``arena ladder`` and a contest's house bots play them when given no bot list, and an author's
+list names one with ``bundled = "NAME"``. Each bot has a folder of its own beside the list (``bots/NAME/``), which
+is all a jail shows of the bundled bots, and to that bot only (:mod:`arena.launch.jail`)."""
 
 ENTRY_POINT_GROUP = "arena.games"
 ENVIRONMENT = "ARENA_GAMES"
@@ -133,6 +143,30 @@ def game_part_value(name: str, part: str, attribute: str, kind: type[T]) -> T:
         raise GameError(f"game {name!r}: its {part} module has no {attribute} "
                         f"(an {kind.__module__}.{kind.__qualname__})")
     return value
+
+
+def game_folder(name: str) -> Path | None:
+    """Return the folder of game ``name``'s package, found without importing the game (only the packages above
+    it); None when it cannot be found. Raises :class:`GameError` for an unknown game."""
+    package = game_packages().get(name)
+    if package is None:
+        get_game(name)  # raises the unknown game's error
+        raise AssertionError("unreachable")
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def bot_list(name: str) -> Path | None:
+    """Return the list of game ``name``'s bundled example bots (:data:`BOT_LIST` in its folder), or None when the
+    game ships none. Raises :class:`GameError` for an unknown game."""
+    folder = game_folder(name)
+    path = folder / BOT_LIST if folder is not None else None
+    return path if path is not None and path.is_file() else None
 
 
 def _import(module: str, game: str, part: str = "") -> ModuleType:

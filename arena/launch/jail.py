@@ -2,7 +2,8 @@
 
 A jailed bot sees the system's runtime, its interpreter, for a Python bot the SDK of the ``arena`` package
 (:data:`SDK_FILES`) and the games registered by name, the files its bot list entry names, and its own folder, never
-a folder that holds another bot of its list (:func:`jail_binds`). The jail itself is built by
+a folder that holds another bot of its list (:func:`jail_binds`), and never the games' bundled bots (each game's
+``bots`` folder, :func:`bundled_bot_folders`) but a bundled bot its own folder there. The jail itself is built by
 :mod:`arena.launch.sandbox`.
 """
 
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.games import registered
+from arena.games import BOT_LIST, game_folder, game_names, registered
 from arena.launch.botlist import _SYSTEM, BotSpec, _Part, _program_parts
 from arena.launch.sandbox import Bind, interpreter_folders
 
@@ -48,22 +49,40 @@ SDK_FILES = ("__init__.py", "sdk", "protocol/__init__.py", "protocol/codec.py", 
              "games", "v2")
 """What a Python bot's jail shows of the ``arena`` package, relative to it: the SDK and what it imports (the
 games' folders, the protocol's codec and gRPC environment, the envelope's generated code), never the arena's own
-modules (cli, core, ladder, launch, the protocol's server, tools, web...). tests/test_bot_files.py checks that the
-SDK and the bundled bots import nothing else."""
+modules (cli, core, ladder, launch, the protocol's server, tools, web...), nor the games' bundled bots
+(``games/*/bots``, :func:`bundled_bot_folders`). tests/test_bot_files.py checks that the SDK and the bundled bots
+import nothing else (a bundled bot nothing of another's folder)."""
 
 JAIL_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 """The system's folders of programs, on every jailed bot's ``PATH`` after its interpreter's or program's own."""
 
 
-def _sdk_files() -> list[str]:
+def bundled_bot_folders() -> list[str]:
+    """Return the folders that hold bundled bots, which no jail shows whole: the ``bots`` folder (beside its list,
+    :data:`arena.games.BOT_LIST`) of every registered game, and of every game folder in each ``arena`` package a
+    Python bot may import (built in or not, registered or not). A bundled bot is shown its own folder in it."""
+    found: set[str] = set()
+    for name in game_names():
+        folder = game_folder(name)
+        bots = folder / Path(BOT_LIST).parent if folder is not None else None
+        if bots is not None and bots.is_dir():
+            found.add(str(bots))
+    for sdk in _sdk_folders():
+        pattern = os.path.join(glob.escape(sdk), "games", "*", Path(BOT_LIST).parent.name, "")
+        found |= {os.path.realpath(path) for path in glob.glob(pattern)}
+    return sorted(found)
+
+
+def _sdk_files(bundled: set[str]) -> list[str]:
     """Return the files and folders of :data:`SDK_FILES` in each ``arena`` package a Python bot may import, with
-    the compiled forms of the single files (the bot cannot write them, and would compile them at every start)."""
+    the compiled forms of the single files (the bot cannot write them, and would compile them at every start);
+    the folders without what ``bundled`` holds (the games' bundled bots)."""
     found: list[str] = []
     for folder in _sdk_folders():
         for name in SDK_FILES:
             path = os.path.join(folder, name)
             if os.path.exists(path):
-                found.append(path)
+                found += _without(path, bundled)
             if name.endswith(".py"):
                 parent, file = os.path.split(name)
                 found += glob.glob(os.path.join(glob.escape(os.path.join(folder, parent)), "__pycache__",
@@ -75,11 +94,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
-def _shown_folder(spec: BotSpec, part: _Part) -> Path | None:
+def _shown_folder(spec: BotSpec, part: _Part, kept: Sequence[str] = ()) -> Path | None:
     """Return the folder the jail shows whole for ``part``: the outermost that holds no other bot's program (a
-    bot that runs the same program does not count), or None: the jail shows the program and the bot's files."""
+    bot that runs the same program does not count) and is or holds none of the folders ``kept`` (the ``arena``
+    package, the games' bundled bots: a bundled bot run as ``-m arena.games.GAME.bots.NAME.bot`` is shown
+    ``bots/NAME``, never ``arena`` or ``bots``), or None: the jail shows the program and the bot's files."""
     others = [main for _, main in spec.neighbours if main != part.main]
-    return next((f for f in part.folders if not any(_inside(main, f) for main in others)), None)
+    return next((f for f in part.folders if not any(_inside(main, f) for main in others)
+                 and not any(_inside(Path(k), f) for k in kept)), None)
 
 
 def shared_folders(bots: Sequence[BotSpec]) -> list[str]:
@@ -131,8 +153,10 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
     ``-m pkg.module`` under its working directory (see :func:`arena.launch.botlist._program_parts`). Never the
     working directory as a whole (for the bundled bots that is the project's root, with the database and logs),
     never what later arguments name, and never a folder that holds another bot of its list: then only the
-    program's file (and its packages' ``__init__.py``). Where the interpreter's folders hold the ``arena``
-    package, the bundled bots or another bot, those are left out of them.
+    program's file (and its packages' ``__init__.py``). Never the games' bundled bots either
+    (:func:`bundled_bot_folders`: the SDK's ``games`` and the games registered by name are shown without them),
+    but to a bundled bot its own folder there. Where the interpreter's folders hold the ``arena`` package, the
+    bundled bots or another bot, those are left out of them.
     """
     argv = spec.argv()
     broad: list[str] = []  # the machine's folders, which may hold what the bot must not see
@@ -146,19 +170,21 @@ def jail_binds(spec: BotSpec) -> list[Bind]:
         if (python or os.sep not in program) and not real.startswith(_SYSTEM):
             parent = os.path.dirname(real)
             broad.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
+    bundled = set(bundled_bot_folders())
     if python:
         broad += interpreter_folders()
-        own += _sdk_files()
-        own += [folder for _, folder in registered_game_folders()]
+        own += _sdk_files(bundled)
+        own += [path for _, folder in registered_game_folders() for path in _without(folder, bundled)]
     # the protocol's definition: the envelope (proto/ beside the arena package, where it is) and each game's
     # messages (arena/games/<name>/<name>.proto): public, and what a bot in another language may load at run time
     own += [str(Path(sdk).parent / "proto") for sdk in _sdk_folders() if (Path(sdk).parent / "proto").is_dir()]
     own += [path for sdk in _sdk_folders()
             for path in sorted(glob.glob(os.path.join(glob.escape(sdk), "games", "*", "*.proto")))]
-    hidden = {*_sdk_folders(), *(str(Path(sdk).parent / "bots") for sdk in _sdk_folders())}
+    hidden = {*_sdk_folders(), *(str(Path(sdk).parent / "bots") for sdk in _sdk_folders()), *bundled}
     hidden |= {str(main.parent) for _, main in spec.neighbours}
+    kept = [*_sdk_folders(), *bundled]
     for part in _program_parts(spec):
-        folder = _shown_folder(spec, part)
+        folder = _shown_folder(spec, part, kept)
         own.append(str(folder if folder is not None else part.main))
         own += [str(n) for n in part.needs if folder is None or not _inside(n, folder)]
         hidden |= {str(f) for f in part.folders if folder is None or not _inside(f, folder)}
