@@ -24,7 +24,7 @@ import click
 from arena.contest import commands as contest_commands
 from arena.core import replay as replay_format
 from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
-from arena.games import ENVIRONMENT, get_game, register_text
+from arena.games import BOT_LIST, ENVIRONMENT, bot_list, get_game, register_text
 from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder.board import Board, BoardLine, build_board
@@ -260,10 +260,11 @@ def pick_sandbox(mode: str) -> Sandbox:
 
 
 def default_bot_list(game: Game) -> Path:
-    """Return the bundled example bot list for ``game`` (``bots/GAME.toml``, shipped in the package)."""
-    path = bundled_folder() / f"{game.name}.toml"
-    if not path.is_file():
-        raise click.UsageError(f"no bundled bot list at {path}; give one with --bots")
+    """Return the list of ``game``'s bundled example bots (``bots/bots.toml`` in the game's folder)."""
+    path = bot_list(game.name)
+    if path is None:
+        raise click.UsageError(f"{game.title} ships no bundled bots (no {BOT_LIST} in its folder); give a bot list "
+                               "with --bots")
     return path
 
 

@@ -15,19 +15,19 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the example bots live in the repo's bots/
 
 from arena.games import get_game
+from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
+from arena.games.cabanga.bots.random.bot import RandomCabanga
+from arena.games.cabanga.bots.thrower.bot import ThrowerCabanga
+from arena.games.cabanga.bots.tidy.bot import TidyCabanga
+from arena.games.goofspiel.bots.matcher.bot import MatcherGoofspiel
+from arena.games.goofspiel.bots.mirror.bot import MirrorGoofspiel
+from arena.games.goofspiel.bots.overbid.bot import OverbidGoofspiel
+from arena.games.goofspiel.bots.random.bot import RandomGoofspiel
+from arena.games.lama.bots.greedy.bot import GreedyLama
+from arena.games.lama.bots.quitter.bot import QuitterLama
+from arena.games.lama.bots.random.bot import RandomLama
+from arena.games.lama.bots.steady.bot import SteadyLama
 from arena.sdk import Bot
-from bots.cabanga_greedy.bot import GreedyCabanga
-from bots.cabanga_random.bot import RandomCabanga
-from bots.cabanga_thrower.bot import ThrowerCabanga
-from bots.cabanga_tidy.bot import TidyCabanga
-from bots.goofspiel_matcher.bot import MatcherGoofspiel
-from bots.goofspiel_mirror.bot import MirrorGoofspiel
-from bots.goofspiel_overbid.bot import OverbidGoofspiel
-from bots.goofspiel_random.bot import RandomGoofspiel
-from bots.lama_greedy.bot import GreedyLama
-from bots.lama_quitter.bot import QuitterLama
-from bots.lama_random.bot import RandomLama
-from bots.lama_steady.bot import SteadyLama
 
 
 class Sloppy(Bot):

@@ -21,15 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the example b
 
 from arena.core.referee import referee_match
 from arena.games import get_game
+from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
+from arena.games.cabanga.bots.random.bot import RandomCabanga
+from arena.games.cabanga.bots.thrower.bot import ThrowerCabanga
+from arena.games.cabanga.bots.tidy.bot import TidyCabanga
+from arena.games.lama.bots.greedy.bot import GreedyLama
+from arena.games.lama.bots.quitter.bot import QuitterLama
+from arena.games.lama.bots.random.bot import RandomLama
+from arena.games.lama.bots.steady.bot import SteadyLama
 from arena.sdk import Bot, local_seat
-from bots.cabanga_greedy.bot import GreedyCabanga
-from bots.cabanga_random.bot import RandomCabanga
-from bots.cabanga_thrower.bot import ThrowerCabanga
-from bots.cabanga_tidy.bot import TidyCabanga
-from bots.lama_greedy.bot import GreedyLama
-from bots.lama_quitter.bot import QuitterLama
-from bots.lama_random.bot import RandomLama
-from bots.lama_steady.bot import SteadyLama
 
 CONTENDERS: dict[str, tuple[Callable[[int], Bot], list[tuple[str, Callable[[], Bot]]]]] = {
     "cabanga": (RandomCabanga, [("cabanga-greedy", GreedyCabanga), ("cabanga-tidy", TidyCabanga),

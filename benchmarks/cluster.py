@@ -43,7 +43,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
 from arena.core.referee import MatchRecord, random_seat, referee_match
-from arena.games import get_game
+from arena.games import BOT_LIST, get_game
 from arena.games.base import Game
 from arena.ladder.executor import Executor, Job, LocalExecutor, Played
 from arena.ladder.ladder import Ladder, LadderConfig, Timing
@@ -77,7 +77,7 @@ def throughput(matches: int, rounds: int, calls: int) -> dict[str, Any]:
     from arena.ladder.cluster import RayExecutor
 
     game = get_game("cabanga")
-    bots = load_bot_list(ROOT / "bots" / "cabanga.toml")
+    bots = load_bot_list(ROOT / "arena" / "games" / "cabanga" / BOT_LIST)
     config = LadderConfig(game, game.options(), 4, 1, bots, matches=matches, tables=2)
     rates: dict[str, list[float]] = {"local": [], "cluster": []}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}

@@ -3,9 +3,9 @@
 Run: python benchmarks/ladder.py [--matches N] [--tables K] [--seats S] [--game GAME ...] [--sandbox MODE ...]
      [--throw-window-ms W] [--json]
 
-For each game, runs a fresh ladder (a temporary database) of the bundled example bots (bots/GAME.toml) at
-S seats (default 4) on K tables (default 2) until N matches are stored (default 200), exactly as
-`arena ladder` does, and prints:
+For each game, runs a fresh ladder (a temporary database) of the bundled example bots
+(arena/games/GAME/bots/bots.toml) at S seats (default 4) on K tables (default 2) until N matches are stored
+(default 200), exactly as `arena ladder` does, and prints:
   matches/h   matches stored per hour of wall time;
   outside     the share of table time (wall time x tables) not spent inside a match: bot process starts
               and connections, scheduling, rating, storing, server start and stop, tables idle at the end
@@ -37,7 +37,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from arena.games import game_names, get_game
+from arena.games import BOT_LIST, game_names, get_game
 from arena.ladder.ladder import Ladder, LadderConfig
 from arena.ladder.store import Store
 from arena.launch.botlist import load_bot_list
@@ -102,7 +102,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
             throw_window_ms: float = 0.0) -> dict[str, Any]:
     """Run one ladder in a temporary database and return its figures."""
     game = get_game(game_name)
-    bots = load_bot_list(ROOT / "bots" / f"{game.name}.toml")
+    bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
     extra: dict[str, Any] = {"throw_window": throw_window_ms / 1000} if throw_window_ms else {}
     sandbox = choose_sandbox(mode)
     config = LadderConfig(game, game.options(), seats, seed, bots, matches=matches, tables=tables,

@@ -103,7 +103,7 @@ async def arena_matches(matches: int, tables: int, first_seed: int = 0) -> dict[
     Returns every decision's latency (seconds), the number of decisions and the elapsed wall time.
     """
     game = get_game("cabanga")
-    bots = [BotSpec("random", ("{python}", "bot.py"), ROOT / "bots" / "cabanga_random")] * 4
+    bots = [BotSpec("random", ("{python}", "bot.py"), ROOT / "arena" / "games" / "cabanga" / "bots" / "random")] * 4
     latencies: list[float] = []
     async with serving() as server:
         seated = [ProcessPool(server) for _ in range(tables)]

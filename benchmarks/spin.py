@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "adversarial" / "hostile.py"
-GOOD = {"greedy": "bots.cabanga_greedy.bot", "tidy": "bots.cabanga_tidy.bot", "random": "bots.cabanga_random.bot"}
+GOOD = {name: f"arena.games.cabanga.bots.{name}.bot" for name in ("greedy", "tidy", "random")}
 
 
 def measure(deadline: float, matches: int, children: int, sandbox: str) -> dict[str, object]:

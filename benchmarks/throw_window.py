@@ -26,7 +26,7 @@ from typing import Any
 
 from arena.core.deals import DealKey
 from arena.core.referee import Clock, MatchInfo, Request, Seat, referee_match
-from arena.games import get_game
+from arena.games import BOT_LIST, get_game
 from arena.games.base import Decision, Event, MatchResult
 from arena.launch.botlist import load_bot_list
 from arena.launch.pool import ProcessPool
@@ -80,7 +80,7 @@ def split_gaps(log: list[tuple[float, float, int, str]], windows: list[bool]) ->
 
 async def run(matches: int, window_ms: float) -> dict[str, Any]:
     game = get_game("cabanga")
-    bots = load_bot_list(ROOT / "bots" / "cabanga.toml")[:4]
+    bots = load_bot_list(ROOT / "arena" / "games" / "cabanga" / BOT_LIST)[:4]
     asked: list[float] = []
     silent: list[float] = []
     none: list[float] = []

@@ -1,2 +1,4 @@
-"""Example bots, each in a folder of its own (``bots/NAME/bot.py``, run as ``python -m bots.NAME.bot``): a runnable
-program that speaks only the public protocol (via arena.sdk)."""
+"""The example bots in other languages (``js``, ``cpp``), each playing several games: a package only so that they
+are installed with the arena, where ``arena new --lang js|cpp`` finds and copies them
+(:func:`arena.launch.botlist.bundled_folder`). The bundled Python bots live in their games' folders
+(``arena/games/GAME/bots/``)."""

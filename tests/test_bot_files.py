@@ -19,13 +19,14 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.games import get_game
+from arena.games import BOT_LIST, game_names, get_game
 from arena.launch.botlist import BotListError, BotSpec, bundled_bots, load_bot_list, parse_bot_list
-from arena.launch.jail import JAIL_PATH, SDK_FILES, jail_binds, jail_path, shared_folders
+from arena.launch.jail import JAIL_PATH, SDK_FILES, bundled_bot_folders, jail_binds, jail_path, shared_folders
 from arena.tools.check import check_bot
 
 ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = ROOT / "bots" / "cabanga_random" / "bot.py"
+GAMES = ROOT / "arena" / "games"
+RANDOM_BOT = GAMES / "cabanga" / "bots" / "random" / "bot.py"
 
 
 def entry(**keys: Any) -> dict[str, Any]:
@@ -125,13 +126,33 @@ def test_bots_running_one_program_share_nothing_but_it(tmp_path: Path) -> None:
 
 
 def test_the_bundled_bots_have_folders_of_their_own() -> None:
-    for game in ("cabanga", "lama"):
-        bots = load_bot_list(ROOT / "bots" / f"{game}.toml")
+    """Each bundled bot, in its game's folder (arena/games/GAME/bots/NAME/), sees of all the games' bundled bots
+    its own folder and the package's __init__.py: alone in an author's list as much as in its game's list."""
+    assert sorted(Path(f) for f in bundled_bot_folders()) == [GAMES / g / "bots" for g in game_names()]
+    for game in game_names():
+        bots = load_bot_list(GAMES / game / BOT_LIST)
         assert shared_folders(bots) == []
         for bot in bots:
-            own = {p for p in binds(bot) if p.is_relative_to(ROOT / "bots")}
-            folder = ROOT / "bots" / bot.name.replace("-", "_")
-            assert own == {ROOT / "bots" / "__init__.py", folder}, own
+            alone = parse_bot_list({"bot": [{"bundled": bot.name}]}, ROOT)[0]  # no neighbour to keep it out of bots/
+            folder = GAMES / game / "bots" / bot.name.removeprefix(f"{game}-")
+            assert (folder / "bot.py").is_file()
+            for spec in (bot, alone):
+                own = {p for p in binds(spec) if any(p.is_relative_to(GAMES / g / "bots") for g in game_names())}
+                assert own == {GAMES / game / "bots" / "__init__.py", folder}, own
+                assert not {ROOT, ROOT / "arena", GAMES, GAMES / game} & binds(spec)
+
+
+def test_a_python_bot_sees_the_games_but_none_of_their_bundled_bots(tmp_path: Path) -> None:
+    """The SDK's ``games`` folder is shown without any game's ``bots`` folder: a stranger's Python bot reads the
+    rules, codecs and search toolkits of every game, and no bundled bot's code or list."""
+    (tmp_path / "bot.py").write_text("")
+    [bot] = parse_bot_list(entry(), tmp_path)
+    shown = binds(bot)
+    assert {GAMES / "__init__.py", GAMES / "cabanga" / "rules.py", GAMES / "lama" / "search.py",
+            GAMES / "goofspiel" / "codec.py"} <= shown, shown
+    assert not [p for p in shown if any(p.is_relative_to(GAMES / g / "bots") or GAMES / g / "bots" in p.parents
+                                        for g in game_names())], shown
+    assert not {GAMES, *(GAMES / g for g in game_names())} & shown  # each shown entry by entry, not whole
 
 
 def test_the_interpreters_folders_show_no_other_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,36 +182,53 @@ def test_a_python_bot_sees_the_sdk_and_none_of_the_arenas_own_modules() -> None:
     import arena
 
     package = Path(arena.__file__ or "").resolve().parent
-    bot = BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy.bot"), ROOT)
+    bot = BotSpec("g", ("{python}", "-m", "arena.games.cabanga.bots.greedy.bot"), ROOT)
     shown = binds(bot)
-    assert {package / "sdk", package / "games", package / "v2", package / "protocol" / "codec.py"} <= shown
+    assert {package / "sdk", package / "games" / "cabanga" / "rules.py", package / "v2",
+            package / "protocol" / "codec.py"} <= shown
     assert package / "protocol" / "server.py" not in shown and package / "protocol" not in shown
-    outside = [p for p in shown if p == package or (p.is_relative_to(package) and not sdk_file(p.relative_to(package)))]
+    outside = [p for p in shown if p == package or ((p.is_relative_to(package) and not sdk_file(p.relative_to(package)))
+               and not p.is_relative_to(package / "games" / "cabanga" / "bots" / "greedy")
+               and p != package / "games" / "cabanga" / "bots" / "__init__.py")]  # its own folder, and its package
     assert not outside, outside
 
 
 def sdk_file(relative: Path) -> bool:
-    """Return whether ``relative`` (to the arena package) is one of SDK_FILES, inside one, or its compiled form."""
+    """Return whether ``relative`` (to the arena package) is one of SDK_FILES, inside one, or its compiled form,
+    and not of the games' bundled bots (games/*/bots)."""
     if relative.parent.name == "__pycache__":
         relative = relative.parent.parent / (relative.name.split(".")[0] + ".py")
+    if len(relative.parts) >= 3 and relative.parts[0] == "games" and relative.parts[2] == "bots":
+        return False
     return any(relative == Path(name) or relative.is_relative_to(name) for name in SDK_FILES)
 
 
 def test_sdk_files_hold_everything_the_sdk_and_the_bundled_bots_import() -> None:
-    bundled = sorted(p.parent.name for p in (ROOT / "bots").glob("*/bot.py"))
+    """The SDK imports only SDK_FILES; each bundled bot imports those, its own folder and its package's
+    __init__.py: nothing of another bot's folder (the search bots share code through arena.games.GAME.search)."""
+    bundled = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in GAMES.glob("*/bots/*/bot.py"))
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import arena.sdk\n"
-            "for name in sys.argv[2:]: __import__(f'bots.{name}.bot')\n"
-            "print('\\n'.join(m.__file__ for n, m in list(sys.modules.items()) if n.split('.')[0] == 'arena'))\n")
+            "def loaded(): return {m.__file__ for n, m in list(sys.modules.items()) if n.split('.')[0] == 'arena'}\n"
+            "print('sdk', *loaded())\n"
+            "for name in sys.argv[2:]:\n"
+            "    before = loaded(); __import__(name); print(name, *(loaded() - before))\n")
     done = subprocess.run([sys.executable, "-I", "-c", code, str(ROOT), *bundled], capture_output=True, text=True,
                           timeout=60, check=True)
     package = ROOT / "arena"
-    loaded = [Path(line).relative_to(package) for line in done.stdout.split()]
-    assert loaded and all(sdk_file(p) for p in loaded), loaded
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert [line[0] for line in lines] == ["sdk", *bundled]
+    sdk = [Path(f).relative_to(package) for f in lines[0][1:]]
+    assert sdk and all(sdk_file(p) for p in sdk), sdk
+    for name, *files in lines[1:]:
+        own = ROOT.joinpath(*name.split(".")[:-1])  # arena/games/GAME/bots/NAME
+        mine = {own / "__init__.py", own / "bot.py", own.parent / "__init__.py"}
+        outside = [f for f in map(Path, files) if f not in mine and not sdk_file(f.relative_to(package))]
+        assert not outside, (name, outside)
     assert len(bundled) == len(bundled_bots()) >= 10  # every bundled list's bot, each in a folder of its own
 
 
 def test_a_jailed_bots_path_is_its_interpreters_folder_and_the_systems() -> None:
-    bot = BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy.bot"), ROOT)
+    bot = BotSpec("g", ("{python}", "-m", "arena.games.cabanga.bots.greedy.bot"), ROOT)
     assert jail_path(bot).split(":") == [os.path.dirname(os.path.abspath(sys.executable)), *JAIL_PATH]
     cpp = BotSpec("cpp", ("./build/arena-bot",), ROOT / "bots" / "cpp")
     build = ROOT / "bots" / "cpp" / "build" / "arena-bot"

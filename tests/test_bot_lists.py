@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.launch.botlist import BotListError, bundled_bots, bundled_folder, load_bot_list, parse_bot_list
+from arena.launch.botlist import BotListError, bundled_bots, load_bot_list, parse_bot_list
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_bundled_bot_is_named_by_its_name_wherever_the_arena_lives(tmp_path: Path) -> None:
@@ -20,7 +22,7 @@ def test_a_bundled_bot_is_named_by_its_name_wherever_the_arena_lives(tmp_path: P
     ]}, tmp_path)
     bundled = bundled_bots()["cabanga-greedy"]
     assert (greedy.name, greedy.command, greedy.cwd) == ("cabanga-greedy", bundled.command, bundled.cwd)
-    assert greedy.cwd == bundled_folder().parent  # the bundled list's own folder, not the author's
+    assert greedy.cwd == bundled.cwd == ROOT  # the bundled list's (the folder holding arena), not the author's
     assert renamed.name == "tidy" and renamed.limits.cpu_seconds == 9 and renamed.games == ("cabanga",)
     assert mine.cwd == tmp_path
 
@@ -101,3 +103,17 @@ def test_the_ladders_board_marks_a_bot_that_never_started(tmp_path: Path) -> Non
     row = next(line for line in result.stdout.splitlines() if " broken " in f" {line} ")
     assert "did not start" in row
     assert any(line.startswith("did not start: broken: ") for line in result.stdout.splitlines()), result.stdout
+
+
+def test_a_game_that_ships_no_bundled_bots_asks_for_a_bot_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game owns its bundled bots (arena/games/GAME/bots/bots.toml): a game without that list has none."""
+    from arena import games
+
+    lama = games.game_folder("lama")
+    assert lama is not None and games.bot_list("lama") == lama / games.BOT_LIST == ROOT / "arena" / "games" / "lama" / \
+        "bots" / "bots.toml"
+    monkeypatch.setattr(games, "BOT_LIST", "bots/none.toml")  # as if the folder held none
+    assert games.bot_list("lama") is None
+    result = CliRunner().invoke(main, ["match", "--game", "lama"])
+    assert result.exit_code == 2 and "L.A.M.A. ships no bundled bots" in result.output, result.output
+    assert "give a bot list with --bots" in result.output

@@ -7,16 +7,16 @@ import asyncio
 import pytest
 
 from arena.core.referee import referee_match
-from arena.games import game_names, get_game
+from arena.games import bot_list, game_names, get_game
+from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
+from arena.games.cabanga.bots.random.bot import RandomCabanga
+from arena.games.goofspiel.bots.matcher.bot import MatcherGoofspiel
+from arena.games.goofspiel.bots.random.bot import RandomGoofspiel
+from arena.games.lama.bots.greedy.bot import GreedyLama
+from arena.games.lama.bots.random.bot import RandomLama
+from arena.games.lama.bots.steady.bot import SteadyLama
 from arena.launch.botlist import load_bot_list
 from arena.sdk import Bot, local_seat
-from bots.cabanga_greedy.bot import GreedyCabanga
-from bots.cabanga_random.bot import RandomCabanga
-from bots.goofspiel_matcher.bot import MatcherGoofspiel
-from bots.goofspiel_random.bot import RandomGoofspiel
-from bots.lama_greedy.bot import GreedyLama
-from bots.lama_random.bot import RandomLama
-from bots.lama_steady.bot import SteadyLama
 
 
 def win_rate(game_name: str, make: type[Bot], random_bot: type[Bot], matches: int) -> float:
@@ -48,7 +48,9 @@ def test_heuristic_bot_clearly_beats_random(game: str, hero: type[Bot], random_b
 def test_bundled_bot_lists_name_runnable_modules(game: str) -> None:
     from pathlib import Path
 
-    bots = load_bot_list(Path(__file__).resolve().parent.parent / "bots" / f"{game}.toml")
+    path = bot_list(game)  # the game ships its bundled bots in its folder: arena/games/GAME/bots/
+    assert path == Path(__file__).resolve().parent.parent / "arena" / "games" / game / "bots" / "bots.toml"
+    bots = load_bot_list(path)
     assert len(bots) >= 4  # enough for the default 4-seat ladder
     for bot in bots:
         assert bot.command[:2] == ("{python}", "-m")

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.core.referee import Clock
-from arena.games import game_names, get_game
+from arena.games import BOT_LIST, game_names, get_game
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.tools.check import check_bot, edge_states
 
@@ -28,12 +28,14 @@ def faulty(*mode: str) -> BotSpec:
     return BotSpec("faulty", ("{python}", "-m", "tests.bots.sdk_faulty", *mode), ROOT)
 
 
-BUNDLED = [(game, bot.name) for game in game_names() for bot in load_bot_list(ROOT / "bots" / f"{game}.toml")]
+BUNDLED = [(game, bot.name) for game in game_names()
+           for bot in load_bot_list(ROOT / "arena" / "games" / game / BOT_LIST)]
 
 
 @pytest.mark.parametrize(("game", "name"), BUNDLED, ids=[name for _, name in BUNDLED])
 def test_check_passes_every_bundled_bot_in_the_games_its_entry_declares(game: str, name: str) -> None:
-    result = CliRunner().invoke(main, ["check", str(ROOT / "bots" / f"{game}.toml"), "--name", name, "--json"])
+    result = CliRunner().invoke(main, ["check", str(ROOT / "arena" / "games" / game / BOT_LIST), "--name", name,
+                                       "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["passed"] and report["verdict"].startswith(f"PASS: {name}")

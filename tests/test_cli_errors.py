@@ -43,10 +43,10 @@ def digest(path: Path) -> str:
 
 
 def bot_list(path: Path) -> Path:
-    path.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "bots.{module}.bot"]\n'
+    path.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "arena.games.{module}.bot"]\n'
                             f'cwd = "{ROOT}"\n\n'
-                            for name, module in [("g", "cabanga_greedy"), ("r", "cabanga_random"),
-                                                 ("t", "cabanga_tidy")]))
+                            for name, module in [("g", "cabanga.bots.greedy"), ("r", "cabanga.bots.random"),
+                                                 ("t", "cabanga.bots.tidy")]))
     return path
 
 

@@ -29,7 +29,7 @@ import pytest
 from ladder_db import seeds, stored_count
 
 from arena.core.referee import MatchSummary
-from arena.games import get_game
+from arena.games import BOT_LIST, get_game
 from arena.ladder.cluster import RayExecutor, StartFailed, _Table, check_shared, code_fingerprint
 from arena.ladder.executor import Job, Played
 from arena.ladder.ladder import deal_seed
@@ -231,8 +231,8 @@ def loopback() -> Iterator[list[str]]:
 
 def test_a_cluster_address_where_nothing_listens_is_a_one_line_error(loopback: list[str], tmp_path: Path) -> None:
     command = [*loopback, sys.executable, "-m", "arena.cli", "ladder", "--cluster", f"127.0.0.1:{free_port()}",
-               "--bots", str(ROOT / "bots" / "cabanga.toml"), "--game", "cabanga", "--seats", "3", "--matches", "3",
-               "--db", str(tmp_path / "a.db")]
+               "--bots", str(ROOT / "arena" / "games" / "cabanga" / BOT_LIST), "--game", "cabanga", "--seats", "3",
+               "--matches", "3", "--db", str(tmp_path / "a.db")]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]

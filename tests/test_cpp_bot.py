@@ -49,9 +49,9 @@ def test_the_cpp_bot_builds_and_plays_both_games() -> None:
     binary = build()
     assert binary.is_file()
     cpp = BotSpec("cpp", ("./build/arena-bot",), CPP)
-    for game_name, others in (("cabanga", "cabanga_greedy"), ("lama", "lama_greedy")):
+    for game_name, others in (("cabanga", "cabanga.bots.greedy"), ("lama", "lama.bots.greedy")):
         game = get_game(game_name)
-        other = BotSpec("py", ("{python}", "-m", f"bots.{others}.bot"), ROOT)
+        other = BotSpec("py", ("{python}", "-m", f"arena.games.{others}.bot"), ROOT)
         record = asyncio.run(run_match(game, [cpp, other, cpp], 5, game.options({"rounds": 2}), clock=Clock(1.0)))
         assert record.result is not None and record.faults == [], record.faults
         assert len(record.latencies[0]) > 5 and len(record.latencies[2]) > 5

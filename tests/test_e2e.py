@@ -23,7 +23,7 @@ MISBEHAVE = Path(__file__).resolve().parent / "bots" / "misbehave.py"
 
 
 def bot(name: str, module: str) -> BotSpec:
-    return BotSpec(name, ("{python}", "-m", f"bots.{module}.bot"), ROOT)
+    return BotSpec(name, ("{python}", "-m", f"arena.games.{module}.bot"), ROOT)
 
 
 def misbehaving(name: str, *mode: str) -> BotSpec:
@@ -43,7 +43,7 @@ def assert_complete(record: MatchRecord) -> None:
 
 
 def test_cabanga_match_between_processes() -> None:
-    bots = [bot("g", "cabanga_greedy"), bot("r", "cabanga_random")] * 2
+    bots = [bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")] * 2
     record = play("cabanga", bots, seed=11)
     assert_complete(record)
     assert record.faults == []
@@ -52,7 +52,7 @@ def test_cabanga_match_between_processes() -> None:
 
 
 def test_lama_match_between_processes() -> None:
-    bots = [bot("g", "lama_greedy"), bot("r", "lama_random"), bot("g", "lama_greedy")]
+    bots = [bot("g", "lama.bots.greedy"), bot("r", "lama.bots.random"), bot("g", "lama.bots.greedy")]
     record = play("lama", bots, seed=5)
     assert_complete(record)
     assert record.faults == []
@@ -88,7 +88,7 @@ def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     ids=["never-answers", "answers-late", "exits", "hangs-up", "garbage-pick", "wrong-request-id"],
 )
 def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: FaultKind) -> None:
-    bots = [misbehaving("bad", *mode), bot("g", "cabanga_greedy"), bot("r", "cabanga_random")]
+    bots = [misbehaving("bad", *mode), bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
     record = play("cabanga", bots, seed=21, clock=Clock(0.25))
     assert_complete(record)
     kinds = {f.kind for f in record.faults if f.seat == 0}
@@ -100,14 +100,14 @@ def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: Faul
 
 def test_bot_that_does_not_start_is_reported() -> None:
     bots = [BotSpec("ghost", ("{python}", "-c", "import sys; sys.exit(4)"), BOTS),
-            bot("g", "cabanga_greedy"), bot("r", "cabanga_random")]
+            bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
     with pytest.raises(LaunchError, match=r"ghost.*exited with code 4"):
         play("cabanga", bots, seed=1)
 
 
 def test_bot_command_that_does_not_exist_is_reported() -> None:
-    bots = [BotSpec("nope", ("/nonexistent/bot",), BOTS), bot("g", "cabanga_greedy"),
-            bot("r", "cabanga_random")]
+    bots = [BotSpec("nope", ("/nonexistent/bot",), BOTS), bot("g", "cabanga.bots.greedy"),
+            bot("r", "cabanga.bots.random")]
     with pytest.raises(LaunchError, match=r"nope.*cannot start"):
         play("cabanga", bots, seed=1)
 
@@ -136,7 +136,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
 
     game = get_game("cabanga")
     crasher = misbehaving("crasher", "exit-after", "1")
-    good = [bot("g", "cabanga_greedy"), bot("r", "cabanga_random")]
+    good = [bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
 
     async def scenario() -> tuple[list[MatchRecord], int, int, list[int]]:
         async with serving() as server:
@@ -173,8 +173,10 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
     token = "remote-token-0123456789abcdef"
     (tmp_path / "bots.toml").write_text(
         f'[[bot]]\nname = "far"\ntoken = "{token}"\n\n'
-        f'[[bot]]\nname = "g"\ncommand = ["{{python}}", "-m", "bots.cabanga_greedy.bot"]\ncwd = "{ROOT}"\n\n'
-        f'[[bot]]\nname = "r"\ncommand = ["{{python}}", "-m", "bots.cabanga_random.bot"]\ncwd = "{ROOT}"\n')
+        f'[[bot]]\nname = "g"\ncommand = ["{{python}}", "-m", "arena.games.cabanga.bots.greedy.bot"]\n'
+        f'cwd = "{ROOT}"\n\n'
+        f'[[bot]]\nname = "r"\ncommand = ["{{python}}", "-m", "arena.games.cabanga.bots.random.bot"]\n'
+        f'cwd = "{ROOT}"\n')
     bots = load_bot_list(tmp_path / "bots.toml")
     assert bots[0].remote and bots[0].command == ()
     game = get_game("cabanga")
@@ -183,7 +185,7 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
         async with serving("127.0.0.1:0") as server:
             tcp = next(a for a in server.addresses if not a.startswith("unix:"))
             env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": tcp, "ARENA_TOKEN": token}
-            far = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy.bot"], cwd=ROOT, env=env)
+            far = subprocess.Popen([sys.executable, "-m", "arena.games.cabanga.bots.tidy.bot"], cwd=ROOT, env=env)
             table = ProcessPool(server)
             try:
                 seats = await table.seat(bots, deal=DealKey(game.name, 4))
@@ -216,7 +218,8 @@ def test_remote_bots_need_an_address_and_are_not_for_the_ladder(tmp_path: Path) 
 
     path = tmp_path / "bots.toml"
     path.write_text('[[bot]]\nname = "far"\ntoken = "0123456789abcdefgh"\n' + "".join(
-        f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "-m", "bots.cabanga_random.bot"]\ncwd = "{ROOT}"\n'
+        f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "-m", "arena.games.cabanga.bots.random.bot"]\n'
+        f'cwd = "{ROOT}"\n'
         for i in range(3)))
     result = CliRunner().invoke(main, ["match", "--bots", str(path)])
     assert result.exit_code == 2 and "--listen" in result.stderr
@@ -229,7 +232,7 @@ def test_sdk_skips_requests_whose_time_ran_out_while_the_bot_was_busy(tmp_path: 
     slow = BotSpec("slow", ("{python}", str(Path(__file__).resolve().parent / "bots" / "slow_first.py"), "1.0"),
                    ROOT)
     game = get_game("lama")
-    record = asyncio.run(run_match(game, [slow, bot("g", "lama_greedy")], 2, game.options({"rounds": 2}),
+    record = asyncio.run(run_match(game, [slow, bot("g", "lama.bots.greedy")], 2, game.options({"rounds": 2}),
                                    clock=Clock(0.15), max_faults=100, log_dir=tmp_path))
     timeouts = [f for f in record.faults if f.seat == 0 and f.kind is FaultKind.TIMEOUT]
     assert len(timeouts) >= 3  # the first request and those sent while it slept

@@ -26,12 +26,12 @@ def faulty(name: str, *mode: str) -> BotSpec:
 
 
 def bot(name: str, module: str) -> BotSpec:
-    return BotSpec(name, ("{python}", "-m", f"bots.{module}.bot"), ROOT)
+    return BotSpec(name, ("{python}", "-m", f"arena.games.{module}.bot"), ROOT)
 
 
 def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its_process(tmp_path: Path) -> None:
     game = get_game("cabanga")
-    bots = [faulty("raiser", "raise-throw"), bot("g", "cabanga_greedy"), bot("t", "cabanga_thrower")]
+    bots = [faulty("raiser", "raise-throw"), bot("g", "cabanga.bots.greedy"), bot("t", "cabanga.bots.thrower")]
 
     async def scenario() -> tuple[list[MatchRecord], int, int]:
         async with serving() as server:
@@ -96,7 +96,7 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
                                 "sys.exit(4)"), ROOT)
     with pytest.raises(LaunchError, match="exited with code 4 before connecting; its output was: "
                                           "cannot find my weights"):
-        asyncio.run(run_match(game, [broken, bot("g", "cabanga_greedy"), bot("r", "cabanga_random")], 1))
+        asyncio.run(run_match(game, [broken, bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")], 1))
 
 
 def test_match_start_carries_the_options_as_text() -> None:

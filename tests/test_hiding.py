@@ -394,8 +394,8 @@ def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monke
     game = get_game("cabanga")
     seed = 10**12 + 4321
     spy = BotSpec("spy", ("{python}", str(SPY), "spy"), ROOT)
-    bots = [spy, BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy.bot"), ROOT),
-            BotSpec("r", ("{python}", "-m", "bots.cabanga_random.bot"), ROOT)]
+    bots = [spy, BotSpec("g", ("{python}", "-m", "arena.games.cabanga.bots.greedy.bot"), ROOT),
+            BotSpec("r", ("{python}", "-m", "arena.games.cabanga.bots.random.bot"), ROOT)]
     record = asyncio.run(run_match(game, bots, seed, game.options({"rounds": 1}), clock=Clock(1.0),
                                    log_dir=tmp_path))
     assert record.result is not None and record.faults == []
@@ -420,8 +420,8 @@ def test_g2_no_ladder_secret_reaches_a_bot(tmp_path: Path) -> None:
     """A ladder's seed, its match seeds, database and log folder never reach a bot; match ids are opaque."""
     game = get_game("cabanga")
     bots = [BotSpec("spy", ("{python}", str(SPY), "spy"), ROOT),
-            BotSpec("g", ("{python}", "-m", "bots.cabanga_greedy.bot"), ROOT),
-            BotSpec("r", ("{python}", "-m", "bots.cabanga_random.bot"), ROOT)]
+            BotSpec("g", ("{python}", "-m", "arena.games.cabanga.bots.greedy.bot"), ROOT),
+            BotSpec("r", ("{python}", "-m", "arena.games.cabanga.bots.random.bot"), ROOT)]
     ladder_seed = 10**15 + 777
     config = LadderConfig(game, game.options({"rounds": 1}), 3, ladder_seed, bots, matches=6, tables=1,
                           clock=Clock(2.0), log_dir=tmp_path / "logs")

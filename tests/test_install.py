@@ -40,10 +40,13 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     shutil.rmtree(source)  # nothing may come from the source tree any more
     work = tmp_path / "elsewhere"
     work.mkdir()
-    where = subprocess.run([str(python), "-c", "import arena, bots; print(arena.__file__); print(bots.__file__)"],
-                           cwd=work, capture_output=True, text=True, timeout=60, env=env)
+    # the games' bundled bot lists (in their folders, arena/games/GAME/bots/) and the other languages' examples
+    code = ("import arena, bots; from arena.games import bot_list, game_names\n"
+            "print(arena.__file__, bots.__file__, *(bot_list(game) for game in game_names()))")
+    where = subprocess.run([str(python), "-c", code], cwd=work, capture_output=True, text=True, timeout=60, env=env)
     assert where.returncode == 0, where.stderr
-    assert all(line.startswith(str(venv)) for line in where.stdout.split()), where.stdout
+    assert len(where.stdout.split()) == 5 and all(line.startswith(str(venv)) for line in where.stdout.split()), \
+        where.stdout
     # limits: a jail shows a bot its interpreter's own folders, and the packages this environment borrows
     # (grpcio...) lie outside them; what is tested here is that the bots and their lists are installed
     ladder = subprocess.run([str(venv / "bin" / "arena"), "ladder", "--matches", "4", "--tables", "1",

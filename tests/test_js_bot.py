@@ -22,9 +22,10 @@ JS = ROOT / "bots" / "js"
 
 def test_javascript_bot_plays_both_games_without_faults(js_modules: Path) -> None:
     js = BotSpec("js", ("node", "bot.js"), JS)
-    for game_name, others in (("cabanga", ["cabanga_greedy", "cabanga_random"]), ("lama", ["lama_greedy"])):
+    for game_name, others in (("cabanga", ["cabanga.bots.greedy", "cabanga.bots.random"]),
+                              ("lama", ["lama.bots.greedy"])):
         game = get_game(game_name)
-        bots = [js, *(BotSpec(o, ("{python}", "-m", f"bots.{o}.bot"), ROOT) for o in others)]
+        bots = [js, *(BotSpec(o, ("{python}", "-m", f"arena.games.{o}.bot"), ROOT) for o in others)]
         record = asyncio.run(run_match(game, bots, 5, game.options({"rounds": 2}), clock=Clock(2.0)))
         assert record.result is not None
         assert record.faults == [], record.faults

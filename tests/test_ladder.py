@@ -53,7 +53,8 @@ def write_bot_list(path: Path, names: Sequence[str], broken: Sequence[str] = ())
     """Write a bot list of bundled example bots (by name) plus bots whose command exits at once."""
     text = ""
     for name in names:
-        text += (f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "bots.{name.replace("-", "_")}.bot"]\n'
+        module = f"arena.games.{name.replace('-', '.bots.', 1)}.bot"
+        text += (f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "{module}"]\n'
                  f"cwd = {json.dumps(str(ROOT))}\n\n")
     for name in broken:
         text += f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-c", "raise SystemExit(3)"]\n\n'

@@ -134,7 +134,7 @@ def test_replay_bot_asks_the_same_requests_again_and_shows_where_answers_differ(
     replay_path = tmp_path / "m.json"
     replay_format.write(replay_path, replay_format.from_record(record))
     bots = tmp_path / "bots.toml"
-    bots.write_text(f'[[bot]]\nname = "greedy"\ncommand = ["{{python}}", "-m", "bots.lama_greedy.bot"]\n'
+    bots.write_text(f'[[bot]]\nname = "greedy"\ncommand = ["{{python}}", "-m", "arena.games.lama.bots.greedy.bot"]\n'
                     f'cwd = "{ROOT}"\n')
     result = CliRunner().invoke(main, ["replay", str(replay_path), "--seat", "0", "--bot", str(bots)])
     asked = sum(1 for step in record.steps if "0" in {str(s) for s in step})

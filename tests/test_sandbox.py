@@ -394,7 +394,7 @@ def test_launched_bots_reach_the_arena_that_also_listens_on_tcp() -> None:
 
     root = Path(__file__).resolve().parent.parent
     game = get_game("lama")
-    bots = [BotSpec(n, ("{python}", "-m", f"bots.{n}.bot"), root) for n in ("lama_greedy", "lama_random")]
+    bots = [BotSpec(n, ("{python}", "-m", f"arena.games.lama.bots.{n}.bot"), root) for n in ("greedy", "random")]
     record = asyncio.run(run_match(game, bots, 3, game.options({"rounds": 1}), clock=Clock(1.0),
                                    address="127.0.0.1:0"))
     assert record.result is not None and record.faults == []

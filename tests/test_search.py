@@ -15,20 +15,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.core.referee import Clock, referee_match
+from arena.games import BOT_LIST
 from arena.games.cabanga import CABANGA, CabangaState, Card
+from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
+from arena.games.cabanga.bots.search.bot import SearchCabanga
 from arena.games.cabanga.search import greedy_policy as cabanga_greedy
 from arena.games.cabanga.search import knowledge_from as cabanga_knowledge
 from arena.games.cabanga.search import sample_world as sample_cabanga
 from arena.games.lama import LAMA, LamaState
+from arena.games.lama.bots.greedy.bot import GreedyLama
+from arena.games.lama.bots.search.bot import SearchLama
 from arena.games.lama.search import greedy_policy as lama_greedy
 from arena.games.lama.search import knowledge_from as lama_knowledge
 from arena.games.lama.search import sample_world as sample_lama
 from arena.games.search import SearchClock, Slot, deal, simulate
 from arena.sdk import local_seat
-from bots.cabanga_greedy.bot import GreedyCabanga
-from bots.cabanga_search.bot import SearchCabanga
-from bots.lama_greedy.bot import GreedyLama
-from bots.lama_search.bot import SearchLama
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -283,7 +284,7 @@ def test_the_search_bots_pass_check_at_a_short_deadline(game: str, name: str) ->
     from arena.cli import main
 
     root = Path(__file__).resolve().parent.parent
-    result = CliRunner().invoke(main, ["check", str(root / "bots" / f"{game}.toml"), "--name", name,
+    result = CliRunner().invoke(main, ["check", str(root / "arena" / "games" / game / BOT_LIST), "--name", name,
                                        "--deadline", "0.2", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)

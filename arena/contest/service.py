@@ -29,11 +29,12 @@ from arena.contest.config import ContestConfig
 from arena.contest.manifest import ManifestError, read_manifest
 from arena.contest.pipeline import Pipeline, Rejected, archive_path, bot_spec
 from arena.contest.store import Author, ContestStore, State, Submission
+from arena.games import bot_list
 from arena.ladder.executor import Executor
 from arena.ladder.ladder import LadderConfig, Progress
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store
-from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list
+from arena.launch.botlist import BotListError, BotSpec, load_bot_list
 from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation, Sandbox
 
@@ -106,7 +107,10 @@ class Contest:
         self.resumed = self.pipeline.resume()
 
     def _house_bots(self) -> list[BotSpec]:
-        path = self.config.baseline or bundled_folder() / f"{self.config.game.name}.toml"
+        path = self.config.baseline or bot_list(self.config.game.name)
+        if path is None:
+            raise ContestError(f"the house bots: {self.config.game.title} ships no bundled bots; name a bot list "
+                               "with baseline")
         try:
             bots = load_bot_list(path)
         except BotListError as exc:

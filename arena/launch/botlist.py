@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.games import bot_list, game_names
 from arena.launch.sandbox import DEFAULT_LIMITS, Limits, LimitsError
 
 
@@ -155,17 +156,24 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
 
 
 def bundled_folder() -> Path:
-    """Return the folder of the bundled example bots and their lists (``GAME.toml``): the ``bots`` package,
-    installed with the arena or in the source tree."""
+    """Return the folder of the bundled examples in other languages (``js``, ``cpp``), which ``arena new`` copies:
+    the ``bots`` package, installed with the arena or in the source tree. The bundled Python bots live in their
+    games' folders (:func:`bundled_list`)."""
     import bots
 
     return Path(bots.__file__).resolve().parent
 
 
+def bundled_lists() -> list[Path]:
+    """Return the bundled bot lists of every registered game that ships one (``bots/bots.toml`` in the game's
+    folder, :func:`arena.games.bot_list`), in the order of the games' names."""
+    return [path for game in game_names() if (path := bot_list(game)) is not None]
+
+
 def bundled_bots() -> dict[str, BotSpec]:
     """Return every bundled example bot, by name, from the bundled lists of all games."""
     found: dict[str, BotSpec] = {}
-    for path in sorted(bundled_folder().glob("*.toml")):
+    for path in bundled_lists():
         for bot in load_bot_list(path):
             found.setdefault(bot.name, bot)
     return found

@@ -31,7 +31,7 @@ T = TypeVar("T")
 
 
 def good(name: str, module: str) -> BotSpec:
-    return BotSpec(name, ("{python}", "-m", f"bots.{module}.bot"), ROOT)
+    return BotSpec(name, ("{python}", "-m", f"arena.games.{module}.bot"), ROOT)
 
 
 def hostile(name: str, *mode: str, **limits: int) -> BotSpec:
@@ -40,7 +40,7 @@ def hostile(name: str, *mode: str, **limits: int) -> BotSpec:
     return BotSpec(name, ("{python}", "-m", "tests.adversarial.hostile", *mode), ROOT, Limits().updated(limits))
 
 
-GOOD = [good("greedy", "cabanga_greedy"), good("random", "cabanga_random"), good("tidy", "cabanga_tidy")]
+GOOD = [good("greedy", "cabanga.bots.greedy"), good("random", "cabanga.bots.random"), good("tidy", "cabanga.bots.tidy")]
 
 
 def rss_mib() -> float:

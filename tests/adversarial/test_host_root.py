@@ -30,8 +30,7 @@ from arena.launch.sandbox import detect_sandbox
 from arena.launch.supervisor import HOST_UID_BASE, HOST_UID_SPAN, descendants, processes_naming
 
 CI = os.environ.get("CI") == "true"
-GOOD_ENTRIES = [("greedy", '"-m", "bots.cabanga_greedy.bot"'), ("tidy", '"-m", "bots.cabanga_tidy.bot"'),
-                ("random", '"-m", "bots.cabanga_random.bot"')]
+GOOD_ENTRIES = [(name, f'"-m", "arena.games.cabanga.bots.{name}.bot"') for name in ("greedy", "tidy", "random")]
 
 
 def strict() -> None:

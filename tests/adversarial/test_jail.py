@@ -162,7 +162,8 @@ def test_a_tokenless_flood_of_the_listener_keeps_no_remote_bot_out(tmp_path: Pat
             try:
                 await asyncio.sleep(1.0)  # the flood is in
                 env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_TOKEN": token}
-                remote = subprocess.Popen([sys.executable, "-m", "bots.cabanga_tidy.bot"], cwd=ROOT, env=env)
+                remote = subprocess.Popen([sys.executable, "-m", "arena.games.cabanga.bots.tidy.bot"], cwd=ROOT,
+                                          env=env)
                 seats = await table.seat([far, *GOOD[:2]], deal=DealKey(game.name, 4))
                 record = await referee_match(game, seats, 4, game.options({"rounds": 1}),
                                           clock=Clock(DEFAULT_DEADLINE))

@@ -34,8 +34,8 @@ def test_a_hostile_bot_in_a_ladder_ends_last_and_the_other_matches_all_complete(
             pytest.skip(f"a fork bomb is contained by cgroups, and there are none here: {sandbox.describe()}")
         deadline, mode = "1.0", f'"fork-bomb", "200", "{mark}"'
     bots = tmp_path / "bots.toml"
-    entries = [("greedy", '"-m", "bots.cabanga_greedy.bot"'), ("tidy", '"-m", "bots.cabanga_tidy.bot"'),
-               ("random", '"-m", "bots.cabanga_random.bot"'), ("hostile", f'"{HOSTILE}", {mode}')]
+    entries = [*((name, f'"-m", "arena.games.cabanga.bots.{name}.bot"') for name in ("greedy", "tidy", "random")),
+               ("hostile", f'"{HOSTILE}", {mode}')]
     bots.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", {args}]\ncwd = "{ROOT}"\n\n'
                             for name, args in entries))
     db = tmp_path / "ladder.db"

@@ -3,11 +3,14 @@ read their neighbours' source, files nobody gave them, the arena's own modules, 
 
 A bot whose folder holds another bot of its list sees there only its program and the files its entry names
 (``files``); a bot in a folder of its own sees that folder and nothing of its neighbours; a Python bot imports
-``arena.sdk`` but cannot read ``arena/cli.py``; its PATH names only folders of the jail.
+``arena.sdk`` but cannot read ``arena/cli.py``, reads the games' rules but none of their bundled bots
+(``arena/games/GAME/bots/``), and a bundled bot reads its own folder there and none of the others; its PATH names
+only folders of the jail.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import shutil
@@ -18,7 +21,8 @@ import pytest
 from adversarial_harness import HOSTILE, Arena, hostile
 from hostile import ARENAS_OWN
 
-from arena.launch.botlist import BotSpec, load_bot_list
+from arena.games import register, unregister
+from arena.launch.botlist import BotSpec, load_bot_list, parse_bot_list
 from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation
 
@@ -143,3 +147,59 @@ def test_a_jailed_bots_path_names_only_the_jails_folders(arena: Arena, bots: Pat
     host_only = [f for f in os.environ.get("PATH", "").split(":") if f and f not in {interpreter, *JAIL_PATH}]
     assert not set(path) & set(host_only), path
     assert all(found[f"PATH folder {folder}"] == "exists" for folder in path), found
+
+
+GAMES = Path(__file__).resolve().parents[2] / "arena" / "games"
+
+
+def test_a_python_bot_reads_the_games_but_none_of_their_bundled_bots(arena: Arena) -> None:
+    needs_jail(arena)
+    bundled = [GAMES / "cabanga" / "bots" / "greedy" / "bot.py", GAMES / "cabanga" / "bots" / "bots.toml",
+               GAMES / "cabanga" / "bots", GAMES / "lama" / "bots" / "search" / "bot.py",
+               GAMES / "goofspiel" / "bots" / "random"]
+    shown = [GAMES / "cabanga" / "rules.py", GAMES / "lama" / "search.py", GAMES / "goofspiel"]
+    assert all(p.exists() for p in bundled + shown)
+    found = peeked(arena, hostile("peeker-games", "peek", *map(str, bundled + shown)), *bundled, *shown)
+    assert all(outcome(found, p) == "blocked" for p in bundled), found
+    assert all(outcome(found, p) == "read" for p in shown), found
+    assert "bots" not in found[f"read {GAMES / 'goofspiel'}"], found  # the folder is listed without its bots
+
+
+def test_a_bundled_bot_reads_its_own_folder_and_none_of_the_other_bundled_bots(
+        arena: Arena, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bundled bot of a game registered by name (a package of its own, as a game from another distribution
+    is), named alone in an author's list (``bundled = ...``): no neighbour keeps the game's ``bots`` folder from
+    it, the jail's rule does."""
+    needs_jail(arena)
+    game = tmp_path / "peekgame"
+    for folder in ("", "bots", "bots/peeker", "bots/other"):
+        (game / folder).mkdir(exist_ok=True)
+        (game / folder / "__init__.py").write_text("")
+    (game / "rules.py").write_text("RULES = 1\n")
+    shutil.copy(HOSTILE, game / "bots" / "peeker" / "bot.py")
+    shutil.copy(HOSTILE, game / "bots" / "other" / "bot.py")
+    (game / "bots" / "peeker" / "notes.txt").write_text("the peeker's own notes")
+    bots = game / "bots"
+    paths = [bots / "peeker" / "notes.txt", game / "rules.py", bots, bots / "other" / "bot.py", bots / "bots.toml",
+             GAMES / "cabanga" / "bots" / "greedy" / "bot.py"]
+    peek = ", ".join(f'"{p}"' for p in paths)
+    (game / "bots" / "bots.toml").write_text(
+        f'[[bot]]\nname = "peek-peeker"\ncommand = ["{{python}}", "-m", "peekgame.bots.peeker.bot", "peek", {peek}]\n'
+        'cwd = "../.."\n\n'
+        '[[bot]]\nname = "peek-other"\ncommand = ["{python}", "-m", "peekgame.bots.other.bot", "polite"]\n'
+        'cwd = "../.."\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register("peekgame", "peekgame")
+    try:
+        [alone] = parse_bot_list({"bot": [{"bundled": "peek-peeker"}]}, tmp_path)
+        assert alone.neighbours == ()
+        found = peeked(arena, renamed(alone, "peeker-bundled"), *paths)
+    finally:
+        unregister("peekgame")
+    assert outcome(found, paths[0]) == "read", found  # its own folder
+    assert outcome(found, paths[1]) == "read", found  # its game's folder (registered by name)
+    # the bots' folder is there as the way to its own, holding only that: not the other bot, not the list (and
+    # the bytecode its import wrote there: the test's folder is under /tmp, the jail's scratch)
+    listed = set(ast.literal_eval(found[f"read {paths[2]}"].removeprefix("read "))) - {"__pycache__"}
+    assert listed == {"__init__.py", "peeker"}, found
+    assert {str(p): outcome(found, p) for p in paths[3:]} == {str(p): "blocked" for p in paths[3:]}, found

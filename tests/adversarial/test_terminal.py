@@ -95,12 +95,12 @@ def bot_lists(tmp_path: Path) -> Path:
         return f'[[bot]]\nname = "{name}"\ncommand = [{command}]\ncwd = {json.dumps(str(ROOT))}\n\n'
 
     hostile = entry("hostile", "tests.adversarial.hostile", "terminal")
-    (tmp_path / "match.toml").write_text(hostile + entry("greedy", "bots.cabanga_greedy.bot")
-                                         + entry("random", "bots.cabanga_random.bot"))
+    (tmp_path / "match.toml").write_text(hostile + entry("greedy", "arena.games.cabanga.bots.greedy.bot")
+                                         + entry("random", "arena.games.cabanga.bots.random.bot"))
     (tmp_path / "hostile.toml").write_text(hostile)
     exits = entry("exits", "tests.adversarial.hostile", "terminal-exit")
-    (tmp_path / "exits.toml").write_text(exits + entry("greedy", "bots.cabanga_greedy.bot")
-                                         + entry("random", "bots.cabanga_random.bot"))
+    (tmp_path / "exits.toml").write_text(exits + entry("greedy", "arena.games.cabanga.bots.greedy.bot")
+                                         + entry("random", "arena.games.cabanga.bots.random.bot"))
     (tmp_path / "ladder.toml").write_text((tmp_path / "match.toml").read_text() + exits)
     return tmp_path
 

@@ -1,7 +1,7 @@
 """A Cabanga! bot with a simple plan: leave small gaps, avoid repeating a colour, shed costly cards,
 and throw everything it may.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.cabanga_greedy.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.greedy.bot
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A Cabanga! bot that plays a random legal card and throws a random subset of what it may throw.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.cabanga_random.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.random.bot
 """
 
 from __future__ import annotations

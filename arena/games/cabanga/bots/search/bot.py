@@ -5,8 +5,8 @@ Every PLAY decision: deal the cards it cannot see so that they agree with what i
 the greedy plan for every seat, and keep the play that did best on average, while its time lasts. Throws
 everything it may (a thrown card leaves its hand and costs the player a draw).
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.cabanga_search.bot [--ms 100] [--seed 0]
-[--width 8] [--worlds N]. ``--ms``: milliseconds per play at most (less when the deadline is shorter; see
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.search.bot [--ms 100]
+[--seed 0] [--width 8] [--worlds N]. ``--ms``: milliseconds per play at most (less when the deadline is shorter; see
 :class:`arena.games.search.SearchClock`). ``--worlds N``: N deals per play whatever the clock says (then the bot
 is deterministic for a seed and match id; under a clock, the number of deals depends on the machine's speed).
 """

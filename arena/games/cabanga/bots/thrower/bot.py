@@ -1,6 +1,6 @@
 """A weak Cabanga! bot: plays any legal card at random, but never misses a chance to throw.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.cabanga_thrower.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.thrower.bot
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A middling Cabanga! bot: plays the card that opens the smallest gap for others to throw into, ignoring
 the colour-repeat penalty and what its cards are worth; throws everything it may.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.cabanga_tidy.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.tidy.bot
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ that bids the prize's value, or one above it) is expected to do so again. It out
 with its cheapest card that does, if that costs at most two ranks more than the ranked card; else it gives the
 trick up with its lowest card. Without events (a bot driven by views alone) it only bids by rank.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.goofspiel_matcher.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.goofspiel.bots.matcher.bot
 """
 
 from __future__ import annotations

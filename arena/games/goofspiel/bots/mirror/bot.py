@@ -4,7 +4,7 @@ It always holds that card while it plays so: the prizes are another 1..cards, ea
 spends each of its cards on the prize of the same value. (Only a hand set up otherwise, as ``arena check`` does,
 lacks it: then the card nearest in value, the lower one on a tie.)
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.goofspiel_mirror.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.goofspiel.bots.mirror.bot
 """
 
 from __future__ import annotations

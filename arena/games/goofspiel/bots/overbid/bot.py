@@ -1,7 +1,7 @@
 """A Goofspiel bot that bids one above the prize's value, and its 1 for the top prize: the answer to a seat
-that bids the prize's value (bots/goofspiel_mirror), which it beats at every trick but one.
+that bids the prize's value (arena/games/goofspiel/bots/mirror), which it beats at every trick but one.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.goofspiel_overbid.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.goofspiel.bots.overbid.bot
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A Goofspiel bot that bids a random card of its hand every trick.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.goofspiel_random.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.goofspiel.bots.random.bot
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A L.A.M.A. bot with a simple plan: play when it can (the card it holds most of), draw while its hand
 is costly and the pile lasts, and quit when its hand is cheap.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_greedy.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.greedy.bot
 """
 
 from __future__ import annotations

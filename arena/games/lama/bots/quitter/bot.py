@@ -1,6 +1,6 @@
 """A weak L.A.M.A. bot: plays a card when it can (its highest), and quits as soon as it cannot.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_quitter.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.quitter.bot
 """
 
 from __future__ import annotations

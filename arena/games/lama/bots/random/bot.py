@@ -1,6 +1,6 @@
 """A L.A.M.A. bot that takes a random legal action (play, draw or quit) every turn.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_random.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.random.bot
 """
 
 from __future__ import annotations

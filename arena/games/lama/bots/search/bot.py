@@ -4,8 +4,8 @@ Every turn: deal the cards it cannot see so that they agree with what it was tol
 (:func:`arena.games.lama.search.sample_world`), try each of its choices in each deal, play the round out with
 the greedy plan for every seat, and keep the choice that did best on average, while its time lasts.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_search.bot [--ms 100] [--seed 0]
-[--worlds N]. ``--ms``: milliseconds per turn at most (less when the deadline is shorter; see
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.search.bot [--ms 100]
+[--seed 0] [--worlds N]. ``--ms``: milliseconds per turn at most (less when the deadline is shorter; see
 :class:`arena.games.search.SearchClock`). ``--worlds N``: N deals per turn whatever the clock says (then the bot
 is deterministic for a seed and match id; under a clock, the number of deals depends on the machine's speed).
 """

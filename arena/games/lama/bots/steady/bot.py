@@ -1,6 +1,6 @@
 """A middling L.A.M.A. bot: plays its lowest legal card, else draws while it may, else quits.
 
-Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m bots.lama_steady.bot
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.steady.bot
 """
 
 from __future__ import annotations
