@@ -68,6 +68,14 @@ def test_a_match_over_grpc_replays_and_rates_by_the_games_own_places(tiny: Path)
     assert "lay" in seat
 
 
+def test_the_registered_games_bundled_bots_play_when_no_list_is_given(tiny: Path) -> None:
+    """A game from another package ships its bundled bots in its folder (tinygame/bots/bots.toml), as the built-in
+    games do: `arena match` plays them when given no bot list."""
+    out = arena(tiny, "match", "--game", "tiny", "--seats", "2", "--seed", "3").stdout
+    final = next(line for line in out.splitlines() if line.startswith("match over: "))
+    assert "fault" not in out and "tiny-highest" in final and "tiny-lowest" in final, out
+
+
 def test_check_and_new_work_for_the_registered_game(tiny: Path) -> None:
     report = json.loads(arena(tiny, "check", "bots.toml", "--name", "high", "--json").stdout)
     runs = report["runs"]  # every seat count, the game's own option variants and edge state

@@ -1,0 +1,1 @@
+"""The bundled bot tiny-highest, in a folder of its own."""

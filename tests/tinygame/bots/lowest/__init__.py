@@ -1,0 +1,1 @@
+"""The bundled bot tiny-lowest, in a folder of its own."""
