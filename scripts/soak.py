@@ -6,8 +6,8 @@ show up here, not in an author's CI.
 
 Each burner is a process that spins at the same priority as the tests, in a process group of its own, killed
 (with the group) when the runs end or the script is interrupted. Each run is a fresh ``python -m pytest -q``;
-the report gives each run's result, time and failed tests, then how often each test failed. Exit status 1 when
-any run failed.
+the report gives each run's result, time and failed tests (a failed run's whole output is kept in ``--keep``),
+then how often each test failed. Exit status 1 when any run failed.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def main() -> int:
     parser.add_argument("--burners", type=int, default=os.cpu_count() or 1,
                         help="CPU-spinning processes beside the tests (default: one per core)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds a run may take (default: 1800)")
+    parser.add_argument("--keep", type=Path, default=Path("soak-failures"),
+                        help="folder for the whole output of each failed run (default: soak-failures)")
     args = parser.parse_args()
     if args.runs < 1 or args.burners < 0:
         parser.error("--runs must be at least 1 and --burners at least 0")
@@ -76,6 +78,11 @@ def main() -> int:
                   f"{summary[-1] if summary else f'exit {code}'}", flush=True)
             for name in failed:
                 print(f"         failed: {name}", flush=True)
+            if code != 0:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                kept = args.keep / f"run-{run}.txt"
+                kept.write_text(output)
+                print(f"         its output: {kept}", flush=True)
     finally:
         stop(load)
     print(f"soak: {args.runs - failed_runs} of {args.runs} runs green")
