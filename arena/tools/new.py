@@ -1,9 +1,9 @@
-"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript or C++, that pass ``arena check``.
+"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript, C++ or Go, that pass ``arena check``.
 
-The JavaScript and C++ bots are copies of the bundled examples (``bots/js``, ``bots/cpp``) with the protocol's
-.proto files beside them, so the new folder stands on its own: ``proto/arena/v2/arena.proto`` (the envelope) and
-``proto/arena/games/<name>/<name>.proto`` (the messages of each game the bot plays), the layout the examples'
-``bot.js`` and ``CMakeLists.txt`` look for. The Python bot uses :mod:`arena.sdk`.
+The JavaScript, C++ and Go bots are copies of the bundled examples (``bots/js``, ``bots/cpp``, ``bots/go``) with
+the protocol's .proto files beside them, so the new folder stands on its own: ``proto/arena/v2/arena.proto`` (the
+envelope) and ``proto/arena/games/<name>/<name>.proto`` (the messages of each game the bot plays), the layout the
+examples' ``bot.js``, ``CMakeLists.txt`` and ``build.sh`` look for. The Python bot uses :mod:`arena.sdk`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from arena.games import game_packages, get_game
 from arena.games.tools import game_tools
 
-LANGUAGES = ("python", "js", "cpp")
+LANGUAGES = ("python", "js", "cpp", "go")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
 
@@ -50,16 +50,21 @@ _COMMANDS = {
     "python": '["{python}", "bot.py"]',
     "js": '["node", "bot.js"]',
     "cpp": '["./build/arena-bot"]',
+    "go": '["./build/arena-bot"]',
 }
 _BEFORE = {
     "python": "",
     "js": "# First: npm install (in this folder; it needs @grpc/grpc-js, @grpc/proto-loader and protobufjs).\n",
     "cpp": "# First: cmake -S . -B build && cmake --build build (needs libgrpc++-dev protobuf-compiler-grpc, cmake,\n"
            "# g++).\n",
+    "go": "# First: sh build.sh (offline; needs golang-go golang-google-grpc-dev golang-google-protobuf-dev\n"
+          "# golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler).\n",
 }
 
 _CPP_GAMES = ("cabanga", "lama")
-"""The games whose views the C++ example (``bots/cpp/bot.cc``) decodes: its CMake file compiles their .proto."""
+"""The games whose views the C++ example (``bots/cpp/bot.cc``) decodes: its CMake file compiles their .proto.
+The Go example (``bots/go/main.go``) decodes the same two and answers any other game's requests from the envelope
+alone (the first legal choice), so it takes every game; its ``build.sh`` compiles every game's .proto it finds."""
 
 _MANIFEST = {
     "python": ('command = ["bot.py"]\nruntime = "python"\n', ""),
@@ -68,6 +73,9 @@ _MANIFEST = {
     "cpp": ('command = ["build/arena-bot"]\nruntime = "native"\n'
             'build = ["sh", "-c", "cmake -S . -B build && cmake --build build -j2"]\n',
             "# The contest builds it in its jail: delete your own build/ folder before you submit.\n"),
+    "go": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
+           "# The contest builds it in its jail, offline, with Debian's Go packages (build.sh says which): delete\n"
+           "# your own build/ folder before you submit.\n"),
 }
 """What ``bot.toml`` says of a bot in each language: the manifest a contest takes it with (``arena submit``)."""
 CONTEST_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -90,7 +98,7 @@ def game_proto(game: str) -> bytes:
 
 
 def _protos(envelope: Path, games: tuple[str, ...]) -> dict[str, bytes]:
-    """Return the .proto files a JavaScript or C++ bot needs for ``games``, by their paths in its folder."""
+    """Return the .proto files a JavaScript, C++ or Go bot needs for ``games``, by their paths in its folder."""
     files = {"proto/arena/v2/arena.proto": envelope.read_bytes()}
     for game in games:
         files[f"proto/arena/games/{game}/{game}.proto"] = game_proto(game)
@@ -125,6 +133,12 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
         package = (bundled / "js" / "package.json").read_text(encoding="utf-8")
         files["package.json"] = package.replace('"arena-js-bot"', f'"{name.lower()}"', 1)
         files.update(_protos(proto, (game,)))  # bot.js loads every game's .proto it finds
+    elif lang == "go":
+        for file in ("main.go", "build.sh"):
+            files[file] = (bundled / "go" / file).read_bytes()
+        # main.go imports the code of cabanga.proto and lama.proto; any other game is played from the envelope
+        files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
+        files[".gitignore"] = "build/\n"
     else:
         files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
         files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
