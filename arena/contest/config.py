@@ -19,9 +19,9 @@ An example with every key and its default (``arena contest --example`` prints it
     [limits]                           # what every submitted bot may use (arena.launch.sandbox.Limits)
     memory_mb = 1024
 
-    [build_limits]                     # what a build step may use; each key unset: as [limits]
-    memory_mb = 2048                   # a compiler may need more than the bot it builds
-    cpu_seconds = 600
+    [build_limits]                     # what a build step may use; each key unset: as [limits], but disk_mb
+    memory_mb = 2048                   # at least 256 (a first Go build needs some 110 MB of scratch)
+    cpu_seconds = 600                  # a compiler may need more than the bot it builds
 
     [submissions]
     per_day = 10                       # submissions an author may make in 24 hours
@@ -60,6 +60,9 @@ from arena.launch.sandbox import DEFAULT_LIMITS, Limits, LimitsError
 
 MIB = 1024 * 1024
 DEFAULT_PORT = 8080
+BUILD_DISK_MB = 256
+"""The least scratch a build step gets unless ``[build_limits]`` says otherwise: a first Go build (Debian's
+gRPC compiled from source) needs some 110 MB, more than a bot's default ``disk_mb``."""
 
 
 class ConfigError(ValueError):
@@ -118,7 +121,8 @@ class ContestConfig:
     open_registration: bool = False
     limits: Limits = DEFAULT_LIMITS
     build_limits: Limits = DEFAULT_LIMITS
-    """What a submission's build step may use: :attr:`limits`, with the keys of ``[build_limits]`` changed."""
+    """What a submission's build step may use: :attr:`limits` with at least :data:`BUILD_DISK_MB` of scratch, and
+    the keys of ``[build_limits]`` changed."""
     submissions: SubmissionRules = field(default_factory=SubmissionRules)
     runtimes: Mapping[str, Runtime] = field(default_factory=lambda: dict(DEFAULT_RUNTIMES))
 
@@ -233,7 +237,8 @@ def parse_config(raw: Mapping[str, Any], base: Path) -> ContestConfig:
     except LimitsError as exc:
         raise ConfigError(f"limits: {exc}") from None
     try:
-        build_limits = limits.updated(_get(raw, "build_limits", dict, {}))
+        build_limits = limits.updated({"disk_mb": max(limits.disk_mb, BUILD_DISK_MB),
+                                       **_get(raw, "build_limits", dict, {})})
     except LimitsError as exc:
         raise ConfigError(f"build_limits: {exc}") from None
     return ContestConfig(

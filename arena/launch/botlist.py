@@ -156,9 +156,9 @@ def parse_bot_list(data: dict[str, Any], base: Path, source: str = "bot list") -
 
 
 def bundled_folder() -> Path:
-    """Return the folder of the bundled examples in other languages (``js``, ``cpp``), which ``arena new`` copies:
-    the ``bots`` package, installed with the arena or in the source tree. The bundled Python bots live in their
-    games' folders (:func:`bundled_list`)."""
+    """Return the folder of the bundled examples in other languages (``js``, ``cpp``, ``go``), which ``arena new``
+    copies: the ``bots`` package, installed with the arena or in the source tree. The bundled Python bots live in
+    their games' folders (:func:`bundled_list`)."""
     import bots
 
     return Path(bots.__file__).resolve().parent

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from arena.contest.commands import EXAMPLE
-from arena.contest.config import DEFAULT_RUNTIMES, ConfigError, load_config
+from arena.contest.config import BUILD_DISK_MB, DEFAULT_RUNTIMES, ConfigError, load_config
 
 MIB = 1024 * 1024
 
@@ -38,9 +39,15 @@ def test_the_example_reads_as_it_says(tmp_path: Path) -> None:
     assert config.build_limits.processes == config.limits.processes
 
 
-def test_build_limits_default_to_the_bots_limits(tmp_path: Path) -> None:
+def test_build_limits_default_to_the_bots_limits_with_room_for_a_compiler(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, 'game = "cabanga"\n[limits]\nmemory_mb = 300\n'))
-    assert config.build_limits == config.limits and config.limits.memory_mb == 300
+    assert config.build_limits == dataclasses.replace(config.limits, disk_mb=BUILD_DISK_MB)
+    assert config.limits.memory_mb == 300 and config.limits.disk_mb < BUILD_DISK_MB
+    config = load_config(write(tmp_path, 'game = "cabanga"\n[limits]\ndisk_mb = 512\n'
+                                         '[build_limits]\ncpu_seconds = 9\n'))
+    assert (config.build_limits.disk_mb, config.build_limits.cpu_seconds) == (512, 9)
+    config = load_config(write(tmp_path, 'game = "cabanga"\n[build_limits]\ndisk_mb = 32\n'))
+    assert config.build_limits.disk_mb == 32  # what the operator says
 
 
 def test_declared_runtimes_are_the_only_ones(tmp_path: Path) -> None:
