@@ -1,17 +1,24 @@
-"""The warm process pool of a table: a seat per bot for each match, its processes kept between matches.
+"""The warm process pool: a seat per bot for each match, its processes kept between matches.
 
 :class:`ProcessPool` starts each launched bot in a :class:`arena.launch.session.BotSession` of its own, keeps idle
-processes warm (frozen) for later matches, and never seats a process at a deal it has played.
+processes warm (frozen) for later matches, and never seats a process at a deal it has played. One pool may
+serve several tables of a machine at once (``table=`` of :meth:`ProcessPool.seat`): a warm process of any bot
+serves whichever table needs it next, within a memory budget, and the processes a planned match will need can
+be started ahead (:meth:`ProcessPool.prepare`) while the current matches play.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
+import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.core.deals import DealKey, DealLedger
@@ -28,7 +35,93 @@ REMOTE_CONNECT_TIMEOUT = 120.0
 """Seconds the arena waits for a remote bot (one it does not start) to connect with its token."""
 
 Key = tuple[str, int]
-"""A process of a table: the bot's name, and which of that bot's processes (0, 1...)."""
+"""A process of a pool: the bot's name, and which of that bot's processes (0, 1...)."""
+
+METER_SECONDS = 10.0
+"""How long a process's measured memory is trusted before it is measured again."""
+
+Meter = Callable[[BotSession], int]
+"""Returns the bytes of memory a session's processes hold (tests pass a fake)."""
+
+
+def process_tree_memory(session: BotSession) -> int:
+    """Return the resident memory of a launched bot's processes: its supervisor and everything below it (0 for
+    a remote bot or one that is gone). Shared pages are counted in each process: an estimate on the safe side."""
+    pid = session.process.pid if session.process is not None else None
+    if pid is None:
+        return 0
+    page = os.sysconf("SC_PAGE_SIZE")
+    total = 0
+    todo, seen = [pid], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{current}/statm", encoding="ascii") as statm:
+                total += int(statm.read().split()[1]) * page
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children", encoding="ascii") as children:
+                    todo += [int(child) for child in children.read().split()]
+    return total
+
+
+def default_memory_budget(share: float = 0.5) -> int:
+    """Return ``share`` of the memory this arena may use: the machine's, or its own cgroup's limit when lower."""
+    total = 0
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/meminfo", encoding="ascii") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemTotal:"):
+                total = int(line.split()[1]) * 1024
+    for limit in _cgroup_memory_limits():
+        if 0 < limit < total:
+            total = limit
+    return int(total * share) if total else 4 * 1024**3
+
+
+def _cgroup_memory_limits() -> list[int]:
+    """Return the memory limits of this process's cgroup (v1 ``memory`` controller, or v2), where readable."""
+    limits: list[int] = []
+    with contextlib.suppress(OSError):
+        with open("/proc/self/cgroup", encoding="ascii") as own:
+            lines = own.read().splitlines()
+        for line in lines:
+            _, controllers, path = line.split(":", 2)
+            if "memory" in controllers.split(","):
+                files = [f"/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"]
+            elif controllers == "":
+                files = [f"/sys/fs/cgroup{path}/memory.max"]
+            else:
+                continue
+            for name in files:
+                with contextlib.suppress(OSError, ValueError), open(name, encoding="ascii") as limit:
+                    value = limit.read().strip()
+                    if value.isdigit():
+                        limits.append(int(value))
+    return limits
+
+
+@dataclass
+class PoolFigures:
+    """What a pool did: processes started (at seating or ahead), seats served warm, and what it holds."""
+
+    starts: int = 0
+    """Processes started, at seating or ahead."""
+    ahead: int = 0
+    """Of :attr:`starts`, those started ahead of their match (:meth:`ProcessPool.prepare`)."""
+    hits: int = 0
+    """Seats served by a process already running (warm, or started ahead)."""
+    misses: int = 0
+    """Seats whose process had to be started at seating."""
+    evicted: int = 0
+    """Idle processes stopped to stay within the memory budget (or the count kept)."""
+    processes: int = 0
+    """Processes held now (running, warm or starting)."""
+    peak_processes: int = 0
+    memory: int = 0
+    """Bytes the held processes use, as last measured."""
+    peak_memory: int = 0
 
 
 FOLDER_PREFIX = "arena-bots-"
@@ -55,48 +148,160 @@ def _alive(pid: int) -> bool:
 
 
 class ProcessPool:
-    """The bot processes of one table, each with its own socket, kept warm between matches.
+    """The bot processes of a table, or of every table of a machine, each with its own socket, kept warm.
 
-    :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the
-    processes that are not already running, connected and idle; up to ``keep`` idle processes stay warm for
-    later matches, the least recently used beyond that are stopped. A process that still owes answers from
-    its previous match (stuck, or spinning) is restarted. No process is ever seated at a deal it has played:
+    :meth:`seat` returns a referee seat per bot, starting (or restarting, with a new token) only the processes
+    that are not already running, connected and idle. No process is ever seated at a deal it has played:
     ``ledger`` (:class:`arena.core.deals.DealLedger`) picks each seat's process, and a new one is started when no
-    warm process of the bot qualifies. ``sandbox`` is the isolation of the bots (default: the strongest this
-    machine gives, :func:`arena.launch.process.machine_sandbox`). ``server`` is the shared server, where remote
-    bots connect; each launched bot has a server of its own (:class:`BotSession`).
+    warm process of the bot qualifies. A process that still owes answers from its previous match (stuck, or
+    spinning) is restarted.
+
+    Several tables may seat matches at once (``table``): a process seated by one table is busy until that
+    table seats its next match, and is never given to another meanwhile. Idle processes stay warm (frozen) for
+    later matches, of any table; the least recently used are stopped when the processes held use more than
+    ``memory_budget`` bytes (measured by ``meter``, :func:`process_tree_memory`), or number more than ``keep``
+    idle ones (``None``: no count). :meth:`prepare` starts ahead the processes a match will need.
+
+    ``sandbox`` is the isolation of the bots (default: the strongest this machine gives,
+    :func:`arena.launch.process.machine_sandbox`). ``server`` is the shared server, where remote bots connect;
+    each launched bot has a server of its own (:class:`BotSession`).
     """
 
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
-                 connect_timeout: float = CONNECT_TIMEOUT, keep: int = 0, sandbox: Sandbox | None = None,
-                 ledger: DealLedger | None = None) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT, keep: int | None = 0, sandbox: Sandbox | None = None,
+                 ledger: DealLedger | None = None, memory_budget: int | None = None, meter: Meter | None = None,
+                 clock: Callable[[], float] = time.monotonic, tables: int = 1) -> None:
         self.server = server
         self.ledger = ledger if ledger is not None else DealLedger()
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.keep = keep
+        self.memory_budget = memory_budget
+        self.tables = tables
+        """The tables it serves: a bot's cgroup bounds its processes here to what it may hold at each table."""
+        self.meter = meter or process_tree_memory
+        self.clock = clock
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
         raise_open_files()
         self._running: dict[Key, BotSession] = {}
+        """Every process held, least recently used first."""
+        self._busy: dict[int, set[Key]] = {}
+        """Per table, the processes seated at its current match."""
+        self._starting: dict[Key, asyncio.Task[str]] = {}
+        """Processes started ahead whose hello has not come yet: what :meth:`BotSession.start` will return."""
+        self._measured: dict[Key, tuple[float, int]] = {}
+        """When each process's memory was last measured, and the bytes."""
         self._groups: dict[str, Cgroups] = {}
-        """Each launched bot's cgroup at this table (with cgroups): all its processes here, bounded together."""
+        """Each launched bot's cgroup in this pool (with cgroups): all its processes here, bounded together."""
         self._folder: Path | None = None
         self._made = 0
-        self.starts = 0
+        self._started_at: dict[int, int] = {}
+        """Per table, the processes its last :meth:`seat` started, or seated for the first time after they were
+        started ahead."""
+        self._fresh: set[Key] = set()
+        """Processes started ahead and not seated yet."""
+        self.figures = PoolFigures()
         self.restarts = 0
+        self.ahead_at_once = max(1, (os.cpu_count() or 2) // 2)
+        """Processes started ahead at once, at most."""
+        self._ahead_slots: asyncio.Semaphore | None = None
+        self._begun: set[Key] = set()
+        """Processes started ahead whose start has begun (no longer queued for a slot)."""
+
+    @property
+    def starts(self) -> int:
+        """Processes started so far, at seating or ahead."""
+        return self.figures.starts
+
+    def started_at(self, table: int) -> int:
+        """Return the processes started for the last :meth:`seat` of ``table``: at seating, or ahead of it."""
+        return self._started_at.get(table, 0)
 
     def _session_folder(self) -> Path:
-        """Return a new folder for one launched bot's socket, inside the table's private folder."""
+        """Return a new folder for one launched bot's socket, inside the pool's private folder."""
         if self._folder is None:
             _remove_stale_folders()
             self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
         self._made += 1
         return self._folder / str(self._made)
 
+    def _taken(self, table: int | None = None) -> set[Key]:
+        """Return the processes seated at the current match of every table but ``table``."""
+        return {key for t, keys in self._busy.items() if t != table for key in keys}
+
+    def _lanes(self, bots: Sequence[BotSpec], deal: DealKey, taken: set[Key], ledger: DealLedger | None = None
+               ) -> list[Key]:
+        keys: list[Key] = []
+        for bot in bots:
+            keys.append((ledger or self.ledger).lane(bot.name, deal, [*taken, *keys]))
+            if bot.remote and keys[-1][1] > 0:  # one stream per token: the arena cannot start another
+                raise LaunchError(f"remote bot {bot.name!r} has played this deal already (or holds another seat): "
+                                  "it cannot be seated at it", bots=[bot.name])
+        return keys
+
+    def _new_session(self, key: Key, bot: BotSpec, name: str) -> BotSession:
+        log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
+        session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
+                             folder=None if bot.remote else self._session_folder(),
+                             group=None if bot.remote else self._group(bot))
+        self._running[key] = session
+        self.figures.starts += 1
+        self._count()
+        return session
+
+    def _timeout(self, session: BotSession) -> float:
+        return max(self.connect_timeout, REMOTE_CONNECT_TIMEOUT) if session.remote else self.connect_timeout
+
+    def prepare(self, bots: Sequence[BotSpec], deal: DealKey, matches: int = 1) -> int:
+        """Start now, without waiting, the processes that ``matches`` matches of ``bots`` at ``deal`` (say, the
+        rotations of a planned deal set) would have to start at seating; return how many were started.
+
+        A process started ahead is seated as any warm one; one that fails to start is started again at seating,
+        where its failure counts against its bot, as a start there would. Remote bots are not started.
+        """
+        launched = [b for b in bots if not b.remote]
+        if self.memory_budget is not None and self._memory() >= self.memory_budget:
+            return 0  # no room: the next seating stops idle processes first
+        # the lanes the matches will get, each after the one before; a lane another table's match holds now is
+        # not counted out (that match is likely over by then; if not, the seating starts one more)
+        probe = copy.deepcopy(self.ledger)
+        started = 0
+        for _ in range(matches):
+            keys = self._lanes(launched, deal, set(), probe)
+            probe.played(keys, deal)
+            for key, bot in zip(keys, launched, strict=True):
+                if key in self._running:
+                    continue
+                session = self._new_session(key, bot, bot.name)
+                self._fresh.add(key)
+                self.figures.ahead += 1
+                started += 1
+                task = asyncio.get_running_loop().create_task(self._ahead(key, session))
+                self._starting[key] = task
+                task.add_done_callback(functools.partial(self._started_ahead, key))
+        return started
+
+    async def _ahead(self, key: Key, session: BotSession) -> str:
+        """Start ``session`` once fewer than :attr:`ahead_at_once` others started ahead are starting: a burst of
+        starts would take the cores from the matches being played."""
+        if self._ahead_slots is None:
+            self._ahead_slots = asyncio.Semaphore(self.ahead_at_once)
+        async with self._ahead_slots:
+            self._begun.add(key)
+            return await session.start(self._timeout(session))
+
+    def _started_ahead(self, key: Key, task: asyncio.Task[str]) -> None:
+        if self._starting.get(key) is task:
+            del self._starting[key]
+            self._begun.discard(key)
+        if not task.cancelled():
+            task.exception()  # seen; a failed start is found again at seating (the session is not ready)
+
     async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
-                   deal: DealKey, match: str = "") -> list[RemoteSeat]:
+                   deal: DealKey, match: str = "", table: int = 0) -> list[RemoteSeat]:
         """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected, for a
-        match of ``deal``: no process gets a seat at a deal it has played before.
+        match of ``deal`` at ``table``: no process gets a seat at a deal it has played before, nor one another
+        table's current match holds. The processes of ``table``'s previous match are free again.
 
         ``names`` are the seats' display names (default: the bots' names). ``match`` names the match about to
         be played: each bot's log gets a marker line with it and the seat. Raises :class:`LaunchError`
@@ -104,48 +309,61 @@ class ProcessPool:
         ``error.bots`` holds their names.
         """
         names = list(names) if names is not None else [b.name for b in bots]
-        keys: list[Key] = []
-        for bot in bots:
-            keys.append(self.ledger.lane(bot.name, deal, keys))
-            if bot.remote and keys[-1][1] > 0:  # one stream per token: the arena cannot start another
-                raise LaunchError(f"remote bot {bot.name!r} has played this deal already (or holds another seat): "
-                                  "it cannot be seated at it", bots=[bot.name])
+        self._busy.pop(table, None)
+        keys = self._lanes(bots, deal, self._taken(table))
+        self._busy[table] = set(keys)  # before any wait: another table seating meanwhile keeps off them
         starting: list[BotSession] = []
+        waiting: list[asyncio.Future[str]] = []
+        self._started_at[table] = len(self._fresh & set(keys))
+        self._fresh -= set(keys)
         try:
             for key, bot, name in zip(keys, bots, names, strict=True):
+                ahead = self._starting.get(key)
+                if ahead is not None:  # started ahead, its hello not come yet: wait for it with the others
+                    session = self._running[key]
+                    starting.append(session)
+                    if key not in self._begun:  # still queued behind other starts ahead: start it now
+                        ahead.cancel()
+                        waiting.append(asyncio.ensure_future(session.start(self._timeout(session))))
+                    else:
+                        waiting.append(ahead)
+                    self.figures.hits += 1
+                    continue
                 held = self._running.get(key)
                 if held is not None and held.ready:
                     self._running[key] = self._running.pop(key)  # most recently used last
                     held.new_match()
+                    self.figures.hits += 1
                     continue
                 if held is not None:
                     await self._stop(key)
                     self.restarts += 1
-                log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
-                session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
-                                     folder=None if bot.remote else self._session_folder(),
-                                     group=None if bot.remote else self._group(bot))
-                self._running[key] = session
-                self.starts += 1
+                session = self._new_session(key, bot, name)
+                self.figures.misses += 1
+                self._started_at[table] += 1
                 starting.append(session)
-            timeouts = [max(self.connect_timeout, REMOTE_CONNECT_TIMEOUT) if s.remote else self.connect_timeout
-                        for s in starting]
-            results = await asyncio.gather(*(s.start(t) for s, t in zip(starting, timeouts, strict=True)),
-                                           return_exceptions=True)
+                waiting.append(asyncio.ensure_future(session.start(self._timeout(session))))
+            results = await asyncio.gather(*waiting, return_exceptions=True)
             errors = [r for r in results if isinstance(r, BaseException)]
             if errors:
                 raise errors[0]
         except BaseException:
+            for waited in waiting:
+                waited.cancel()
             for key in [k for k, s in self._running.items() if s in starting]:
                 await self._stop(key)
+            self._busy.pop(table, None)
             raise
         failed = [r for r in results if isinstance(r, str) and r]
         if failed:
             bad = [k for k, s in self._running.items() if s in starting and not s.slot.online]
             for k in bad:
                 await self._stop(k)
+            self._busy.pop(table, None)
             raise LaunchError("; ".join(failed), bots=[k[0] for k in bad])
-        await self._evict(set(keys))
+        for key in keys:  # most recently used last
+            self._running[key] = self._running.pop(key)
+        await self._evict()
         self.ledger.played(keys, deal)
         seats = []
         for seat, (key, name) in enumerate(zip(keys, names, strict=True)):
@@ -155,42 +373,104 @@ class ProcessPool:
         return seats
 
     def _group(self, bot: BotSpec) -> Cgroups | None:
-        """Return the cgroup of ``bot`` at this table, made at its first process (``None`` without cgroups)."""
+        """Return the cgroup of ``bot`` in this pool, made at its first process (``None`` without cgroups)."""
         if self.sandbox.cgroups is None or self.sandbox.isolation is Isolation.NONE:
             return None
         if bot.name not in self._groups:
             try:
-                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits)
+                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits, self.tables)
             except OSError as exc:  # the arena's trouble (cgroups gone, out of them), not the bot's
                 raise LaunchError(f"bot {bot.name!r}: cannot make its cgroup: {exc}") from None
         return self._groups[bot.name]
 
     async def retire(self, name: str) -> None:
         """Stop every process of the bot called ``name`` (say, a bot the ladder leaves out)."""
-        for key in [k for k in self._running if k[0] == name]:
-            await self._stop(key)
+        leaving = [self._detach(key) for key in [k for k in self._running if k[0] == name]]
+        await asyncio.gather(*(session.stop() for session in leaving))
         group = self._groups.pop(name, None)
         if group is not None:
             remove_bot_group(group)
 
-    async def _evict(self, busy: set[Key]) -> None:
-        """Stop the idle processes beyond ``keep``, and freeze the others until they play again."""
+    async def release(self, table: int) -> None:
+        """Say that ``table`` plays no more matches: its last match's processes and every idle one are stopped
+        (processes another table holds, or started ahead, stay)."""
+        self._busy.pop(table, None)
+        busy = self._taken() | set(self._starting)
+        leaving = [self._detach(key) for key in [k for k in self._running if k not in busy]]
+        await asyncio.gather(*(session.stop() for session in leaving))
+
+    def _memory(self) -> int:
+        """Return the memory of the processes held, measuring those not measured for :data:`METER_SECONDS`."""
+        now = self.clock()
+        total = 0
+        for key, session in self._running.items():
+            when, used = self._measured.get(key, (-METER_SECONDS, 0))
+            if now - when >= METER_SECONDS or used == 0:
+                used = self.meter(session)
+                self._measured[key] = (now, used)
+            total += used
+        self.figures.memory = total
+        self.figures.peak_memory = max(self.figures.peak_memory, total)
+        return total
+
+    async def _evict(self) -> None:
+        """Stop the least recently used idle processes beyond the memory budget and ``keep``, and freeze the
+        others until they play again. Busy and starting processes are never stopped."""
+        busy = self._taken() | set(self._starting)
         idle = [k for k in self._running if k not in busy]
-        for key in idle[: max(0, len(idle) - self.keep)]:
-            await self._stop(key)
-        for key in idle[max(0, len(idle) - self.keep):]:
-            self._running[key].freeze()
+        stop: list[Key] = []
+        if self.keep is not None:
+            stop = idle[: max(0, len(idle) - self.keep)]
+        if self.memory_budget is not None:
+            over = self._memory() - self.memory_budget
+            for key in idle:
+                if over <= 0:
+                    break
+                if key not in stop:
+                    stop.append(key)
+                over -= self._measured.get(key, (0.0, 0))[1]
+        for key in idle:
+            if key not in stop:
+                self._running[key].freeze()
+        # out of the pool before the first wait: another table seating meanwhile cannot pick one of them
+        leaving = [self._detach(key) for key in stop]
+        self.figures.evicted += len(leaving)
+        await asyncio.gather(*(session.stop() for session in leaving))
+
+    def _count(self) -> None:
+        self.figures.processes = len(self._running)
+        self.figures.peak_processes = max(self.figures.peak_processes, self.figures.processes)
+
+    def _detach(self, key: Key) -> BotSession:
+        """Take the process of ``key`` out of the pool (to be stopped): its lane's next process is a new one."""
+        self.ledger.forget(key)
+        self._fresh.discard(key)
+        self._begun.discard(key)
+        self._measured.pop(key, None)
+        ahead = self._starting.pop(key, None)
+        if ahead is not None:
+            ahead.cancel()
+        session = self._running.pop(key)
+        self._count()
+        return session
 
     async def _stop(self, key: Key) -> None:
-        self.ledger.forget(key)  # the lane's next process is a new one
-        await self._running.pop(key).stop()
+        await self._detach(key).stop()
 
     async def close(self) -> None:
         """Say goodbye to every bot and stop every process (ask, terminate, kill)."""
+        for task in self._starting.values():
+            task.cancel()
+        self._starting.clear()
         sessions = list(self._running.values())
         for key in self._running:
             self.ledger.forget(key)
         self._running.clear()
+        self._busy.clear()
+        self._fresh.clear()
+        self._begun.clear()
+        self._measured.clear()
+        self._count()
         await asyncio.gather(*(s.stop() for s in sessions))
         for group in self._groups.values():
             remove_bot_group(group)

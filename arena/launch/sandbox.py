@@ -344,11 +344,12 @@ def clean_stale_stages(folder: str = "/tmp") -> int:
 _bot_groups = 0
 
 
-def make_bot_group(cgroups: Cgroups, limits: Limits) -> Cgroups:
-    """Make a bot's cgroup at a table, below the arena's own groups: every process of the bot there runs in
-    a group of its own below it (:meth:`Sandbox.command` with ``group``), and this one bounds them together:
-    ``memory_mb`` plus ``disk_mb``, ``processes``, one CPU share, and (read by each supervisor) the CPU time
-    of a match. Remove it with :func:`remove_bot_group`. Raises :class:`OSError`."""
+def make_bot_group(cgroups: Cgroups, limits: Limits, tables: int = 1) -> Cgroups:
+    """Make a bot's cgroup in a process pool, below the arena's own groups: every process of the bot there runs
+    in a group of its own below it (:meth:`Sandbox.command` with ``group``), and this one bounds them together:
+    ``memory_mb`` plus ``disk_mb`` and ``processes``, each times the ``tables`` the pool serves (what a bot may
+    hold at each table where it plays at once), one CPU share, and (read by each supervisor) the CPU time of a
+    match. Remove it with :func:`remove_bot_group`. Raises :class:`OSError`."""
     global _bot_groups
     _bot_groups += 1
     name = f"{BOT_GROUP_PREFIX}{os.getpid()}-{_bot_groups}"
@@ -361,7 +362,7 @@ def make_bot_group(cgroups: Cgroups, limits: Limits) -> Cgroups:
                 os.mkdir(os.path.join(parent, name), 0o700)
                 made[real] = os.path.join(parent, name)
             folders[controller] = made[real]
-        write_limits(folders, (limits.memory_mb + limits.disk_mb) * MIB, limits.processes)
+        write_limits(folders, (limits.memory_mb + limits.disk_mb) * MIB * tables, limits.processes * tables)
     except OSError:
         remove_bot_group(Cgroups(cgroups.version, tuple(folders.items())))
         raise
