@@ -765,10 +765,14 @@ def _duration(seconds: float) -> str:
 @options_option
 @clock_options
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for each bot process's output: DIR/table-N/BOT-K.log for process K of bot BOT at "
-                   "table N. Default: discarded.")
+              help="Folder for each bot process's output: DIR/BOT-K.log for process K of bot BOT (on a cluster, "
+                   "DIR/table-N/BOT-K.log on the node of table N). Default: discarded.")
 @sandbox_option
 @throw_window_option
+@click.option("--memory-budget", "memory_budget_mb", type=click.IntRange(min=64), default=None, metavar="MB",
+              help="Memory the warm bot processes of this machine may hold, shared by its tables; the least "
+                   "recently used idle ones are stopped beyond it. Default: half of the machine's memory (or of "
+                   "the arena's cgroup limit). More keeps more processes warm in a big field.")
 @click.option("--until-decided", is_flag=True,
               help="Stop when the sequential test has decided every pair of neighbours (or at the budget).")
 @decision_options
@@ -778,8 +782,8 @@ def _duration(seconds: float) -> str:
 def ladder(bots_paths: tuple[Path, ...], game_name: str, seats: int, matches: int | None, hours: float | None,
            tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
            options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
-           sandbox_mode: str, throw_window_ms: float, until_decided: bool, zone: float, alpha: float, beta: float,
-           tau: float) -> None:
+           sandbox_mode: str, throw_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
+           alpha: float, beta: float, tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
     Matches are played in deal sets: one seed once per rotation of the seats, so every bot of the set gets
@@ -795,14 +799,16 @@ def ladder(bots_paths: tuple[Path, ...], game_name: str, seats: int, matches: in
     test = SequentialTest(zone, alpha, beta)
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
                 max_faults, log_dir, test if until_decided else None, None, tau, sandbox_mode,
-                throw_window_ms / 1000, cluster, ship)
+                throw_window_ms / 1000, cluster, ship,
+                memory_budget=memory_budget_mb * 1024 * 1024 if memory_budget_mb is not None else None)
 
 
 def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
                 hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
                 pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
-                cluster: str | None = None, ship: Path | None = None, heading: str = "") -> Board:
+                cluster: str | None = None, ship: Path | None = None, heading: str = "",
+                memory_budget: int | None = None) -> Board:
     """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it.
 
     ``heading`` is the first line said (default: the ladder's own, with its share of table time outside matches
@@ -811,7 +817,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
-                          throw_window=throw_window, until_decided=test, pairs=pairs)
+                          throw_window=throw_window, until_decided=test, pairs=pairs, memory_budget=memory_budget)
     try:
         config.check()
     except LadderError as exc:

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,9 @@ class InstantExecutor:
 
     async def start(self) -> None:
         return None
+
+    def prepare(self, jobs: Sequence[Job]) -> None:
+        pass
 
     async def run(self, job: Job) -> Played:
         pickle.dumps(job)

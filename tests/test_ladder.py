@@ -137,6 +137,9 @@ class FakeExecutor:
     async def start(self) -> None:
         self.started = True
 
+    def prepare(self, jobs: Sequence[Job]) -> None:
+        pass
+
     async def run(self, job: Job) -> Played:
         assert self.started and not self.closed
         await asyncio.sleep(self.rng.random() * self.max_wait)  # let the tables interleave

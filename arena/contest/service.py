@@ -194,7 +194,7 @@ class Contest:
         return author.admin or submission.author == author.name
 
     def logs(self, submission: Submission) -> list[BotLog]:
-        """Return the ends of the bot's log files: its check's, then its ladder processes' at each table (the last
+        """Return the ends of the bot's log files: its check's, then its ladder processes' (the last
         :data:`LOG_FILES` of them); the caller has made sure the asker may see them."""
         found: list[tuple[str, Path]] = []
         check = self.config.logs / f"check-{submission.id}"
@@ -202,11 +202,13 @@ class Contest:
             found += [(f"check: {p.name}", p) for p in sorted(check.glob("*.log"))]
         own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
         played: list[tuple[float, str, Path]] = []
-        for table in sorted(self.config.logs.glob("table-*")):
+        # this machine's pool logs in the folder itself; a cluster's tables each in table-N/
+        for folder in [self.config.logs, *sorted(self.config.logs.glob("table-*"))]:
             with contextlib.suppress(OSError):
-                for path in table.iterdir():
+                for path in folder.iterdir():
                     if own.fullmatch(path.name):
-                        played.append((path.stat().st_mtime, f"{table.name}/{path.name}", path))
+                        label = path.name if folder == self.config.logs else f"{folder.name}/{path.name}"
+                        played.append((path.stat().st_mtime, label, path))
         found += [(label, path) for _, label, path in sorted(played)[-LOG_FILES:]]
         logs = []
         for label, path in found:

@@ -33,6 +33,7 @@ import pickle
 import secrets
 import socket
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -379,6 +380,9 @@ class RayExecutor:
         self._ready.append(table)
         assert self._free is not None
         self._free.put_nowait(table)
+
+    def prepare(self, jobs: Sequence[Job]) -> None:
+        """Nothing, for now: each table's actor keeps its own pool on its node and starts at seating."""
 
     async def run(self, job: Job) -> Played:
         ray = _ray()

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -28,7 +28,7 @@ from arena.core.deals import DealKey
 from arena.core.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, referee_match
 from arena.games.base import Game, Options
 from arena.launch.botlist import BotSpec
-from arena.launch.pool import ProcessPool
+from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.runner import serving
 from arena.launch.sandbox import Sandbox
 from arena.protocol.server import ArenaServer
@@ -102,6 +102,10 @@ class Executor(Protocol):
         """Get ready to play (start servers, reach the cluster)."""
         ...
 
+    def prepare(self, jobs: Sequence[Job]) -> None:
+        """Start ahead, without waiting, what ``jobs`` will need (a hint: an executor may do nothing)."""
+        ...
+
     async def run(self, job: Job) -> Played:
         """Play ``job``; raise :class:`arena.launch.process.LaunchError` naming the bots that did not start."""
         ...
@@ -115,36 +119,39 @@ class Executor(Protocol):
         ...
 
 
-def ladder_table(server: ArenaServer, index: int, *, seats: int, log_dir: Path | None,
-                 sandbox: Sandbox | None) -> ProcessPool:
-    """Return table ``index`` of a ladder at ``seats`` seats: it keeps one warm process per bot and rotation.
+def ladder_pool(server: ArenaServer, *, log_dir: Path | None, sandbox: Sandbox | None,
+                memory_budget: int | None = None, tables: int = 1) -> ProcessPool:
+    """Return the warm process pool of a ladder's tables on this machine, within ``memory_budget`` bytes
+    (default: :func:`arena.launch.pool.default_memory_budget`).
 
     A process never plays a deal twice (:mod:`arena.core.deals`), so a deal set of n seats needs n processes of
-    each of its n bots; keeping them all warm keeps processes from starting at every rotation. Each table
-    logs in a folder of its own (``table-N`` in the log folder): its processes are not the other tables'.
+    each of its n bots; the pool keeps them warm for whichever table plays that bot next, as many as the memory
+    budget holds, the least recently used stopped beyond it. Its processes log in ``log_dir`` (``BOT-K.log``).
     """
-    folder = log_dir / f"table-{index}" if log_dir is not None else None
-    return ProcessPool(server, log_dir=folder, keep=seats * seats, sandbox=sandbox)
+    return ProcessPool(server, log_dir=log_dir, keep=None, sandbox=sandbox, tables=tables,
+                       memory_budget=memory_budget if memory_budget is not None else default_memory_budget())
 
 
 class LocalExecutor:
-    """Plays jobs on this machine, on ``tables`` tables of one shared arena server.
+    """Plays jobs on this machine, on ``tables`` tables of one shared arena server and one warm process pool.
 
-    ``make_table(server, index)`` makes table ``index`` (default :func:`ladder_table` for ``seats`` seats).
-    Without a log folder the bots still log to a private one, so a bot that fails to start can say why.
+    ``make_pool(server)`` makes the pool (default :func:`ladder_pool` within ``memory_budget`` bytes). Without a
+    log folder the bots still log to a private one, so a bot that fails to start can say why. :meth:`prepare`
+    starts ahead the processes of planned matches.
     """
 
     def __init__(self, tables: int = 1, *, seats: int = 4, log_dir: Path | None = None,
-                 sandbox: Sandbox | None = None,
-                 make_table: Callable[[ArenaServer, int], ProcessPool] | None = None) -> None:
+                 sandbox: Sandbox | None = None, memory_budget: int | None = None,
+                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None) -> None:
         self._tables = tables
         self.seats = seats
         self.log_dir = log_dir
         self.sandbox = sandbox
-        self.make_table = make_table
+        self.memory_budget = memory_budget
+        self.make_pool = make_pool
         self._stack: contextlib.AsyncExitStack | None = None
-        self._all: list[ProcessPool] = []
-        self._free: asyncio.Queue[ProcessPool] | None = None
+        self.pool: ProcessPool | None = None
+        self._free: asyncio.Queue[int] | None = None
 
     @property
     def tables(self) -> int:
@@ -153,7 +160,7 @@ class LocalExecutor:
     @property
     def starts(self) -> int:
         """Return the bot processes started so far, by every table."""
-        return sum(t.starts for t in self._all)
+        return self.pool.starts if self.pool is not None else 0
 
     async def start(self) -> None:
         stack = contextlib.AsyncExitStack()
@@ -162,54 +169,66 @@ class LocalExecutor:
             log_dir = self.log_dir
             if log_dir is None:
                 log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-logs-")))
-            sandbox = self.sandbox
-            make = self.make_table or (lambda srv, i: ladder_table(srv, i, seats=self.seats, log_dir=log_dir,
-                                                                  sandbox=sandbox))
-            self._all = [make(server, i) for i in range(self._tables)]
+            if self.make_pool is not None:
+                self.pool = self.make_pool(server)
+            else:
+                self.pool = ladder_pool(server, log_dir=log_dir, sandbox=self.sandbox,
+                                        memory_budget=self.memory_budget, tables=self._tables)
         except BaseException:
             await stack.aclose()
             raise
         self._stack = stack
         self._free = asyncio.Queue()
-        for table in self._all:
+        for table in range(self._tables):
             self._free.put_nowait(table)
 
+    def prepare(self, jobs: Sequence[Job]) -> None:
+        """Start now the processes ``jobs`` (say, a planned deal set's rotations) will need and the pool lacks."""
+        if self.pool is None:
+            return
+        deals: dict[DealKey, list[Job]] = {}
+        for job in jobs:
+            deals.setdefault(DealKey(job.game.name, job.seed), []).append(job)
+        for deal, same in deals.items():  # the rotations of a deal set: the same bots, a process each per rotation
+            self.pool.prepare(same[0].bots, deal, matches=len(same))
+
     async def run(self, job: Job) -> Played:
-        assert self._free is not None, "start() first"
+        assert self._free is not None and self.pool is not None, "start() first"
         table = await self._free.get()
         try:
-            return await run_on(table, job)
+            return await run_on(self.pool, job, table=table)
         finally:
             self._free.put_nowait(table)
 
     async def release(self) -> None:
-        """Stop the bots of a free table now, while the other tables finish their last matches.
-
-        The table stays usable: a match given to it later starts new processes.
-        """
-        if self._free is not None and not self._free.empty():
+        """Say that a table has no more matches to play: the processes of its last match and every idle one
+        are stopped now, while the other tables finish their last matches. The pool stays usable."""
+        if self.pool is not None and self._free is not None and not self._free.empty():
             table = self._free.get_nowait()
             try:
-                await table.close()
+                await self.pool.release(table)
             finally:
                 self._free.put_nowait(table)
 
     async def close(self) -> None:
-        await asyncio.gather(*(t.close() for t in self._all), return_exceptions=True)
+        if self.pool is not None:
+            with contextlib.suppress(Exception):
+                await self.pool.close()
         self._free = None
         if self._stack is not None:
             stack, self._stack = self._stack, None
             await stack.aclose()
 
 
-async def run_on(table: ProcessPool, job: Job) -> Played:
-    """Seat ``job``'s bots at ``table`` and play it there; raise :class:`LaunchError` when a bot does not start."""
-    starts = table.starts
+async def run_on(pool: ProcessPool, job: Job, table: int = 0) -> Played:
+    """Seat ``job``'s bots from ``pool`` at ``table`` and play it there; raise :class:`LaunchError` when a bot
+    does not start."""
     began = time.perf_counter()
-    seats = await table.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match)
+    seats = await pool.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match, table=table)
+    starts = pool.started_at(table)
     seated = time.perf_counter()
     record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                               match_id=job.match, throw_window=job.throw_window)
     seconds = time.perf_counter() - seated
-    return Played.of(record, seated - began, seconds, table.starts - starts, table.sandbox.level)
+    return Played.of(record, seated - began, seconds, starts, pool.sandbox.level)
 

@@ -130,6 +130,9 @@ class LadderConfig:
     retired: frozenset[str] = frozenset()
     """Bots of ``bots`` that finish the deal sets they are in but are in no new one (a contest's replaced
     versions): the deals stay fair, and the board keeps them with their matches."""
+    memory_budget: int | None = None
+    """Bytes the warm bot processes of this machine may hold (default: half of what it may use,
+    :func:`arena.launch.pool.default_memory_budget`); the least recently used idle ones are stopped beyond it."""
 
     def settings(self) -> dict[str, object]:
         """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
@@ -236,7 +239,8 @@ class Ladder:
         self.on_progress = on_progress
         self.on_note = on_note or (lambda text: log.warning("%s", text))
         self.executor: Executor = executor or LocalExecutor(config.tables, seats=config.seats,
-                                                            log_dir=config.log_dir, sandbox=config.sandbox)
+                                                            log_dir=config.log_dir, sandbox=config.sandbox,
+                                                            memory_budget=config.memory_budget)
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
         store.claim(self.identity)
         store.record_settings(config.settings())
@@ -379,6 +383,9 @@ class Ladder:
                 return None
             deal = planned
             self._busy.add((deal.deal, 0))
+            # its rotations are played next, here or at other tables: the processes they lack start now, while the
+            # matches under way play, rather than each at its seating
+            self.executor.prepare([self._job(deal, rotation, "") for rotation in range(self.config.seats)])
             return deal, 0
         finally:
             self.timing.scheduling += time.perf_counter() - began
@@ -506,6 +513,11 @@ class Ladder:
         finally:
             self._spans.append((first, last))
 
+    def _job(self, deal: _DealSet, rotation: int, token: str) -> Job:
+        cfg = self.config
+        return Job(deal.deal, rotation, tuple(self.specs[name] for name in rotation_seating(deal.bots, rotation)),
+                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window)
+
     async def _play(self, deal: _DealSet, rotation: int) -> tuple[float, float]:
         """Have the executor play one match, then rate and store it; return when the match began and ended."""
         cfg = self.config
@@ -514,9 +526,7 @@ class Ladder:
         while True:
             seating = rotation_seating(deal.bots, rotation)  # another table may have replaced a bot meanwhile
             try:
-                played = await self.executor.run(Job(
-                    deal.deal, rotation, tuple(self.specs[name] for name in seating), deal.seed, cfg.game,
-                    cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window))
+                played = await self.executor.run(self._job(deal, rotation, token))
                 break
             except LaunchError as exc:
                 self._start_failed(exc)
