@@ -1,0 +1,170 @@
+"""The warm process pool a machine's tables share: a memory budget stops the least recently used idle processes,
+tables never share a process, processes started ahead are seated warm, a failed start ahead is charged to its
+own bot only, and a kill -9 while processes start leaves none behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from arena.core.deals import DealKey
+from arena.launch.botlist import BotSpec
+from arena.launch.pool import ProcessPool, default_memory_budget
+from arena.launch.process import LaunchError
+from arena.launch.runner import serving
+from arena.launch.sandbox import choose_sandbox
+from arena.launch.session import BotSession
+
+ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+def quick(name: str) -> BotSpec:
+    """A bundled bot that answers at once (the pool's tests only seat it: it connects and waits)."""
+    return BotSpec(name, ("{python}", "-m", "arena.games.cabanga.bots.random.bot"), ROOT)
+
+
+BROKEN = BotSpec("broken", ("{python}", "-c", "raise SystemExit(3)"), ROOT)
+DEAL = DealKey("cabanga", 1)
+
+
+def with_pool(body: Callable[[ProcessPool], Awaitable[T]], **options: object) -> T:
+    """Run ``body`` with a pool of unjailed bots (the jail is not what these tests are about, and costs time)."""
+    async def run() -> T:
+        async with serving() as server:
+            pool = ProcessPool(server, sandbox=choose_sandbox("limits"), keep=None, **options)  # type: ignore[arg-type]
+            try:
+                return await body(pool)
+            finally:
+                await pool.close()
+
+    return asyncio.run(run())
+
+
+def held(pool: ProcessPool) -> list[tuple[str, int]]:
+    return list(pool._running)  # least recently used first
+
+
+def test_idle_processes_beyond_the_memory_budget_go_least_recently_used_first() -> None:
+    def meter(session: BotSession) -> int:
+        return 100  # each process: 100 bytes, say
+
+    async def body(pool: ProcessPool) -> None:
+        await pool.seat([quick("a"), quick("b")], deal=DEAL)
+        await pool.seat([quick("c"), quick("d")], deal=DEAL)  # a and b idle now: 400 held, 350 allowed
+        assert held(pool) == [("b", 0), ("c", 0), ("d", 0)] and pool.figures.evicted == 1
+        await pool.seat([quick("b"), quick("c")], deal=DealKey("cabanga", 2))  # both warm
+        assert (pool.figures.hits, pool.figures.misses, pool.figures.starts) == (2, 4, 4)
+        assert held(pool)[-2:] == [("b", 0), ("c", 0)]  # the most recently used last
+        assert pool.figures.peak_memory == 400 and pool.figures.peak_processes == 4
+
+    with_pool(body, memory_budget=350, meter=meter)
+
+
+def test_tables_seated_at_once_never_share_a_process_nor_give_one_a_deal_twice() -> None:
+    async def body(pool: ProcessPool) -> None:
+        x, y = DealKey("cabanga", 10), DealKey("cabanga", 11)
+        first, second = await asyncio.gather(pool.seat([quick("a")], deal=x, table=0),
+                                             pool.seat([quick("a")], deal=y, table=1))
+        assert first[0].slot is not second[0].slot
+        assert pool._busy == {0: {("a", 0)}, 1: {("a", 1)}} or pool._busy == {0: {("a", 1)}, 1: {("a", 0)}}
+        lane_x = next(iter(pool._busy[0]))
+        # table 1 now plays deal x: never with the process that played it at table 0, which is free again only
+        # for another deal
+        await pool.seat([quick("a")], deal=y, table=0)
+        await pool.seat([quick("a")], deal=x, table=1)
+        assert lane_x not in pool._busy[1]
+        assert pool.figures.starts == 2  # the two processes served both tables
+
+    with_pool(body)
+
+
+def test_processes_started_ahead_are_seated_warm_and_a_failed_start_charges_its_bot_only() -> None:
+    async def body(pool: ProcessPool) -> None:
+        assert pool.prepare([quick("a"), quick("b")], DEAL, matches=2) == 4  # two processes of each
+        for _ in range(200):
+            if not pool._starting:
+                break
+            await asyncio.sleep(0.05)
+        await pool.seat([quick("a"), quick("b")], deal=DEAL)
+        assert (pool.figures.ahead, pool.figures.hits, pool.figures.misses) == (4, 2, 0)
+        assert pool.started_at(0) == 2  # started for this match, ahead of it
+        # the second rotation is warm too; a bot whose start ahead failed is the only one charged
+        pool.prepare([quick("a"), BROKEN], DealKey("cabanga", 2))
+        with pytest.raises(LaunchError) as failed:
+            await pool.seat([quick("a"), BROKEN], deal=DealKey("cabanga", 2))
+        assert list(failed.value.bots) == ["broken"] and "exited" in str(failed.value)
+        await pool.seat([quick("b"), quick("a")], deal=DEAL)  # still warm: rotation 1 of the first deal
+        assert (pool.figures.starts, pool.figures.misses) == (5, 0)  # the broken bot's one start, ahead
+
+    with_pool(body)
+
+
+def test_an_arena_killed_while_its_processes_start_ahead_leaves_none_behind(tmp_path: Path) -> None:
+    marker = f"arena-pool-test-{os.getpid()}-{time.monotonic_ns()}"
+    script = tmp_path / "killed_arena.py"
+    script.write_text(textwrap.dedent(f"""
+        import asyncio, sys
+        from pathlib import Path
+        from arena.core.deals import DealKey
+        from arena.launch.botlist import BotSpec
+        from arena.launch.pool import ProcessPool
+        from arena.launch.runner import serving
+
+        async def main():
+            async with serving() as server:
+                pool = ProcessPool(server, keep=None)  # the machine's own sandbox: the jail where there is one
+                slow = BotSpec("slow", ("{{python}}", "-c", "import time; time.sleep(120)", {marker!r}),
+                               Path({str(tmp_path)!r}))
+                pool.prepare([slow], DealKey("cabanga", 1), matches=4)
+                print("preparing", flush=True)
+                await asyncio.sleep(120)
+
+        asyncio.run(main())
+        """))
+    arena = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert arena.stdout is not None and arena.stdout.readline().strip() == "preparing"
+        deadline = time.monotonic() + 30
+        while not running(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert running(marker), "no process started ahead"
+    finally:
+        arena.send_signal(signal.SIGKILL)
+        arena.wait(10)
+    deadline = time.monotonic() + 15
+    while running(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running(marker), f"processes outlived their arena: {running(marker)}"
+
+
+def running(marker: str) -> list[int]:
+    """Return the processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_the_default_budget_is_a_share_of_what_this_machine_has() -> None:
+    with open("/proc/meminfo", encoding="ascii") as meminfo:
+        total = next(int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemTotal:"))
+    assert 0 < default_memory_budget() <= total // 2
+    assert default_memory_budget(0.25) <= default_memory_budget(0.5)
