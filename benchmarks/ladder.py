@@ -1,7 +1,7 @@
 """The ladder's throughput and overhead: matches per hour, and the share of table time spent outside matches.
 
 Run: python benchmarks/ladder.py [--matches N] [--tables K] [--seats S] [--game GAME ...] [--sandbox MODE ...]
-     [--throw-window-ms W] [--json]
+     [--throw-window-ms W] [--field N ...] [--memory-budget MB] [--json]
 
 For each game, runs a fresh ladder (a temporary database) of the bundled example bots
 (arena/games/GAME/bots/bots.toml) at S seats (default 4) on K tables (default 2) until N matches are stored
@@ -18,7 +18,11 @@ For each game, runs a fresh ladder (a temporary database) of the bundled example
               (RSS, shared pages counted in each) and proportional (PSS, shared pages split), sampled every
               0.2 s.
   seating/start: seconds of seating per process start (starting bot processes and waiting for their hello).
---throw-window-ms W holds every Cabanga! throw window W ms, asked or not (`arena ladder --throw-window-ms`).
+  pool        the warm process pool the tables share: seats served by a warm process, processes started at
+              seating and ahead, stopped for the memory budget, and the most it held.
+--field N plays a field of N bots: the bundled quick bots again under more names (issue: big fields), for
+example ``--field 4 --field 12``. --throw-window-ms W holds every Cabanga! throw window W ms, asked or not
+(`arena ladder --throw-window-ms`).
 Each --sandbox mode (auto, strict, limits; default auto) is measured in turn, for each game: run
 ``--sandbox auto --sandbox limits`` to see what the jail costs. With --json, one JSON object a line per game
 and mode.
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -38,9 +43,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import BOT_LIST, game_names, get_game
+from arena.ladder.executor import LocalExecutor
 from arena.ladder.ladder import Ladder, LadderConfig
 from arena.ladder.store import Store
-from arena.launch.botlist import load_bot_list
+from arena.launch.botlist import BotSpec, load_bot_list
+from arena.launch.pool import PoolFigures
 from arena.launch.sandbox import Mode, choose_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,12 +105,25 @@ class ProcessSampler:
                 self.peak = sample
 
 
+def field_of(bots: list[BotSpec], size: int) -> list[BotSpec]:
+    """Return ``size`` bots: the quick ones of ``bots`` (the search bots think 100 ms a decision) again and again
+    under more names (``NAME~2``...): as many programs as a big field, each started as often."""
+    quick = [b for b in bots if "search" not in b.name] or bots
+    return [dataclasses.replace(quick[i % len(quick)], name=quick[i % len(quick)].name
+                                + (f"~{i // len(quick) + 1}" if i >= len(quick) else "")) for i in range(size)]
+
+
 def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mode: str = "auto",
-            throw_window_ms: float = 0.0) -> dict[str, Any]:
+            throw_window_ms: float = 0.0, field: int | None = None,
+            memory_budget_mb: int | None = None) -> dict[str, Any]:
     """Run one ladder in a temporary database and return its figures."""
     game = get_game(game_name)
     bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
+    if field is not None:
+        bots = field_of(bots, field)
     extra: dict[str, Any] = {"throw_window": throw_window_ms / 1000} if throw_window_ms else {}
+    if memory_budget_mb is not None:
+        extra["memory_budget"] = memory_budget_mb * 1024 * 1024
     sandbox = choose_sandbox(mode)
     config = LadderConfig(game, game.options(), seats, seed, bots, matches=matches, tables=tables,
                           sandbox=sandbox, **extra)
@@ -113,6 +133,8 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
             ladder = Ladder(config, store)
             with ProcessSampler() as sampler:
                 timing = asyncio.run(ladder.run())
+            pool = ladder.executor.pool if isinstance(ladder.executor, LocalExecutor) else None
+            figures = pool.figures if pool is not None else PoolFigures()
             stored = store.match_count()
             steps = int(store.db.execute("SELECT sum(steps) FROM matches").fetchone()[0] or 0)
         finally:
@@ -139,6 +161,10 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
         "other_share": round(max(0.0, timing.outside_share - known / capacity), 5) if capacity > 0 else 0.0,
         "throw_window_ms": throw_window_ms, "peak_processes": sampler.peak[0],
         "peak_rss_mib": round(sampler.peak[1] / 1024, 1), "peak_pss_mib": round(sampler.peak[2] / 1024, 1),
+        "pool_starts_ahead": figures.ahead, "pool_hits": figures.hits, "pool_misses": figures.misses,
+        "pool_evicted": figures.evicted, "pool_peak_processes": figures.peak_processes,
+        "pool_peak_mib": round(figures.peak_memory / 1024 / 1024, 1),
+        "memory_budget_mib": round((pool.memory_budget or 0) / 1024 / 1024) if pool is not None else 0,
     }
 
 
@@ -153,14 +179,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="bot isolation (default auto); repeat to measure several in turn")
     parser.add_argument("--throw-window-ms", type=float, default=0.0,
                         help="hold every throw window this long, asked or not (default 0: no hold)")
+    parser.add_argument("--field", type=int, action="append", default=None,
+                        help="bots in the field: the bundled quick bots under more names (default: the bundled "
+                             "list as it is); repeat to measure several fields in turn")
+    parser.add_argument("--memory-budget", type=int, default=None, metavar="MB",
+                        help="the warm pool's memory budget (default: arena ladder's, half the machine's memory)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
-    for game, mode in [(g, m) for g in args.game or game_names() for m in args.sandbox or ["auto"]]:
-        figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.throw_window_ms)
+    for game, mode, field in [(g, m, f) for g in args.game or game_names() for m in args.sandbox or ["auto"]
+                              for f in args.field or [None]]:
+        figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.throw_window_ms, field,
+                          args.memory_budget)
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
-        print(f"{figures['game']} ({figures['sandbox']}): {figures['matches']} matches, {figures['seats']} seats, "
+        print(f"{figures['game']} ({figures['sandbox']}): {figures['bots']} bots, {figures['matches']} matches, "
+              f"{figures['seats']} seats, "
               f"{figures['tables']} tables, {figures['process_starts']} process starts in {figures['wall_s']:.1f} s: "
               f"{figures['matches_per_hour']} matches/h ({figures['seconds_per_match'] * 1000:.0f} ms and "
               f"{figures['steps_per_match']:.0f} steps a match); outside matches {figures['outside_share']:.2%} "
@@ -170,7 +204,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['startup_shutdown_share']:.2%}, so {figures['steady_outside_share']:.2%} outside "
               f"matches once running; seating {figures['seating_s_per_start'] * 1000:.0f} ms a process start; "
               f"throw window {figures['throw_window_ms']:g} ms; at most {figures['peak_processes']} processes, "
-              f"RSS {figures['peak_rss_mib']:.0f} MiB, PSS {figures['peak_pss_mib']:.0f} MiB", flush=True)
+              f"RSS {figures['peak_rss_mib']:.0f} MiB, PSS {figures['peak_pss_mib']:.0f} MiB; pool: "
+              f"{figures['pool_hits']} seats warm, {figures['pool_misses']} started at seating, "
+              f"{figures['pool_starts_ahead']} started ahead, {figures['pool_evicted']} stopped for the budget "
+              f"({figures['memory_budget_mib']} MiB), at most {figures['pool_peak_processes']} processes holding "
+              f"{figures['pool_peak_mib']:.0f} MiB", flush=True)
     return 0
 
 
