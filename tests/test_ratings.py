@@ -6,6 +6,7 @@ import itertools
 import random
 
 import pytest
+import trueskill
 
 from arena.games.tools import game_tools
 from arena.ladder.ratings import DEFAULT_DRAW_PROBABILITY, Rating, RatingError, TrueSkillSystem, draw_probability
@@ -130,3 +131,119 @@ def test_the_written_out_graph_rates_as_the_trueskill_library_does(draw: float, 
             assert mu == pytest.approx(want.mu, abs=1e-5)
             assert sigma == pytest.approx(want.sigma, abs=1e-5)
     assert refused < 600  # matches were rated: the comparison compared something
+
+
+def by_library(system: TrueSkillSystem, ratings: list[Rating], places: list[int | None]) -> list[Rating]:
+    """The ``trueskill`` library's ratings for a match whose shared places hold two seats at most: each finisher
+    averaged over both orders of its tied pair and every order of the benched seats below the finishers; each
+    benched seat rated alone below them. (Only one place may be shared, or a tail of benched seats: then every
+    order of them is one of the rotations ``rate`` averages.)"""
+    env = system.env
+    finished = sorted((s for s, p in enumerate(places) if p is not None), key=lambda s: places[s] or 0)
+    benched = [s for s, p in enumerate(places) if p is None]
+
+    places_in_order = sorted({places[s] for s in finished})
+
+    def chain(seats: tuple[int, ...]) -> dict[int, tuple[float, float]]:
+        """Rate one order: finishers by place, then each benched seat a place lower than the one before."""
+        ranks = [places_in_order.index(places[s]) if places[s] is not None else i for i, s in enumerate(seats)]
+        rated = env.rate([(env.create_rating(ratings[s].mu, ratings[s].sigma),) for s in seats], ranks=ranks)
+        return {s: (r.mu, r.sigma) for s, (r,) in zip(seats, rated, strict=True)}
+
+    def averaged(orders: list[tuple[int, ...]]) -> dict[int, Rating]:
+        runs = [chain(order) for order in orders]
+        return {s: Rating(sum(r[s][0] for r in runs) / len(runs), sum(r[s][1] for r in runs) / len(runs))
+                for s in orders[0]}
+
+    def orders(tail: list[int]) -> list[tuple[int, ...]]:
+        """Every order of the finishers (by place, a tied pair either way round) followed by ``tail``."""
+        out = []
+        for tail_order in itertools.permutations(tail):
+            for order in itertools.permutations(finished):
+                if [places[s] for s in order] == [places[s] for s in finished]:
+                    out.append((*order, *tail_order))
+        return out
+
+    after = list(ratings)
+    whole = averaged(orders(benched))
+    for s in finished:
+        after[s] = whole[s]
+    for b in benched:
+        after[b] = averaged(orders([b]))[b]
+    return after
+
+
+@pytest.mark.parametrize("places", [[1, 2], [2, 1, 2], [1, 1, 3], [3, 1, 2, 3], [1, None], [1, 1, None],
+                                    [2, None, 1, None], [None, 1, 3, None, 2]])
+def test_places_are_rated_as_the_library_rates_wins_draws_and_benched_seats_below_every_finisher(
+        places: list[int | None]) -> None:
+    """Exact values: a shared place is the library's draw (averaged over both orders), a benched seat loses to
+    every finisher, even a lone one or a shared first place, and is compared with no other benched seat."""
+    rng = random.Random(str(places))
+    ratings = [Rating(rng.uniform(18, 32), rng.uniform(2, 8)) for _ in places]
+    for after, want in zip(rate(ratings, places), by_library(SYSTEM, ratings, places), strict=True):
+        assert after.mu == pytest.approx(want.mu, abs=1e-6)
+        assert after.sigma == pytest.approx(want.sigma, abs=1e-6)
+
+
+def test_a_benched_seat_is_rated_as_the_last_place_not_as_a_draw() -> None:
+    assert rate([Rating(), Rating()], [1, None]) == rate([Rating(), Rating()], [1, 2])
+    assert rate([Rating()] * 3, [1, 1, None]) == rate([Rating()] * 3, [1, 1, 3])
+
+
+def test_the_default_system_is_trueskill_with_the_ladders_settings_and_no_dynamics() -> None:
+    system = TrueSkillSystem()
+    assert (system.tau, system.draw_probability) == (0.0, DEFAULT_DRAW_PROBABILITY)
+    env = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=0, draw_probability=DEFAULT_DRAW_PROBABILITY)
+    (win,), (loss,) = env.rate([(env.create_rating(),), (env.create_rating(),)], ranks=[0, 1])
+    after = system.rate([system.initial(), system.initial()], [1, 2])
+    assert [(r.mu, r.sigma) for r in after] == [pytest.approx((win.mu, win.sigma), abs=1e-9),
+                                                pytest.approx((loss.mu, loss.sigma), abs=1e-9)]
+    assert TrueSkillSystem.for_game("cabanga", 4).tau == 0.0
+    assert TrueSkillSystem.for_game("cabanga", 4, tau=0.5).tau == 0.5
+
+
+def test_the_settings_stored_with_a_ladder_database_read_as_before() -> None:
+    """A database whose stored settings differ from ``describe()`` is rated again from scratch: the text must not
+    change while the settings do not."""
+    assert TrueSkillSystem().describe() == "trueskill mu=25 sigma=8.3333 beta=4.1667 tau=0 draw=0.05"
+    assert (TrueSkillSystem(draw_probability=0.044, tau=25 / 300).describe()
+            == "trueskill mu=25 sigma=8.3333 beta=4.1667 tau=0.0833333 draw=0.044")
+
+
+def test_draw_probabilities_from_zero_up_to_but_not_including_one_are_accepted() -> None:
+    assert TrueSkillSystem(draw_probability=0.0).margin == pytest.approx(0.0, abs=1e-6)
+    for bad in (1.0, 1.5, -0.01):
+        with pytest.raises(ValueError, match=rf"draw probability must be in \[0, 1\), not {bad}"):
+            TrueSkillSystem(draw_probability=bad)
+    with pytest.raises(ValueError, match="tau must be 0 or more, not -1"):
+        TrueSkillSystem(tau=-1)
+
+
+def test_places_below_one_and_miscounted_places_are_refused_with_what_was_given() -> None:
+    with pytest.raises(ValueError, match=r"places start at 1, got \[0, 1\]"):
+        rate([Rating(), Rating()], [0, 1])
+    with pytest.raises(ValueError, match="got 2 and 3"):
+        rate([Rating(), Rating()], [1, 2, 3])
+    with pytest.raises(RatingError, match=r"cannot rate places \[1, 2\]: an upset too unlikely to rate"):
+        rate([Rating(-100, 0.8), Rating(160, 0.8)], [1, 2])
+    with pytest.raises(RatingError, match=r"cannot rate places \[1, 1\]: a draw too unlikely to rate"):
+        rate([Rating(-100, 0.8), Rating(160, 0.8)], [1, 1])
+
+
+def test_an_upset_at_the_edge_of_floating_point_is_refused_exactly_when_the_library_refuses_it() -> None:
+    """Near an upset of 38 standard deviations the normal's tail ratio is noise (w jumps about, above 1 too):
+    such a match raises RatingError whenever the library refuses it, and is never rated from the noise."""
+    env = SYSTEM.env
+    refused = 0
+    for i in range(400):
+        gap = 229.0 + i * 0.0075  # the loser's lead over the winner, across the region where w is noise
+        try:
+            env.rate([(env.create_rating(0, 0.8),), (env.create_rating(gap, 0.8),)], ranks=[0, 1])
+        except FloatingPointError:
+            refused += 1
+            with pytest.raises(RatingError):
+                rate([Rating(0, 0.8), Rating(gap, 0.8)], [1, 2])
+        else:
+            assert all(0 < r.sigma < 0.8 for r in rate([Rating(0, 0.8), Rating(gap, 0.8)], [1, 2]))
+    assert 0 < refused < 400
