@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from statistics import NormalDist
 
 import pytest
 
 from arena.ladder.ratings import Rating, TrueSkillSystem
-from arena.ladder.scheduler import FairScheduler, FieldState
+from arena.ladder.scheduler import FairScheduler, FieldState, open_pairs_first, win_probability_of_order
 
 SEATS = 4
 
@@ -72,5 +73,86 @@ def test_the_group_is_deterministic_and_rejects_too_few_bots() -> None:
     state = FieldState([f"x{i}" for i in range(10)], {}, {})
     assert scheduler.next_group(state, SEATS, random.Random("s")) == scheduler.next_group(state, SEATS,
                                                                                           random.Random("s"))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="2 bots cannot fill 3 seats"):
         scheduler.next_group(FieldState(["a", "b"], {}, {}), 3, random.Random(0))
+    assert sorted(scheduler.next_group(FieldState(["a", "b", "c"], {}, {}), 3, random.Random(0))) == ["a", "b", "c"]
+
+
+def group(played: dict[str, int], seats: int, ratings: dict[str, Rating] | None = None,
+          bots: list[str] | None = None) -> list[str]:
+    """The bots the default scheduler picks, sorted (their seating is the rng's)."""
+    state = FieldState(bots or sorted(played), ratings or {}, played)
+    return sorted(FairScheduler().next_group(state, seats, random.Random(0)))
+
+
+# far apart but for the pair e-f: the open pair every test below falls back on
+SPREAD = {"a": Rating(60, 1), "b": Rating(50, 1), "c": Rating(40, 1), "d": Rating(30, 1), "e": Rating(20, 3),
+          "f": Rating(19, 3)}
+
+
+def test_new_bots_play_fewest_matches_first_and_a_bot_not_yet_counted_has_played_none() -> None:
+    assert group({"a": 5, "b": 2, "c": 0} | dict.fromkeys("def", 100), 2, SPREAD) == ["b", "c"]
+    # "z" is in the field but not in the counts: it has played nothing, fewer than "a" and "b"
+    played = {"a": 1, "b": 1} | dict.fromkeys("cdef", 100)
+    assert group(played, 2, SPREAD, bots=[*played, "z"]) == ["a", "z"]
+
+
+def test_a_bot_is_new_below_new_matches_not_at_it() -> None:
+    # nobody is short of a fair share here (mean 7.8): "a" is new, the other seat goes to the open pair e-f
+    played = {"a": 7} | dict.fromkeys("bcdef", 8)
+    assert group(played, 2, SPREAD) == ["a", "e"]
+
+
+def test_starved_bots_play_fewest_matches_first() -> None:
+    played = {"a": 30, "b": 20, "c": 9} | dict.fromkeys("def", 100)  # all three under 75% of the mean (58)
+    assert group(played, 2, SPREAD) == ["b", "c"]
+
+
+def test_a_bot_is_starved_below_min_share_of_the_mean_not_at_it() -> None:
+    # mean 48: "a" has exactly 75% of it and is not starved; 35 would be
+    ratings = {"a": Rating(60, 1), "b": Rating(40, 1), "c": Rating(20, 3), "d": Rating(19, 3)}
+    assert group({"a": 36, "b": 52, "c": 52, "d": 52}, 2, ratings) == ["c", "d"]
+    assert group({"a": 35, "b": 52, "c": 52, "d": 52}, 2, ratings) == ["a", "c"]
+
+
+def test_the_last_seat_of_a_pair_goes_to_the_member_with_fewer_matches() -> None:
+    ratings = {"a": Rating(60, 3), "b": Rating(59, 3), "c": Rating(40, 2), "d": Rating(39, 2),
+               "e": Rating(0, 1)}
+    assert group({"a": 50, "b": 50, "c": 60, "d": 50, "e": 50}, 3, ratings) == ["a", "b", "d"]
+
+
+def test_open_pairs_come_widest_overlap_first_then_fewest_matches_then_by_name_and_decided_ones_last() -> None:
+    ratings = {"x": Rating(30, 1), "a": Rating(28, 1), "b": Rating(20, 1), "y": Rating(18, 1),
+               "m": Rating(10, 2), "n": Rating(9, 2), "p": Rating(-5, 1)}
+    played = dict.fromkeys(ratings, 10)
+    # b-y and x-a overlap the same: the pair whose first bot's name comes first goes first
+    assert open_pairs_first(sorted(ratings), ratings, set(), played) == [
+        ("m", "n"), ("b", "y"), ("x", "a"), ("y", "m"), ("a", "b"), ("n", "p")]
+    assert open_pairs_first(sorted(ratings), ratings, {frozenset("mn"), frozenset("xa")}, played) == [
+        ("b", "y"), ("y", "m"), ("a", "b"), ("n", "p"), ("m", "n"), ("x", "a")]
+    # of equal overlaps the pair with fewer matches between its two bots goes first, whichever bot has them
+    assert open_pairs_first(sorted(ratings), ratings, set(), played | {"y": 2, "b": 12})[1:3] == [
+        ("b", "y"), ("x", "a")]
+    assert open_pairs_first(sorted(ratings), ratings, set(), played | {"b": 14, "x": 7})[1:3] == [
+        ("x", "a"), ("b", "y")]
+    # a bot missing from the counts has played none
+    for missing in ("b", "y"):
+        counts = {bot: n for bot, n in (played | {"x": 5, "a": 5}).items() if bot != missing}
+        assert open_pairs_first(sorted(ratings), ratings, set(), counts)[1:3] == [("b", "y"), ("x", "a")], missing
+
+
+def test_neighbours_are_taken_in_order_of_mu_then_name_and_a_bot_without_a_rating_has_the_first_one() -> None:
+    ratings = {"c": Rating(40, 2), "a": Rating(30, 2), "b": Rating(30, 2)}
+    # "d" has no rating yet (25, 8.3): it is last, neighbour of "b"
+    assert open_pairs_first(["a", "b", "c", "d"], ratings, set(), dict.fromkeys("abcd", 3)) == [
+        ("a", "b"), ("b", "d"), ("c", "a")]
+
+
+def test_the_probability_that_an_order_is_right_is_the_normal_one() -> None:
+    assert win_probability_of_order(Rating(26, 3), Rating(22, 4)) == pytest.approx(NormalDist().cdf(0.8), abs=1e-12)
+    assert win_probability_of_order(Rating(22, 4), Rating(26, 3)) == pytest.approx(NormalDist().cdf(-0.8), abs=1e-12)
+    assert win_probability_of_order(Rating(25, 1), Rating(24, 0)) == pytest.approx(NormalDist().cdf(1), abs=1e-12)
+    assert win_probability_of_order(Rating(25, 2), Rating(25, 2)) == 0.5
+    # certain skills: a higher mean is surely right, equal means are a coin toss
+    assert win_probability_of_order(Rating(25, 0), Rating(24, 0)) == 1.0
+    assert win_probability_of_order(Rating(25, 0), Rating(25, 0)) == 0.5
