@@ -12,10 +12,23 @@ from google.protobuf.message import Message
 
 from arena.core.referee import Request
 from arena.games import all_games, get_game
-from arena.games.base import Event, Game, Pick, Prompt, random_decision
+from arena.games.base import (
+    Clock,
+    Event,
+    FaultKind,
+    Game,
+    MatchInfo,
+    MatchOver,
+    MatchResult,
+    Pick,
+    Prompt,
+    SeatFaulted,
+    random_decision,
+)
 from arena.games.cabanga import cabanga_pb2
-from arena.games.codec import GameCodec, type_url
+from arena.games.codec import GameCodec, option_texts, type_url
 from arena.games.lama import lama_pb2
+from arena.games.lama.codec import CODEC as LAMA_CODEC
 from arena.protocol import codec as wire
 from arena.v2 import arena_pb2 as pb
 
@@ -137,3 +150,83 @@ def test_bad_wire_values_are_refused() -> None:
         wire.event_from_proto(AnyMessage(), cabanga)
     with pytest.raises(wire.WireError, match="bad cabanga event Played"):
         wire.event_from_proto(AnyMessage(type_url=type_url(cabanga_pb2.Played), value=b"\x12\x02Q1"), cabanga)
+
+
+def test_a_request_is_exactly_its_head_and_one_piece_per_event() -> None:
+    state = get_game("lama").new_match(3, 2)
+    rng = random.Random(2)
+    for _ in range(4):
+        state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+    prompt, history, codec = state.pending()[0], tuple(state.events), wire.codec_for("lama")
+    head = wire.request_bytes(Request("m", 3, prompt, state.view(prompt.seat), (), 1.0))
+    data = wire.request_bytes(Request("m", 3, prompt, state.view(prompt.seat), history, 1.0))
+    assert history and data == head + b"".join(wire.event_pieces.piece(e, codec) for e in history)
+
+
+@pytest.mark.parametrize("seconds, ms", [(2.5, 2500), (0.0101, 10), (0.0019, 1), (0.0001, 1)])
+def test_a_request_tells_the_bot_its_time_in_whole_milliseconds_never_zero(seconds: float, ms: int) -> None:
+    state = get_game("lama").new_match(2, 1)
+    prompt = state.pending()[0]
+    data = wire.request_bytes(Request("m", 0, prompt, state.view(prompt.seat), (), seconds))
+    assert pb.ArenaMessage.FromString(data).request.timeout_ms == ms
+
+
+def test_match_start_tells_a_seat_its_match_seat_names_options_and_clock() -> None:
+    options = get_game("cabanga").options({"rounds": 2})
+    info = MatchInfo("m-7", "cabanga", 2, ("a", "b", "c"), options.to_json(), Clock(1.2345, 30.0006), 5)
+    start = wire.match_start(info)
+    assert (start.match_id, start.game, start.seat, list(start.names)) == ("m-7", "cabanga", 2, ["a", "b", "c"])
+    assert (start.deadline_ms, start.time_bank_ms, start.max_faults) == (1234, 30001, 5)
+    assert dict(start.options) == option_texts(options.to_json()) and start.options["rounds"] == "2"
+
+
+def test_match_end_carries_the_totals_places_and_the_unseen_events() -> None:
+    codec = wire.codec_for("cabanga")
+    events: list[Event] = [SeatFaulted(1, FaultKind.TIMEOUT), MatchOver((3, 9, 3), (1, 3, 1))]
+    end = wire.match_end("m-7", events, MatchResult((3, 9, 3), (1, 3, 1)), codec)
+    assert (end.match_id, list(end.totals), list(end.places)) == ("m-7", [3, 9, 3], [1, 3, 1])
+    assert [wire.event_from_proto(e, codec) for e in end.events] == events
+
+
+def test_a_games_codec_is_its_folders_looked_up_once_and_an_unknown_game_is_a_wire_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wire, "_codecs", {})
+    lookups: list[str] = []
+    real = wire.game_part_value
+
+    def counting(game: str, *args: Any) -> Any:
+        lookups.append(game)
+        return real(game, *args)
+
+    monkeypatch.setattr(wire, "game_part_value", counting)
+    assert wire.codec_for("lama") is LAMA_CODEC
+    assert wire.codec_for("lama") is LAMA_CODEC
+    assert lookups == ["lama"]
+    with pytest.raises(wire.WireError, match="no codec for game 'chess'"):
+        wire.codec_for("chess")
+
+
+def test_malformed_messages_are_wire_errors_that_say_what_was_wrong() -> None:
+    lama = wire.codec_for("lama")
+    request = pb.DecisionRequest(kind="turn", pick=pb.PICK_ONE, choices=["L1"])
+    request.view.type_url, request.view.value = lama.view_url, b"\xff\xff"
+    with pytest.raises(wire.WireError, match="bad lama view: "):
+        wire.view_from_proto(request, lama)
+    for pick in (pb.PICK_UNSPECIFIED, 7):
+        with pytest.raises(wire.WireError, match=f"unknown pick {pick}"):
+            wire.prompt_from_proto(pb.DecisionRequest(kind="turn", pick=pick, choices=["L1"]), 0, lama)
+    fault = AnyMessage(type_url=type_url(pb.SeatFaulted), value=pb.SeatFaulted(seat=1, kind="late").SerializeToString())
+    with pytest.raises(wire.WireError, match="bad SeatFaulted event: "):
+        wire.event_from_proto(fault, lama)
+    with pytest.raises(wire.WireError, match=r"unknown event type \(none\)"):
+        wire.event_from_proto(AnyMessage(), lama)
+    with pytest.raises(wire.WireError, match=r"unknown event type type\.googleapis\.com/arena\.Nothing"):
+        wire.event_from_proto(AnyMessage(type_url="type.googleapis.com/arena.Nothing"), lama)
+
+
+def test_an_event_the_game_cannot_encode_is_a_type_error_naming_it() -> None:
+    state = get_game("cabanga").new_match(3, 1)
+    state.apply({p.seat: random_decision(p, random.Random(1)) for p in state.pending()})
+    foreign = state.events[-1]  # a Cabanga! event, sent as if of a L.A.M.A. match
+    with pytest.raises(TypeError, match=f"no wire form for the lama event {type(foreign).__name__}"):
+        wire.event_to_proto(foreign, wire.codec_for("lama"))
