@@ -182,7 +182,9 @@ def test_match_start_tells_a_seat_its_match_seat_names_options_and_clock() -> No
 
 def test_match_end_carries_the_totals_places_and_the_unseen_events() -> None:
     codec = wire.codec_for("cabanga")
-    events: list[Event] = [SeatFaulted(1, FaultKind.TIMEOUT), MatchOver((3, 9, 3), (1, 3, 1))]
+    state = get_game("cabanga").new_match(3, 1)
+    state.apply({p.seat: random_decision(p, random.Random(1)) for p in state.pending()})
+    events = [*state.events, SeatFaulted(1, FaultKind.TIMEOUT), MatchOver((3, 9, 3), (1, 3, 1))]
     end = wire.match_end("m-7", events, MatchResult((3, 9, 3), (1, 3, 1)), codec)
     assert (end.match_id, list(end.totals), list(end.places)) == ("m-7", [3, 9, 3], [1, 3, 1])
     assert [wire.event_from_proto(e, codec) for e in end.events] == events
