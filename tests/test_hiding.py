@@ -432,7 +432,7 @@ def test_g2_no_ladder_secret_reaches_a_bot(tmp_path: Path) -> None:
     finally:
         store.close()
     assert len(match_seeds) == 6
-    received = [bytes.fromhex(line.split()[1]) for path in sorted((tmp_path / "logs").glob("*/spy-*.log"))
+    received = [bytes.fromhex(line.split()[1]) for path in sorted((tmp_path / "logs").glob("spy-*.log"))
                 for line in path.read_text().splitlines() if line.startswith("received ")]
     messages = [pb.ArenaMessage.FromString(data) for data in received]
     starts = [m.match_start for m in messages if m.WhichOneof("body") == "match_start"]

@@ -167,7 +167,8 @@ def test_g1_same_seed_and_decisions_give_identical_events(game: Game, seats: int
 
 
 def test_design_rules_core_does_no_io() -> None:
-    """STYLE.md 1: arena/games imports no grpc, asyncio, subprocess, click, sqlite3 or generated code."""
+    """STYLE.md 1: arena/games imports no grpc, asyncio, subprocess, click, sqlite3 or generated code (its bundled
+    example bots, each game's ``bots`` folder, are programs that use the SDK, not the core)."""
     import ast
     import pathlib
 
@@ -175,8 +176,8 @@ def test_design_rules_core_does_no_io() -> None:
 
     banned = {"grpc", "asyncio", "subprocess", "click", "sqlite3", "socket", "os", "io", "arena.v2"}
     root = pathlib.Path(arena.games.__file__).parent
-    files = sorted(root.rglob("*.py"))
-    assert len(files) >= 4
+    files = sorted(f for f in root.rglob("*.py") if "bots" not in f.relative_to(root).parts)
+    assert len(files) >= 4 and any(f.name == "rules.py" for f in files)
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = []
