@@ -256,8 +256,9 @@ class ProcessPool:
         """Start now, without waiting, the processes that ``matches`` matches of ``bots`` at ``deal`` (say, the
         rotations of a planned deal set) would have to start at seating; return how many were started.
 
-        A process started ahead is seated as any warm one; one that fails to start is started again at seating,
-        where its failure counts against its bot, as a start there would. Remote bots are not started.
+        A process started ahead is seated as any warm one. One whose start failed before its seating is started
+        again there; one still starting is waited for; either way a failure counts against its own bot only, as a
+        start at seating would. Remote bots are not started.
         """
         launched = [b for b in bots if not b.remote]
         if self.memory_budget is not None and self._memory() >= self.memory_budget:
@@ -393,9 +394,9 @@ class ProcessPool:
 
     async def release(self, table: int) -> None:
         """Say that ``table`` plays no more matches: its last match's processes and every idle one are stopped
-        (processes another table holds, or started ahead, stay)."""
+        (processes another table holds, or started ahead and not seated yet, stay)."""
         self._busy.pop(table, None)
-        busy = self._taken() | set(self._starting)
+        busy = self._taken() | set(self._starting) | self._fresh  # what the other tables play or will play next
         leaving = [self._detach(key) for key in [k for k in self._running if k not in busy]]
         await asyncio.gather(*(session.stop() for session in leaving))
 
