@@ -82,13 +82,12 @@ def test_a_new_cpp_bot_has_what_its_build_needs(tmp_path: Path) -> None:
     assert "${GAMES_ROOT}/arena/games/${GAME}/${GAME}.proto" in cmake
 
 
-def test_a_new_cpp_bot_is_only_for_the_games_its_example_decodes(tmp_path: Path) -> None:
-    from arena.tools.new import ScaffoldError, write_bot
-
-    with pytest.raises(ScaffoldError, match="the C\\+\\+ example decodes the views of cabanga and lama only"):
-        write_bot(tmp_path / "x", "x", "goofspiel", "cpp", bundled=ROOT / "bots", proto=ROOT / "proto" / "arena"
-                  / "v2" / "arena.proto")
-    assert not (tmp_path / "x").exists()
+def test_a_new_cpp_bot_for_another_game_has_that_games_proto_beside_the_two_it_decodes(tmp_path: Path) -> None:
+    made = CliRunner().invoke(main, ["new", "cppbot", "--game", "goofspiel", "--lang", "cpp", "--dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    games = tmp_path / "cppbot" / "proto" / "arena" / "games"
+    assert sorted(p.name for p in games.iterdir()) == ["cabanga", "goofspiel", "lama"]
+    assert 'games = ["goofspiel"]' in (tmp_path / "cppbot" / "bots.toml").read_text()
 
 
 @pytest.mark.parametrize("game", ["lama", "goofspiel"])

@@ -62,9 +62,10 @@ _BEFORE = {
 }
 
 _CPP_GAMES = ("cabanga", "lama")
-"""The games whose views the C++ example (``bots/cpp/bot.cc``) decodes: its CMake file compiles their .proto.
-The Go example (``bots/go/main.go``) decodes the same two and answers any other game's requests from the envelope
-alone (the first legal choice), so it takes every game; its ``build.sh`` compiles every game's .proto it finds."""
+"""The games whose views the C++ and Go examples (``bots/cpp/bot.cc``, ``bots/go/main.go``) decode: the C++ CMake
+file compiles their .proto. Both answer any other game's requests from the envelope alone (the first legal
+choice), so they take every game; the game's own .proto is copied beside for the author to decode its views
+(Go's ``build.sh`` compiles every game's .proto it finds; for C++ add the game to ``GAMES`` in CMakeLists.txt)."""
 
 _MANIFEST = {
     "python": ('command = ["bot.py"]\nruntime = "python"\n', ""),
@@ -117,8 +118,6 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
         raise ScaffoldError(f"a bot name is a letter then letters, digits, '-' or '_' (64 at most), not {name!r}")
     if lang not in LANGUAGES:
         raise ScaffoldError(f"unknown language {lang!r}; the languages are {', '.join(LANGUAGES)}")
-    if lang == "cpp" and game not in _CPP_GAMES:
-        raise ScaffoldError(f"the C++ example decodes the views of {' and '.join(_CPP_GAMES)} only, not {game!r}")
     if folder.exists() and any(folder.iterdir()):
         raise ScaffoldError(f"{str(folder)!r} exists and is not empty")
     folder.mkdir(parents=True, exist_ok=True)
@@ -142,7 +141,8 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     else:
         files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
         files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
-        files.update(_protos(proto, _CPP_GAMES))  # CMakeLists.txt compiles all of them
+        # CMakeLists.txt compiles the two bot.cc decodes; any other game is played from the envelope
+        files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
         files[".gitignore"] = "build/\n"
     files["bots.toml"] = (
         f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}{_OWN_FOLDER}"

@@ -4,7 +4,8 @@
 //
 // Cabanga!: plays the card that leaves the smallest gap in its row (so others can throw little at it), avoiding
 // the colour just played; throws every card it may. L.A.M.A.: plays the lowest legal card, else draws while the
-// draw pile is big, else quits.
+// draw pile is big, else quits. Any other game: the first legal choice (or, where it may pick any set, none),
+// from the envelope alone: the request's choices and pick are the same for every game.
 //
 // Build: cmake -S bots/cpp -B bots/cpp/build && cmake --build bots/cpp/build
 // Run by the arena, which sets ARENA_ADDRESS and ARENA_TOKEN.
@@ -66,21 +67,22 @@ bool Unpack(const pb::DecisionRequest& request, View* view, pb::Answer* answer) 
   return false;
 }
 
-// The decision kinds are the games' names: Cabanga! "play" and "throw", L.A.M.A. "turn".
-void Answer(const pb::DecisionRequest& request, pb::Answer* answer) {
+// The decision kinds are the games' names: Cabanga! "play" and "throw", L.A.M.A. "turn". ``game`` is the
+// match's, from its MatchStart.
+void Answer(const std::string& game, const pb::DecisionRequest& request, pb::Answer* answer) {
   answer->set_request_id(request.request_id());
   const std::string& kind = request.kind();
-  if (kind == "play") {
+  if (game == "cabanga" && kind == "play") {
     cabanga::View view;
     if (Unpack(request, &view, answer)) answer->add_picks(ChoosePlay(request, view));
-  } else if (kind == "throw") {
+  } else if (game == "cabanga" && kind == "throw") {
     for (int i = 0; i < request.choices_size(); ++i) answer->add_picks(i);  // throw everything
-  } else if (kind == "turn") {
+  } else if (game == "lama" && kind == "turn") {
     lama::View view;
     if (Unpack(request, &view, answer)) answer->add_picks(ChooseTurn(request, view));
-  } else {
-    answer->set_crash("unknown decision kind " + kind);
-  }
+  } else if (request.pick() == pb::PICK_ONE) {
+    answer->add_picks(0);  // a game this bot does not know: its first legal choice
+  }  // PICK_SUBSET: the empty set, always legal
 }
 
 // The events (of the game, and the shared SeatFaulted, RoundScored, MatchOver) are Any too; this bot needs none
@@ -122,14 +124,16 @@ int main() {
     return 1;
   }
   pb::ArenaMessage message;
+  std::string game;
   while (stream->Read(&message)) {
     if (message.has_request()) {
       LogScores(message.request().events());
       pb::BotMessage reply;
-      Answer(message.request(), reply.mutable_answer());
+      Answer(game, message.request(), reply.mutable_answer());
       if (!stream->Write(reply)) break;
     } else if (message.has_match_start()) {
       const pb::MatchStart& start = message.match_start();
+      game = start.game();
       std::cerr << "match " << start.match_id() << " of " << start.game() << ": seat " << start.seat() << "\n";
     } else if (message.has_match_end()) {
       LogScores(message.match_end().events());
