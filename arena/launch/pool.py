@@ -24,7 +24,7 @@ from pathlib import Path
 from arena.core.deals import DealKey, DealLedger
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError, log_file_name, machine_sandbox, raise_open_files
-from arena.launch.sandbox import Cgroups, Isolation, Sandbox, make_bot_group, remove_bot_group
+from arena.launch.sandbox import Cgroups, Isolation, Sandbox, make_bot_group, own_cgroups, remove_bot_group
 from arena.launch.session import BotSession
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
@@ -82,23 +82,15 @@ def default_memory_budget(share: float = 0.5) -> int:
 
 def _cgroup_memory_limits() -> list[int]:
     """Return the memory limits of this process's cgroup (v1 ``memory`` controller, or v2), where readable."""
+    own = own_cgroups()
+    files = [f"/sys/fs/cgroup/memory{own['memory']}/memory.limit_in_bytes"] if "memory" in own else []
+    files += [f"/sys/fs/cgroup{own['']}/memory.max"] if "" in own else []
     limits: list[int] = []
-    with contextlib.suppress(OSError):
-        with open("/proc/self/cgroup", encoding="ascii") as own:
-            lines = own.read().splitlines()
-        for line in lines:
-            _, controllers, path = line.split(":", 2)
-            if "memory" in controllers.split(","):
-                files = [f"/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"]
-            elif controllers == "":
-                files = [f"/sys/fs/cgroup{path}/memory.max"]
-            else:
-                continue
-            for name in files:
-                with contextlib.suppress(OSError, ValueError), open(name, encoding="ascii") as limit:
-                    value = limit.read().strip()
-                    if value.isdigit():
-                        limits.append(int(value))
+    for name in files:
+        with contextlib.suppress(OSError), open(name, encoding="ascii") as limit:
+            value = limit.read().strip()
+            if value.isdigit():
+                limits.append(int(value))
     return limits
 
 
