@@ -24,6 +24,7 @@ from arena.launch.process import LaunchError
 from arena.launch.runner import serving
 from arena.launch.sandbox import choose_sandbox
 from arena.launch.session import BotSession
+from arena.launch.supervisor import processes_naming
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -137,30 +138,16 @@ def test_an_arena_killed_while_its_processes_start_ahead_leaves_none_behind(tmp_
     try:
         assert arena.stdout is not None and arena.stdout.readline().strip() == "preparing"
         deadline = time.monotonic() + 30
-        while not running(marker) and time.monotonic() < deadline:
+        while not processes_naming(marker) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert running(marker), "no process started ahead"
+        assert processes_naming(marker), "no process started ahead"
     finally:
         arena.send_signal(signal.SIGKILL)
         arena.wait(10)
     deadline = time.monotonic() + 15
-    while running(marker) and time.monotonic() < deadline:
+    while processes_naming(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not running(marker), f"processes outlived their arena: {running(marker)}"
-
-
-def running(marker: str) -> list[int]:
-    """Return the processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != os.getpid():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if marker.encode() in f.read():
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
+    assert not processes_naming(marker), f"processes outlived their arena: {processes_naming(marker)}"
 
 
 def test_the_default_budget_is_a_share_of_what_this_machine_has() -> None:
