@@ -16,12 +16,15 @@ from hypothesis import strategies as st
 
 from arena.core.referee import Clock, referee_match
 from arena.games import BOT_LIST
-from arena.games.cabanga import CABANGA, CabangaState, Card
+from arena.games.base import RoundScored
+from arena.games.cabanga import CABANGA, CabangaState, Card, PlayCard
 from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
 from arena.games.cabanga.bots.search.bot import SearchCabanga
 from arena.games.cabanga.search import greedy_policy as cabanga_greedy
 from arena.games.cabanga.search import knowledge_from as cabanga_knowledge
+from arena.games.cabanga.search import pack, playout
 from arena.games.cabanga.search import sample_world as sample_cabanga
+from arena.games.cabanga.search import standing as cabanga_standing
 from arena.games.lama import LAMA, LamaState
 from arena.games.lama.bots.greedy.bot import GreedyLama
 from arena.games.lama.bots.search.bot import SearchLama
@@ -138,6 +141,50 @@ def test_simulate_from_a_cabanga_world_is_the_engines_own_play() -> None:
             state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
         assert played.events == list(state.events[start:])
         assert played.over and copy.result == state.result and copy.zones() == state.zones()
+
+
+def engine_playout(world: CabangaState, play: PlayCard, seed: int, horizon: int) -> tuple[int, list[int]]:
+    """What :func:`playout` must equal: the play applied to a clone, the round played on by the engine."""
+    trial = world.clone(random.Random(seed))
+    events = trial._apply({trial._active: (play,)})
+    if any(isinstance(event, RoundScored) for event in events):
+        return 0, list(trial._totals)  # the play itself ended the round (C14): nothing more to play
+    done = simulate(trial, cabanga_greedy, rounds=1, max_steps=horizon)
+    return done.steps, cabanga_standing(trial) if done.rounds == 0 else list(trial._totals)
+
+
+@SETTINGS
+@given(seats=st.integers(3, 6), seed=st.integers(0, 10_000), steps=st.integers(0, 400),
+       horizon=st.sampled_from([0, 1, 2, 3, 7, 100_000]))
+def test_c8_c15_the_fast_playout_is_the_engines_own_play(seats: int, seed: int, steps: int, horizon: int) -> None:
+    """``playout`` on ints gives the steps and standings the engine gives for every play of a sampled world,
+    with the greedy plan for every seat after it, to the end of the round or a horizon cut mid-turn."""
+    state = cabanga_after(seats, seed, steps)
+    if state.over or state.pending()[0].kind != "play":
+        return
+    seat = state.pending()[0].seat
+    rng = random.Random(seed)
+    world = sample_cabanga(state.view(seat), cabanga_knowledge(state, seat), rng)
+    packed = pack(world)
+    for play in state.pending()[0].choices:
+        assert isinstance(play, PlayCard)
+        world_seed = rng.getrandbits(32)
+        assert playout(packed, play, random.Random(world_seed), horizon) == engine_playout(world, play, world_seed,
+                                                                                          horizon)
+
+
+def test_c14_a_play_that_ends_the_round_is_scored_by_that_round_alone() -> None:
+    """A seat playing its last card with no gap to throw into ends the round (C14): the search scores that
+    play with this round's symbols (C15), not with a next round played on after it."""
+    state = CabangaState.arranged(
+        hands=[["B12"], ["R4", "P9"], ["Y3", "Y5"]], tops=["R2", "R15", "B6", "B7", "P15", "P17", "Y14", "Y16"],
+        totals=[3, 6, 0])
+    play = PlayCard.parse("B12:left")  # B12 on B6: the gap 8..11 of blue, which nobody holds
+    steps, after = playout(pack(state), play, random.Random(1))
+    symbols = state.options.symbols
+    assert steps == 0
+    assert after == [3, 6 + symbols[3] + symbols[8], 0 + symbols[2] + symbols[4]]
+    assert (steps, after) == engine_playout(state, play, 1, 100_000)
 
 
 # -------------------------------------------------------------------------------------------- L.A.M.A.

@@ -38,7 +38,7 @@ from arena.games.cabanga.rules import (
     ThrowsClosed,
     _card_order,
 )
-from arena.games.search import SearchClock, Slot, deal, round_utility, simulate
+from arena.games.search import SearchClock, Slot, deal, round_utility
 
 # --------------------------------------------------------------------------------------------- knowledge
 
@@ -321,6 +321,158 @@ def greedy_policy(state: MatchState, prompt: Prompt) -> Decision:
     return (best,)
 
 
+# ---------------------------------------------------------------------------------------- fast playouts
+
+# A number card as an int: its index in card order (row * 18 + value - 1), so a sorted hand of ints is in card
+# order, a card's row is ``i // 18`` and the cards of a row between two values are one range of ints.
+_INT_OF: dict[Card, int] = {card: i for i, card in enumerate(NUMBER_CARDS)}
+
+
+@dataclass(slots=True)
+class Packed:
+    """A world at a PLAY step, as ints, for :func:`playout`: what the round's play reads and nothing else.
+
+    ``tops`` are the eight pile tops' values; ``previous`` the row of the colour played the turn before (-1 on
+    a round's first turn); ``points`` each card int's penalty symbols (C4, the match's table)."""
+
+    seats: int
+    active: int
+    previous: int
+    hands: list[list[int]]
+    tops: list[int]
+    penalty: list[int]
+    aside: list[int]
+    totals: list[int]
+    points: list[int]
+
+
+def pack(world: CabangaState) -> Packed:
+    """Return ``world`` (at a PLAY step) as ints for :func:`playout`."""
+    if world._step != "play":
+        raise ValueError("a world is packed at a PLAY step")
+    index = _INT_OF
+    symbols = world.options.symbols
+    previous = world._previous_colour
+    return Packed(
+        seats=world.seats,
+        active=world._active,
+        previous=ROWS.index(previous) if previous is not None else -1,
+        hands=[[index[c] for c in hand] for hand in world._hands],
+        tops=[pile[-1].value for pile in world._piles],
+        penalty=[index[c] for c in world._penalty],
+        aside=[index[c] for c in world._set_aside],
+        totals=list(world._totals),
+        points=[symbols[i % 18] for i in range(72)],
+    )
+
+
+def playout(packed: Packed, play: PlayCard, rng: random.Random, max_steps: int = 100_000) -> tuple[int, list[int]]:
+    """Play ``play`` for the active seat of ``packed``, then the round on with :func:`greedy_policy` for every
+    seat, as ``world.clone(rng)``, ``_apply`` of the play and :func:`simulate` ``(rounds=1, max_steps)`` would.
+
+    The same rules (C8-C15) and the same decisions, on ints instead of cards, events and prompts: about five
+    times faster, so a search samples more worlds in its time. Returns the steps simulated after ``play`` and
+    every seat's standing at the end: its total plus its hand's symbols, which are its new totals when the
+    round ended (:func:`standing`). ``packed`` is not changed; ``rng`` draws the reshuffles (C13) as the
+    engine's generator would.
+    """
+    seats = packed.seats
+    hands = [hand[:] for hand in packed.hands]
+    tops = packed.tops[:]
+    penalty = packed.penalty[:]
+    aside = packed.aside[:]
+    points = packed.points
+    active = packed.active
+    previous = packed.previous
+    card = _INT_OF[play.card]
+    right = play.side is Side.RIGHT
+    steps = 0
+    while True:
+        # C8: the play
+        hand = hands[active]
+        hand.remove(card)
+        row = card // 18
+        tops[2 * row + right] = card % 18 + 1
+        owed = 1 if row == previous else 0  # C9
+        a, b = tops[2 * row], tops[2 * row + 1]
+        low, high = (a, b) if a < b else (b, a)
+        if high - low > 1:
+            # C10, C12: every other seat throws every card of the row strictly between the tops
+            first, stop = row * 18 + low, row * 18 + high - 1
+            throwers = [s for s in range(seats) if s != active and any(first <= c < stop for c in hands[s])]
+            if throwers:
+                if steps >= max_steps:
+                    break  # the throw step is one more step of the engine's
+                steps += 1
+                for s in throwers:
+                    thrown = [c for c in hands[s] if first <= c < stop]
+                    hands[s] = [c for c in hands[s] if not first <= c < stop]
+                    aside.extend(thrown)
+                    owed += len(thrown)
+        if owed:
+            # C13: draw what is owed; the set-aside cards are reshuffled when the penalty pile runs out
+            hand = hands[active]
+            drawn = 0
+            while drawn < owed:
+                if not penalty:
+                    if not aside:
+                        break
+                    penalty, aside = aside, []
+                    rng.shuffle(penalty)
+                hand.append(penalty.pop())
+                drawn += 1
+            hand.sort()
+        previous = row
+        if not all(hands) or steps >= max_steps:
+            break  # C14: the round ends; or the horizon
+        active = (active + 1) % seats
+        steps += 1
+        card, right = _greedy_int(hands, active, tops, previous, len(aside), points)
+    return steps, [total + sum(points[c] for c in hand) for total, hand in zip(packed.totals, hands, strict=True)]
+
+
+# The values strictly between two values, as a bit mask (bit v for the value v), by (low, high).
+_INSIDE: list[list[int]] = [[((1 << high) - 1) ^ ((1 << (low + 1)) - 1) if high > low + 1 else 0
+                             for high in range(19)] for low in range(19)]
+
+
+def _greedy_int(hands: list[list[int]], seat: int, tops: list[int], previous: int, aside: int,
+                points: list[int]) -> tuple[int, bool]:
+    """Return :func:`greedy_policy`'s play on ints: the same costs, the same order of choices, the same ties.
+
+    A card's own value is one end of the gap it opens, never inside it, so the hand's cards inside are counted
+    from a bit mask of the hand's values in the row."""
+    hand = hands[seat]
+    size = len(hand)
+    others = sum(map(len, hands)) - size
+    unseen = max(1, 72 - size - aside)
+    factor = min(1.0, others / unseen * 2)
+    held = [0, 0, 0, 0]
+    for card in hand:
+        held[card // 18] |= 1 << (card % 18 + 1)
+    inside = _INSIDE
+    best_card = -1
+    best_right = False
+    best_cost = 0.0
+    best_tie = 0
+    for card in hand:
+        row = card // 18
+        value = card % 18 + 1
+        colour_cost = 1.0 if row == previous else 0.0
+        tie = -points[card]
+        mask = held[row]
+        for right in (False, True):
+            other = tops[2 * row] if right else tops[2 * row + 1]
+            low, high = (value, other) if value < other else (other, value)
+            gap = high - low - 1
+            if gap > 0:
+                gap -= (mask & inside[low][high]).bit_count()
+            cost = colour_cost + gap * factor
+            if best_card < 0 or cost < best_cost or (cost == best_cost and tie < best_tie):
+                best_card, best_right, best_cost, best_tie = card, right, cost, tie
+    return best_card, best_right
+
+
 # ------------------------------------------------------------------------------------------------ search
 
 
@@ -352,9 +504,10 @@ def pimc_play(view: CabangaView, choices: Sequence[PlayCard], knowledge: Cabanga
 
     The ``width`` best plays by the greedy plan are tried in every world sampled (common random numbers: each
     candidate meets the same deal and the same later shuffles), the round played out by :func:`greedy_policy`
-    for every seat, and scored by :func:`~arena.games.search.round_utility`. Worlds are sampled until ``clock``
-    expires (checked after every rollout; a world cut short does not count) or ``max_worlds``; with no
-    complete world the greedy play is returned.
+    for every seat (:func:`playout`, the engine's play on ints), and scored by
+    :func:`~arena.games.search.round_utility`. Worlds are sampled until ``clock`` expires (checked after every
+    rollout; a world cut short does not count) or ``max_worlds``; with no complete world the greedy play is
+    returned.
     """
     opts = options if options is not None else CabangaOptions()
     ranked = ranked_plays(view, choices, opts.symbols)
@@ -365,19 +518,18 @@ def pimc_play(view: CabangaView, choices: Sequence[PlayCard], knowledge: Cabanga
     worlds = 0
     seat = view.seat
     before = view.totals
+    max_steps = horizon if horizon is not None else 100_000
     stop = False
     while not stop and (max_worlds is None or worlds < max_worlds):
-        world = sample_world(view, knowledge, rng, opts)
+        packed = pack(sample_world(view, knowledge, rng, opts))
         world_seed = rng.getrandbits(32)
         scores = []
         for play in candidates:
-            trial = world.clone(random.Random(world_seed))
-            trial._apply({seat: (play,)})
-            done = simulate(trial, greedy_policy, rounds=1, max_steps=horizon if horizon is not None else 100_000)
+            steps, after = playout(packed, play, random.Random(world_seed), max_steps)
             if report is not None:
                 report.rollouts += 1
-                report.steps += done.steps + 1
-            scores.append(round_utility(before, standing(trial) if done.rounds == 0 else trial._totals, seat))
+                report.steps += steps + 1
+            scores.append(round_utility(before, after, seat))
             if clock.expired() and max_worlds is None:
                 stop = True
                 break
