@@ -113,6 +113,9 @@ class InstantExecutor:
     def prepare(self, jobs: Sequence[Job]) -> None:
         pass
 
+    def warm(self) -> dict[str, int]:
+        return {}
+
     async def run(self, job: Job) -> Played:
         pickle.dumps(job)
         await asyncio.sleep(0)  # let the other tables' workers run, as a real executor would

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
@@ -35,6 +35,7 @@ from arena.ladder.estimate import SequentialTest, Verdict
 from arena.ladder.executor import Job, Played
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
 from arena.ladder.ratings import Rating, TrueSkillSystem
+from arena.ladder.scheduler import FairScheduler, FieldState
 from arena.ladder.store import Finished, Store, StoreError
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
@@ -139,6 +140,9 @@ class FakeExecutor:
 
     def prepare(self, jobs: Sequence[Job]) -> None:
         pass
+
+    def warm(self) -> dict[str, int]:
+        return {}
 
     async def run(self, job: Job) -> Played:
         assert self.started and not self.closed
@@ -721,3 +725,30 @@ def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
     assert len(outcomes) % 3 == 0 and len(outcomes) < 4000
     code, _, err, exception = cli("compare", "lama-steady", "nobody", "--bots", bots, "--game", "lama")
     assert_one_line_error(code, err, exception, "nobody")
+
+
+class WarmExecutor(FakeExecutor):
+    """Says which bots' processes it holds warm, as the machine's pool would."""
+
+    held: ClassVar[dict[str, int]] = {"a": 3, "c": 1}
+
+    def warm(self) -> dict[str, int]:
+        return dict(self.held)
+
+
+def test_the_ladder_plans_each_deal_set_with_the_pools_warm_processes_in_view(tmp_path: Path) -> None:
+    """Issue 23: the scheduler sees what the executor holds warm at every plan, and the ladder plays its group."""
+    seen: list[dict[str, int]] = []
+
+    class Spy(FairScheduler):
+        def next_group(self, state: FieldState, seats: int, rng: random.Random) -> list[str]:
+            seen.append(dict(state.warm))
+            return super().next_group(state, seats, rng)
+
+    store = Store(tmp_path / "warm.db")
+    executor = WarmExecutor(1, set(), [])
+    ladder = Ladder(fake_config(["a", "b", "c", "d"], 3, matches=9, tables=1), store, executor=executor,
+                    scheduler=Spy())
+    asyncio.run(ladder.run())
+    assert len(seen) == 3 and all(warm == WarmExecutor.held for warm in seen)
+    store.close()

@@ -64,6 +64,7 @@ def test_idle_processes_beyond_the_memory_budget_go_least_recently_used_first() 
         await pool.seat([quick("a"), quick("b")], deal=DEAL)
         await pool.seat([quick("c"), quick("d")], deal=DEAL)  # a and b idle now: 400 held, 350 allowed
         assert held(pool) == [("b", 0), ("c", 0), ("d", 0)] and pool.figures.evicted == 1
+        assert pool.held() == {"b": 1, "c": 1, "d": 1}  # the evicted one is no longer warm
         await pool.seat([quick("b"), quick("c")], deal=DealKey("cabanga", 2))  # both warm
         assert (pool.figures.hits, pool.figures.misses, pool.figures.starts) == (2, 4, 4)
         assert held(pool)[-2:] == [("b", 0), ("c", 0)]  # the most recently used last
@@ -99,6 +100,7 @@ def test_processes_started_ahead_are_seated_warm_and_a_failed_start_charges_its_
             await asyncio.sleep(0.05)
         await pool.seat([quick("a"), quick("b")], deal=DEAL)
         assert (pool.figures.ahead, pool.figures.hits, pool.figures.misses) == (4, 2, 0)
+        assert pool.held() == {"a": 2, "b": 2}  # what the scheduler is told is warm: seated ones too
         assert pool.started_at(0) == 2  # started for this match, ahead of it
         # the second rotation is warm too; a bot whose start ahead failed is the only one charged
         pool.prepare([quick("a"), BROKEN], DealKey("cabanga", 2))

@@ -156,3 +156,55 @@ def test_the_probability_that_an_order_is_right_is_the_normal_one() -> None:
     # certain skills: a higher mean is surely right, equal means are a coin toss
     assert win_probability_of_order(Rating(25, 0), Rating(24, 0)) == 1.0
     assert win_probability_of_order(Rating(25, 0), Rating(25, 0)) == 0.5
+
+
+def test_of_about_equally_undecided_pairs_the_one_whose_processes_are_warm_goes_first() -> None:
+    """Issue 23: overlaps in the same step of ``tolerance`` are about equal; the pair that would start fewer
+    processes (``seats`` a bot, less those held warm) goes first. A wider step of overlap still wins."""
+    ratings = {"a": Rating(40, 2), "b": Rating(39, 2), "c": Rating(20, 2), "d": Rating(19.2, 2),
+               "e": Rating(0, 2), "f": Rating(-3, 2)}
+    played = dict.fromkeys(ratings, 10)
+    overlaps = {pair: 1 - win_probability_of_order(ratings[pair[0]], ratings[pair[1]])
+                for pair in [("a", "b"), ("c", "d"), ("e", "f")]}
+    assert overlaps["a", "b"] < overlaps["c", "d"] < overlaps["a", "b"] + 0.05  # a-b and c-d: about equal
+    assert overlaps["e", "f"] < overlaps["a", "b"] - 0.05  # e-f: clearly more decided
+    cold = open_pairs_first(sorted(ratings), ratings, set(), played, warm={}, seats=3, tolerance=0.05)
+    assert cold[:3] == [("c", "d"), ("a", "b"), ("e", "f")]  # no process warm: the overlaps' own order
+    warm = {"a": 3, "b": 2, "f": 3, "e": 3}
+    assert open_pairs_first(sorted(ratings), ratings, set(), played, warm=warm, seats=3,
+                            tolerance=0.05)[:3] == [("a", "b"), ("c", "d"), ("e", "f")]
+    # a warm process beyond the seats a bot needs saves nothing
+    assert open_pairs_first(sorted(ratings), ratings, set(), played, warm={"a": 9, "c": 3, "d": 3}, seats=3,
+                            tolerance=0.05)[:2] == [("c", "d"), ("a", "b")]
+    # tolerance 0: the pool is never looked at
+    assert open_pairs_first(sorted(ratings), ratings, set(), played, warm=warm, seats=3,
+                            tolerance=0.0)[:2] == [("c", "d"), ("a", "b")]
+    # a decided pair still waits, warm or not
+    assert open_pairs_first(sorted(ratings), ratings, {frozenset("ab")}, played, warm=warm, seats=3,
+                            tolerance=0.05)[-1] == ("a", "b")
+
+
+def test_the_pool_never_takes_a_seat_from_a_new_or_starved_bot() -> None:
+    """Issue 23: rules 1 and 2 (new bots, fair shares) do not look at the pool: a cold new bot still plays."""
+    ratings = {b: Rating(20 + 3 * i, 1.0) for i, b in enumerate("abcdef")}
+    warm = {b: 4 for b in "abcde"}
+    new = FairScheduler().next_group(FieldState(list(ratings), ratings, dict.fromkeys("abcde", 100) | {"f": 2},
+                                                warm=warm), SEATS, random.Random(1))
+    assert "f" in new
+    starved = FairScheduler().next_group(FieldState(list(ratings), ratings, dict.fromkeys("abcde", 100) | {"f": 60},
+                                                    warm=warm), SEATS, random.Random(1))
+    assert "f" in starved
+
+
+def test_the_group_prefers_warm_bots_among_equals_and_plays_the_same_without_a_pool() -> None:
+    """A field of equally undecided neighbours: with warm processes the group is the warm bots; without any
+    pool figures it is the one the scheduler always chose."""
+    ratings = {b: Rating(30 - 6 * i, 4.0) for i, b in enumerate("abcdefgh")}
+    played = dict.fromkeys(ratings, 40)
+    state = FieldState(list(ratings), ratings, played)
+    plain = FairScheduler().next_group(state, SEATS, random.Random(3))
+    assert sorted(plain) == sorted(FairScheduler(warm_tolerance=0).next_group(state, SEATS, random.Random(3)))
+    warm = {b: SEATS for b in "efgh"}
+    chosen = FairScheduler().next_group(FieldState(list(ratings), ratings, played, warm=warm), SEATS,
+                                        random.Random(3))
+    assert sorted(chosen) == ["e", "f", "g", "h"] != sorted(plain)

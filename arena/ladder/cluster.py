@@ -33,7 +33,7 @@ import pickle
 import secrets
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -383,6 +383,10 @@ class RayExecutor:
 
     def prepare(self, jobs: Sequence[Job]) -> None:
         """Nothing, for now: each table's actor keeps its own pool on its node and starts at seating."""
+
+    def warm(self) -> Mapping[str, int]:
+        """Nothing known here: the pools are the nodes' own."""
+        return {}
 
     async def run(self, job: Job) -> Played:
         ray = _ray()

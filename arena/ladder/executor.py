@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -106,6 +106,10 @@ class Executor(Protocol):
         """Start ahead, without waiting, what ``jobs`` will need (a hint: an executor may do nothing)."""
         ...
 
+    def warm(self) -> Mapping[str, int]:
+        """Return how many processes of each bot are held warm for the next matches (empty: not known)."""
+        ...
+
     async def run(self, job: Job) -> Played:
         """Play ``job``; raise :class:`arena.launch.process.LaunchError` naming the bots that did not start."""
         ...
@@ -191,6 +195,10 @@ class LocalExecutor:
             deals.setdefault(DealKey(job.game.name, job.seed), []).append(job)
         for deal, same in deals.items():  # the rotations of a deal set: the same bots, a process each per rotation
             self.pool.prepare(same[0].bots, deal, matches=len(same))
+
+    def warm(self) -> Mapping[str, int]:
+        """Return the processes of each bot the machine's pool holds (idle, playing or starting ahead)."""
+        return self.pool.held() if self.pool is not None else {}
 
     async def run(self, job: Job) -> Played:
         assert self._free is not None and self.pool is not None, "start() first"

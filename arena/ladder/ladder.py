@@ -406,8 +406,8 @@ class Ladder:
                 self._decided = True
                 return None
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
-        group = self.scheduler.next_group(FieldState(pool, self.ratings, self.played, decided),
-                                          self.config.seats, rng)
+        group = self.scheduler.next_group(FieldState(pool, self.ratings, self.played, decided,
+                                                     warm=self.executor.warm()), self.config.seats, rng)
         planned = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
         deal = _DealSet(planned.deal, planned.seed, list(planned.bots), set())
         self._deals[index] = deal

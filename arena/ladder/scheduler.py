@@ -12,6 +12,11 @@ never became reliable. This scheduler keeps testing everyone:
 
 Within each rule ties go to the bot with fewer matches, then by name; the group is seated in an order drawn
 from ``rng``, so the same inputs and ``rng`` state give the same group.
+
+With the pool in mind (issue 23): among open pairs about equally undecided (their overlaps within
+``warm_tolerance`` of each other, on a grid of that step), the pair whose processes are already warm on the
+machine goes first: each bot of a deal set needs a process per rotation, and one it does not hold warm must be
+started. Rules 1 and 2 do not look at the pool, so every bot still gets its share.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ class FieldState:
     played: Mapping[str, int]
     decided: Collection[frozenset[str]] = field(default_factory=frozenset)
     """Neighbour pairs the sequential test has decided (only with ``--until-decided``)."""
+    warm: Mapping[str, int] = field(default_factory=dict)
+    """The processes of each bot the machine's pool holds warm (none known: every start is a cold one)."""
 
 
 class Scheduler(Protocol):
@@ -53,6 +60,9 @@ class FairScheduler:
     """A bot with fewer matches than this share of the field's mean plays next."""
     new_matches: int = 8
     """A bot with fewer matches than this is new and plays first."""
+    warm_tolerance: float = 0.05
+    """Open pairs whose overlaps fall in the same step of this size are about equally useful: the one that
+    needs fewer process starts goes first (0: the pool is never looked at)."""
 
     def next_group(self, state: FieldState, seats: int, rng: random.Random) -> list[str]:
         bots = sorted(state.bots)
@@ -69,7 +79,8 @@ class FairScheduler:
         add(sorted((b for b in bots if played[b] < self.new_matches), key=lambda b: (played[b], b)))
         mean = sum(played.values()) / len(bots)
         add(sorted((b for b in bots if played[b] < self.min_share * mean), key=lambda b: (played[b], b)))
-        for pair in open_pairs_first(bots, state.ratings, state.decided, played):
+        for pair in open_pairs_first(bots, state.ratings, state.decided, played, warm=state.warm, seats=seats,
+                                     tolerance=self.warm_tolerance):
             if len(group) >= seats:
                 break
             add(sorted(pair, key=lambda b: (played[b], b)))
@@ -78,16 +89,28 @@ class FairScheduler:
 
 
 def open_pairs_first(bots: Sequence[str], ratings: Mapping[str, Rating], decided: Collection[frozenset[str]],
-                     played: Mapping[str, int]) -> list[tuple[str, str]]:
-    """Return the neighbour pairs of the order by mu, open ones first, widest overlap first."""
+                     played: Mapping[str, int], *, warm: Mapping[str, int] | None = None, seats: int = 0,
+                     tolerance: float = 0.0) -> list[tuple[str, str]]:
+    """Return the neighbour pairs of the order by mu, open ones first, widest overlap first.
+
+    With ``tolerance`` > 0, overlaps are compared on a grid of that step first, and within a step the pair that
+    would start fewer processes (``seats`` per bot, less those ``warm``) goes first; pairs that would start as
+    many keep the order of their overlaps.
+    """
     default = Rating()
     order = sorted(bots, key=lambda b: (-ratings.get(b, default).mu, b))
     pairs = list(itertools.pairwise(order))
+    held = warm or {}
 
-    def key(pair: tuple[str, str]) -> tuple[bool, float, int, str]:
+    def key(pair: tuple[str, str]) -> tuple[bool, float, int, float, int, str]:
         a, b = (ratings.get(x, default) for x in pair)
         overlap = 1.0 - win_probability_of_order(a, b)
-        return frozenset(pair) in decided, -overlap, played.get(pair[0], 0) + played.get(pair[1], 0), pair[0]
+        step, starts = overlap, 0
+        if tolerance > 0:
+            step = math.floor(overlap / tolerance)
+            starts = sum(max(0, seats - held.get(bot, 0)) for bot in pair)
+        return (frozenset(pair) in decided, -step, starts, -overlap, played.get(pair[0], 0) + played.get(pair[1], 0),
+                pair[0])
 
     return sorted(pairs, key=key)
 

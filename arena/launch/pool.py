@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,6 +205,10 @@ class ProcessPool:
     def starts(self) -> int:
         """Processes started so far, at seating or ahead."""
         return self.figures.starts
+
+    def held(self) -> Counter[str]:
+        """Return how many processes of each bot the pool holds: idle, seated or starting ahead."""
+        return Counter(name for name, _ in self._running)
 
     def started_at(self, table: int) -> int:
         """Return the processes started for the last :meth:`seat` of ``table``: at seating, or ahead of it."""
