@@ -5,8 +5,9 @@ Run: python benchmarks/search.py [--seconds S] [--seats N]
 One core, one process, CPU time (``time.process_time``). For each game: positions from seeded greedy matches
 (every 7th step), then (1) ``MatchState.clone`` of those positions, (2) ``sample_world`` from the seat to play's
 view and knowledge, (3) playouts: a clone of a sampled world played on by the greedy rollout policy with ``simulate`` to
-the end of its round, counting the engine steps applied. Target (issue 21): 20,000 Cabanga! playout steps a
-second.
+the end of its round, counting the engine steps applied; for Cabanga!, also (4) the search bot's own playouts on
+ints (``playout``: pack the world, play a first play, the round on). Target (issue 21): 20,000 Cabanga! playout
+steps a second.
 """
 
 from __future__ import annotations
@@ -73,6 +74,18 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
 
     print(f"{name:8} {seats} seats: {rate(clones, seconds):9,.0f} clones/s  {rate(samples, seconds):8,.0f} "
           f"sampled worlds/s  {rate(steps, seconds):8,.0f} playout steps/s (clone + simulate, greedy policy)")
+    if hasattr(tools, "playout"):
+        packed = [(tools.pack(world), world.pending()[0].choices[0]) for world in worlds
+                  if world.pending()[0].kind == "play"]
+
+        def fast() -> int:
+            total = 0
+            for pack, play in packed:
+                total += tools.playout(pack, play, random.Random(7))[0] + 1
+            return total
+
+        print(f"{'':8} {seats} seats: {rate(fast, seconds):8,.0f} playout steps/s on ints (pack + playout, what "
+              "the search bot plays)")
 
 
 def main() -> None:
