@@ -13,7 +13,6 @@ import os
 import random
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +32,7 @@ from arena.ladder.estimate import Evidence, SequentialTest, Verdict
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
+from arena.launch import tempdir
 from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list, merge_bot_lists
 from arena.launch.jail import shared_folders
 from arena.launch.process import LaunchError, machine_sandbox
@@ -942,8 +942,7 @@ def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: st
     test = SequentialTest(zone, alpha, beta)
     with contextlib.ExitStack() as stack:
         if db_path is None:
-            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-compare-"))
-            db_path = Path(folder) / "compare.db"
+            db_path = stack.enter_context(tempdir.folder("compare")) / "compare.db"
         others = f", with {', '.join(b.name for b in chosen[2:])}" if count > 2 else ""
         heading = (f"compare: {first} against {second} at {game.title}, {count} seats{others}, on shared deals "
                    f"until the test decides ({test.describe()}) or {matches} matches are played")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from arena.core import replay as replay_format
 from arena.core.deals import DealKey
 from arena.core.referee import DEFAULT_CLOCK, Clock, MatchRecord, MatchSummary, referee_match
 from arena.games.base import Game, Options
+from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.runner import serving
@@ -172,7 +172,7 @@ class LocalExecutor:
             server = await stack.enter_async_context(serving())
             log_dir = self.log_dir
             if log_dir is None:
-                log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-logs-")))
+                log_dir = stack.enter_context(tempdir.folder("logs"))
             if self.make_pool is not None:
                 self.pool = self.make_pool(server)
             else:

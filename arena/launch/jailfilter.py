@@ -24,6 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from arena.launch import tempdir
+
 DENIED: dict[str, tuple[str, ...]] = {
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
     "kernel keyring": ("keyctl", "add_key", "request_key"),
@@ -115,7 +117,8 @@ def build(folder: str | None = None, *, without: Collection[str] = ()) -> JailFi
                        seccomp.Arg(0, seccomp.NE, PERSONALITY_DEFAULT))
         # a new file of a random name (never one that someone else could have put there first), gone with
         # this process
-        fd, path = tempfile.mkstemp(prefix="arena-seccomp-", suffix=".bpf", dir=folder)
+        tempdir.remove_stale("seccomp", folder)
+        fd, path = tempfile.mkstemp(prefix=tempdir.prefix("seccomp"), suffix=".bpf", dir=folder)
         atexit.register(_remove, path)
         with os.fdopen(fd, "wb") as file:
             rules.export_bpf(file)

@@ -15,7 +15,6 @@ import copy
 import functools
 import os
 import shutil
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.core.deals import DealKey, DealLedger
+from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError, log_file_name, machine_sandbox, raise_open_files
 from arena.launch.sandbox import Cgroups, Isolation, Sandbox, make_bot_group, own_cgroups, remove_bot_group
@@ -117,28 +117,6 @@ class PoolFigures:
     peak_memory: int = 0
 
 
-FOLDER_PREFIX = "arena-bots-"
-"""A table's private folder of sockets, in the temporary folder: the prefix, the arena's pid, a random part."""
-
-
-def _remove_stale_folders() -> None:
-    """Remove the socket folders of arenas that are gone (killed before they could clear up)."""
-    with contextlib.suppress(OSError):
-        for entry in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
-            pid = entry.name.removeprefix(FOLDER_PREFIX).split("-")[0]
-            if pid.isdigit() and entry.is_dir() and not _alive(int(pid)):
-                shutil.rmtree(entry, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process
-        return True
-    return True
-
 
 class ProcessPool:
     """The bot processes of a table, or of every table of a machine, each with its own socket, kept warm.
@@ -217,8 +195,7 @@ class ProcessPool:
     def _session_folder(self) -> Path:
         """Return a new folder for one launched bot's socket, inside the pool's private folder."""
         if self._folder is None:
-            _remove_stale_folders()
-            self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
+            self._folder = tempdir.new_folder("bots")
         self._made += 1
         return self._folder / str(self._made)
 

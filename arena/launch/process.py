@@ -20,13 +20,13 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
 from arena.games import ENVIRONMENT as GAMES_ENVIRONMENT
 from arena.games import registered
+from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.jail import jail_binds, jail_path, registered_game_folders
 from arena.launch.sandbox import (
@@ -222,7 +222,7 @@ class BotProcess:
         self._check_command(argv)
         jailed = self.sandbox.isolation is Isolation.JAIL
         if not jailed:
-            self.scratch = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+            self.scratch = tempdir.new_folder("scratch")
         home = JAIL_SCRATCH if jailed else str(self.scratch)
         socket = address.removeprefix("unix:") if address.startswith("unix:") else None
         env = {

@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import secrets
 import statistics
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from arena.core.deals import DealKey
 from arena.core.referee import DEFAULT_CLOCK, Clock, MatchRecord, referee_match
 from arena.games.base import Event, Game, Options
+from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool
 from arena.launch.sandbox import Sandbox
@@ -29,8 +29,8 @@ async def serving(address: str | None = None) -> AsyncIterator[ArenaServer]:
     ``address`` (``HOST:PORT``) if given, for remote bots. Each bot a table launches has a server of its own.
     """
     server = ArenaServer()
-    with tempfile.TemporaryDirectory(prefix="arena-") as folder:
-        await server.start(f"unix:{Path(folder) / 'arena.sock'}", also=[address] if address else [])
+    with tempdir.folder("serve") as folder:
+        await server.start(f"unix:{folder / 'arena.sock'}", also=[address] if address else [])
         try:
             yield server
         finally:
@@ -71,8 +71,8 @@ async def run_match(
     """
     async with serving(address) as server:
         # without a log folder the bots still log to a private one, so a bot that fails to start can say why
-        with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:
-            table = ProcessPool(server, log_dir=log_dir or Path(scratch), sandbox=sandbox)
+        with tempdir.folder("logs") as scratch:
+            table = ProcessPool(server, log_dir=log_dir or scratch, sandbox=sandbox)
             match_id = match_id or new_match_id(game)
             try:
                 seats = await table.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.launch import supervisor
+from arena.launch import supervisor, tempdir
 from arena.launch.supervisor import (
     CGROUP_PREFIX,
     DEFAULT_CPU_SECONDS,
@@ -334,7 +334,7 @@ def clean_stale_stages(folder: str = "/tmp") -> int:
     with contextlib.suppress(OSError):
         for entry in os.listdir(folder):
             pid = entry.removeprefix(STAGE_PREFIX).split("-")[0]
-            if entry.startswith(STAGE_PREFIX) and pid.isdigit() and not _alive(int(pid)):
+            if entry.startswith(STAGE_PREFIX) and pid.isdigit() and not tempdir.alive(int(pid)):
                 with contextlib.suppress(OSError):
                     os.rmdir(os.path.join(folder, entry))  # empty on the host: the mounts were the child's
                     removed += 1
@@ -387,7 +387,7 @@ def clean_stale_cgroups(cgroups: Cgroups) -> int:
             for entry in os.listdir(folder):
                 if entry.startswith(BOT_GROUP_PREFIX):
                     arena = entry.removeprefix(BOT_GROUP_PREFIX).split("-")[0]
-                    if arena.isdigit() and not _alive(int(arena)):
+                    if arena.isdigit() and not tempdir.alive(int(arena)):
                         _remove_tree(os.path.join(folder, entry))
                         removed += 1
                     continue
@@ -400,16 +400,6 @@ def clean_stale_cgroups(cgroups: Cgroups) -> int:
                         os.rmdir(os.path.join(folder, entry))
                         removed += 1
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _is_supervisor(pid: int) -> bool:

@@ -15,7 +15,6 @@ import contextlib
 import json
 import random
 import statistics
-import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ from arena.core.referee import (
 from arena.games import all_games, get_game
 from arena.games.base import Game, IllegalDecisionError, MatchResult, decision_text
 from arena.games.tools import EdgeState, game_tools
+from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.jail import shared_folders
 from arena.launch.pool import ProcessPool
@@ -166,8 +166,8 @@ class BotDriver:
     @classmethod
     @contextlib.asynccontextmanager
     async def open(cls, spec: BotSpec, log_dir: Path | None = None) -> AsyncIterator[BotDriver]:
-        with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
-            folder = log_dir or Path(scratch)
+        with tempdir.folder("check") as scratch:
+            folder = log_dir or scratch
             async with serving() as server:
                 table = ProcessPool(server, log_dir=folder)
                 try:
