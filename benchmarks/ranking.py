@@ -1,6 +1,7 @@
 """Does the ladder find the true order of a graded field, and how fast? (issue 12)
 
 Run: python benchmarks/ranking.py [--game cabanga|lama] [--runs N] [--at 100,300,1000,2000] [--quick]
+                                  [--pool K [--blind]]
      python benchmarks/ranking.py --until-decided [--budget N] [--zone Z --alpha A --beta B]
      python benchmarks/ranking.py --truth N      (establish the true order: N uniform deal sets)
 
@@ -18,6 +19,11 @@ TrueSkill's mu, with its standard error, and each bot's share of the matches (a 
 With --until-decided, each run goes until the sequential test has decided every neighbour pair (or
 --budget matches): how often it stops, after how many matches, and how often the order at the stop is
 right. Runs are spread over --workers processes (default 2).
+
+With --pool K, the scheduler is told what a machine's pool of K warm processes holds (issue 23): each deal set
+needs a process per rotation of each bot in it; those the pool lacks are started (counted as "starts"), and
+the least recently used bots' processes go beyond K. With --blind the pool is simulated and its starts counted,
+but the scheduler is not told: compare the order's truth, the shares and the starts with and without it.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ FIELDS: dict[str, tuple[list[str], list[float]]] = {
 
 
 def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: SequentialTest | None,
-               budget: int) -> dict[str, Any]:
+               budget: int, pool: int = 0, blind: bool = False) -> dict[str, Any]:
     """Play one ladder; return the order and shares at each checkpoint, or where it stopped."""
     truth, epsilons = FIELDS[game]
     field = graded_field(game, epsilons)
@@ -72,6 +78,8 @@ def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: Sequential
     marks = sorted(checkpoints)
     deal = 0
     stopped = False
+    held: dict[str, int] = {}  # a simulated machine pool: processes held per bot, least recently used first
+    starts = 0
     while count < budget:
         decided: set[frozenset[str]] = set()
         if test is not None:
@@ -83,7 +91,20 @@ def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: Sequential
                 stopped = True
                 break
         rng = random.Random(f"arena-ladder/{ladder_seed}/group/{deal}")
-        group = scheduler.next_group(FieldState(bots, ratings, played, decided), SEATS, rng)
+        warm = {} if blind else dict(held)
+        group = scheduler.next_group(FieldState(bots, ratings, played, decided, warm=warm), SEATS, rng)
+        if pool:
+            for bot in group:
+                have = held.pop(bot, 0)
+                starts += max(0, SEATS - have)
+                held[bot] = max(have, SEATS)  # most recently used last
+            while sum(held.values()) > pool:
+                oldest = next(iter(held))
+                if oldest in group:
+                    break
+                held[oldest] -= 1
+                if not held[oldest]:
+                    del held[oldest]
         seed = deal_seed(ladder_seed, deal)
         for rotation in range(SEATS):
             seating = rotation_seating(group, rotation)
@@ -104,7 +125,7 @@ def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: Sequential
                 by_mu = sorted(bots, key=lambda b: -ratings.get(b, system.initial()).mu)
                 points.append({"matches": count, "right": point_order(evidence) == truth,
                                "mu_right": by_mu == truth,
-                               "share": {b: played.get(b, 0) / count for b in truth}})
+                               "share": {b: played.get(b, 0) / count for b in truth}, "starts": starts})
         deal += 1
     result: dict[str, Any] = {"points": points}
     if test is not None:
@@ -112,7 +133,7 @@ def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: Sequential
     return result
 
 
-def _job(args: tuple[str, int, list[int], SequentialTest | None, int]) -> dict[str, Any]:
+def _job(args: tuple[str, int, list[int], SequentialTest | None, int, int, bool]) -> dict[str, Any]:
     return ladder_run(*args)
 
 
@@ -160,6 +181,10 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=SequentialTest().alpha)
     parser.add_argument("--beta", type=float, default=SequentialTest().beta)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--pool", type=int, default=0, metavar="K",
+                        help="tell the scheduler what a pool of K warm processes holds (default 0: no pool)")
+    parser.add_argument("--blind", action="store_true",
+                        help="with --pool: count its starts, but tell the scheduler nothing")
     parser.add_argument("--first-run", type=int, default=0, help="number of the first run (its ladder seed)")
     parser.add_argument("--truth", type=int, default=0, metavar="N", help="establish the true order from N deal sets")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
@@ -173,7 +198,7 @@ def main() -> None:
         checkpoints = [c for c in checkpoints if c <= 1000] or checkpoints[:1]
     test = SequentialTest(args.zone, args.alpha, args.beta) if args.until_decided else None
     budget = args.budget if test is not None else max(checkpoints)
-    jobs = [(args.game, run, checkpoints if test is None else [], test, budget)
+    jobs = [(args.game, run, checkpoints if test is None else [], test, budget, args.pool, args.blind)
             for run in range(args.first_run, args.first_run + runs)]
     results = []
     with ProcessPoolExecutor(args.workers) as pool:
@@ -200,15 +225,19 @@ def main() -> None:
         right = sum(r["points"][i]["right"] for r in results) / runs
         mu_right = sum(r["points"][i]["mu_right"] for r in results) / runs
         share = {b: round(statistics.mean(r["points"][i]["share"][b] for r in results), 3) for b in truth}
-        row = {"game": args.game, "matches": at, "runs": runs, "p_order_right": round(right, 3),
+        starts = statistics.mean(r["points"][i]["starts"] for r in results)
+        row = {"game": args.game, "matches": at, "runs": runs, "pool": args.pool, "blind": args.blind,
+               "p_order_right": round(right, 3),
                "se": round(math.sqrt(right * (1 - right) / runs), 3), "p_trueskill_mu_right": round(mu_right, 3),
-               "share": share}
+               "share": share, "starts": round(starts, 1)}
         if args.json:
             print(json.dumps(row))
         else:
             print(f"{args.game} {at:>5} matches, {runs} runs: P(order right) {right:.2f} +- {row['se']:.2f} "
                   f"(TrueSkill mu order {mu_right:.2f}); share of matches best first: "
-                  + " ".join(f"{v:.2f}" for v in share.values()), flush=True)
+                  + " ".join(f"{v:.2f}" for v in share.values())
+                  + (f"; process starts {starts:.0f} (pool of {args.pool}{', blind' if args.blind else ''})"
+                     if args.pool else ""), flush=True)
 
 
 if __name__ == "__main__":
