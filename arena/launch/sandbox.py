@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import glob
 import os
 import select
 import signal
@@ -235,7 +236,8 @@ class Sandbox:
 
 
 def _system_binds() -> list[str]:
-    """Return bwrap's arguments for the system's read-only runtime: /usr, the /lib and /bin folders, bits of /etc."""
+    """Return bwrap's arguments for the system's read-only runtime: /usr, the /lib and /bin folders, bits of /etc
+    (the JDK's configuration among them)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
@@ -247,6 +249,11 @@ def _system_binds() -> list[str]:
         path = f"/etc/{name}"
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
+    # The JDK's own configuration, which Debian and Ubuntu keep in /etc/java-<N>-openjdk and link from the JDK's
+    # conf/ and lib/ in /usr/lib/jvm (java.security, jvm.cfg, logging.properties...): without it a JVM stops at
+    # its first security check ("Error loading java.security file"). Public defaults, read-only, like ssl.
+    for path in sorted(glob.glob("/etc/java-*-openjdk")):
+        args += ["--ro-bind", path, path]
     return args
 
 
