@@ -1,9 +1,11 @@
-"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript, C++ or Go, that pass ``arena check``.
+"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript, C++, Go or Java, that pass
+``arena check``.
 
-The JavaScript, C++ and Go bots are copies of the bundled examples (``bots/js``, ``bots/cpp``, ``bots/go``) with
-the protocol's .proto files beside them, so the new folder stands on its own: ``proto/arena/v2/arena.proto`` (the
-envelope) and ``proto/arena/games/<name>/<name>.proto`` (the messages of each game the bot plays), the layout the
-examples' ``bot.js``, ``CMakeLists.txt`` and ``build.sh`` look for. The Python bot uses :mod:`arena.sdk`.
+The JavaScript, C++, Go and Java bots are copies of the bundled examples (``bots/js``, ``bots/cpp``, ``bots/go``,
+``bots/java``) with the protocol's .proto files beside them, so the new folder stands on its own:
+``proto/arena/v2/arena.proto`` (the envelope) and ``proto/arena/games/<name>/<name>.proto`` (the messages of each
+game the bot plays), the layout the examples' ``bot.js``, ``CMakeLists.txt`` and ``build.sh`` look for. The Python
+bot uses :mod:`arena.sdk`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from arena.games import game_packages, get_game
 from arena.games.tools import game_tools
 
-LANGUAGES = ("python", "js", "cpp", "go")
+LANGUAGES = ("python", "js", "cpp", "go", "java")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
 
@@ -51,6 +53,7 @@ _COMMANDS = {
     "js": '["node", "bot.js"]',
     "cpp": '["./build/arena-bot"]',
     "go": '["./build/arena-bot"]',
+    "java": '["./build/arena-bot"]',
 }
 _BEFORE = {
     "python": "",
@@ -59,13 +62,17 @@ _BEFORE = {
            "# g++).\n",
     "go": "# First: sh build.sh (offline; needs golang-go golang-google-grpc-dev golang-google-protobuf-dev\n"
           "# golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler).\n",
+    "java": "# First: sh build.sh (offline; needs openjdk-17-jdk-headless protobuf-compiler\n"
+            "# protobuf-compiler-grpc-java-plugin libgrpc-java libprotobuf-java libnetty-java libperfmark-java\n"
+            "# libguava-java). build/arena-bot runs the JVM within the default limits (see build.sh).\n",
 }
 
 _CPP_GAMES = ("cabanga", "lama")
-"""The games whose views the C++ and Go examples (``bots/cpp/bot.cc``, ``bots/go/main.go``) decode: the C++ CMake
-file compiles their .proto. Both answer any other game's requests from the envelope alone (the first legal
-choice), so they take every game; the game's own .proto is copied beside for the author to decode its views
-(Go's ``build.sh`` compiles every game's .proto it finds; for C++ add the game to ``GAMES`` in CMakeLists.txt)."""
+"""The games whose views the C++, Go and Java examples (``bots/cpp/bot.cc``, ``bots/go/main.go``,
+``bots/java/Bot.java``) decode: the C++ CMake file compiles their .proto. All three answer any other game's
+requests from the envelope alone (the first legal choice), so they take every game; the game's own .proto is copied
+beside for the author to decode its views (Go's and Java's ``build.sh`` compile every game's .proto they find; for
+C++ add the game to ``GAMES`` in CMakeLists.txt)."""
 
 _MANIFEST = {
     "python": ('command = ["bot.py"]\nruntime = "python"\n', ""),
@@ -77,8 +84,14 @@ _MANIFEST = {
     "go": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
            "# The contest builds it in its jail, offline, with Debian's Go packages (build.sh says which): delete\n"
            "# your own build/ folder before you submit.\n"),
+    "java": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
+             "# The contest builds it in its jail, offline, with Debian's Java packages (build.sh says which);\n"
+             "# build/arena-bot runs the system's JVM. Delete your own build/ folder before you submit.\n"),
 }
 """What ``bot.toml`` says of a bot in each language: the manifest a contest takes it with (``arena submit``)."""
+_BUILT_BY_SCRIPT = {"go": ("main.go", "build.sh"), "java": ("Bot.java", "build.sh")}
+"""The files ``arena new`` copies of the Go and Java examples: the program, and the ``build.sh`` that generates the
+protocol's code from ``proto/`` and builds it offline from Debian's packages."""
 CONTEST_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 """The names a contest takes (a bot name that is not one gets no ``bot.toml``)."""
 
@@ -132,10 +145,11 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
         package = (bundled / "js" / "package.json").read_text(encoding="utf-8")
         files["package.json"] = package.replace('"arena-js-bot"', f'"{name.lower()}"', 1)
         files.update(_protos(proto, (game,)))  # bot.js loads every game's .proto it finds
-    elif lang == "go":
-        for file in ("main.go", "build.sh"):
-            files[file] = (bundled / "go" / file).read_bytes()
-        # main.go imports the code of cabanga.proto and lama.proto; any other game is played from the envelope
+    elif lang in _BUILT_BY_SCRIPT:
+        for file in _BUILT_BY_SCRIPT[lang]:
+            files[file] = (bundled / lang / file).read_bytes()
+        # main.go and Bot.java import the code of cabanga.proto and lama.proto; any other game is played from the
+        # envelope
         files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
         files[".gitignore"] = "build/\n"
     else:
