@@ -40,8 +40,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 
 public final class Bot {
     /** A request older than its timeout less this is skipped (the arena has applied its default). */
@@ -184,7 +183,7 @@ public final class Bot {
         return ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
 
-    /** Copies what ``from`` reads to ``to`` until ``from`` ends, then ends ``to``'s output. */
+    /** Copies what {@code from} reads to {@code to} until {@code from} ends, then ends {@code to}'s output. */
     static void pump(SocketChannel from, SocketChannel to) {
         Thread thread = new Thread(() -> {
             ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
@@ -210,14 +209,15 @@ public final class Bot {
         thread.start();
     }
 
-    /** ARENA_ADDRESS is "unix:/path/to/socket" (the arena's usual one) or "host:port". One event loop thread and
-     * the caller's thread for callbacks (directExecutor): the bot needs no more. */
+    /** ARENA_ADDRESS is "unix:/path/to/socket" (the arena's usual one) or "host:port" (a remote bot's). One event
+     * loop thread, which also runs the callbacks (directExecutor): the bot needs no more. */
     static ManagedChannel dial(String address) throws IOException {
         NettyChannelBuilder builder;
         if (address.startsWith("unix:")) {
             String path = address.substring("unix:".length());
             path = path.startsWith("//") ? path.substring(2) : path;
-            builder = NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), relay(path)));
+            int port = relay(path);
+            builder = NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         } else {
             builder = NettyChannelBuilder.forTarget(address);
         }
@@ -229,43 +229,29 @@ public final class Bot {
 
     // ------------------------------------------------------------------------------------------------ the stream
 
-    /** What the stream delivers, in order: a message, its end, or its failure. */
-    record Received(ArenaMessage message, Throwable error) {}
-
-    public static void main(String[] args) throws Exception {
-        String address = System.getenv("ARENA_ADDRESS");
-        String token = System.getenv("ARENA_TOKEN");
-        if (address == null || address.isEmpty() || token == null || token.isEmpty()) {
-            System.err.println("arena: ARENA_ADDRESS and ARENA_TOKEN must be set");
-            System.exit(2);
-        }
-        warmUp();
-        ManagedChannel channel = dial(address);
-        // gRPC calls back on its event loop; the main thread decides, so the messages wait in a queue
-        BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
-        StreamObserver<BotMessage> outbox = ArenaGrpc.newStub(channel).play(new StreamObserver<ArenaMessage>() {
-            @Override public void onNext(ArenaMessage message) { inbox.add(new Received(message, null)); }
-            @Override public void onError(Throwable error) { inbox.add(new Received(null, error)); }
-            @Override public void onCompleted() { inbox.add(new Received(null, null)); }
-        });
-        Hello hello = Hello.newBuilder().setToken(token).setProtocolVersion(2).setAgent("arena-java-example").build();
-        outbox.onNext(BotMessage.newBuilder().setHello(hello).build());
+    /** The arena's stream, from the bot's side. gRPC calls it on its event loop's one thread (directExecutor), and
+     * it decides there too: a message handed to another thread would wait for that thread to wake up, two such
+     * waits per request (the answer's write goes back to the event loop), which double the bot's latency on a
+     * busy machine. While it decides nothing else needs the loop: the arena's next messages wait in the socket. */
+    static final class Session implements StreamObserver<ArenaMessage> {
+        /** The process's exit status, once the stream is over. */
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        private final StreamObserver<BotMessage> outbox;
         // A request that waited in the stream while the bot was busy is skipped once its time has run out: its age
         // comes from the arena's clock (sent_time_ms) and the offset between the clocks measured at the Welcome.
-        long offsetMs = 0;
-        boolean haveOffset = false;
-        int status = 0;
-        while (true) {
-            Received received = inbox.take();
-            if (received.message() == null) {
-                Status failed = received.error() == null ? Status.OK : Status.fromThrowable(received.error());
-                if (failed.getCode() != Status.Code.OK && failed.getCode() != Status.Code.CANCELLED) {
-                    System.err.println("arena: stream failed: " + failed);
-                    status = 1;
-                }
-                break;
-            }
-            ArenaMessage message = received.message();
+        private long offsetMs;
+        private boolean haveOffset;
+        private boolean closed;
+
+        Session(ArenaGrpc.ArenaStub stub, String token) {
+            outbox = stub.play(this);
+            Hello hello = Hello.newBuilder().setToken(token).setProtocolVersion(2).setAgent("arena-java-example")
+                    .build();
+            outbox.onNext(BotMessage.newBuilder().setHello(hello).build());
+        }
+
+        @Override
+        public void onNext(ArenaMessage message) {
             switch (message.getBodyCase()) {
                 case WELCOME -> {
                     if (message.getWelcome().getArenaTimeMs() != 0) {
@@ -284,21 +270,53 @@ public final class Bot {
                     if (haveOffset && request.getSentTimeMs() != 0) {
                         long age = System.currentTimeMillis() - offsetMs - request.getSentTimeMs();
                         if (age > request.getTimeoutMs() - SAFETY_MARGIN_MS) {
-                            continue; // too late to count: the arena has applied the default already
+                            return; // too late to count: the arena has applied the default already
                         }
                     }
                     outbox.onNext(BotMessage.newBuilder().setAnswer(answer(request)).build());
                 }
                 case MATCH_END -> logScores(message.getMatchEnd().getEventsList());
-                case GOODBYE -> {
-                    outbox.onCompleted();
-                    channel.shutdown();
-                    System.exit(0);
-                }
+                case GOODBYE -> finish(0);
                 default -> { } // a message of a newer arena: skipped
             }
         }
-        outbox.onCompleted();
+
+        @Override
+        public void onError(Throwable error) {
+            Status status = Status.fromThrowable(error);
+            if (status.getCode() != Status.Code.CANCELLED) {
+                System.err.println("arena: stream failed: " + status);
+            }
+            closed = true; // the call is over: no half-close
+            done.complete(status.getCode() == Status.Code.CANCELLED ? 0 : 1);
+        }
+
+        @Override
+        public void onCompleted() {
+            finish(0);
+        }
+
+        /** Ends the bot's side of the stream (once: the arena may close its side after its Goodbye). */
+        private void finish(int status) {
+            if (!closed) {
+                closed = true;
+                outbox.onCompleted();
+            }
+            done.complete(status);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String address = System.getenv("ARENA_ADDRESS");
+        String token = System.getenv("ARENA_TOKEN");
+        if (address == null || address.isEmpty() || token == null || token.isEmpty()) {
+            System.err.println("arena: ARENA_ADDRESS and ARENA_TOKEN must be set");
+            System.exit(2);
+        }
+        warmUp();
+        ManagedChannel channel = dial(address);
+        Session session = new Session(ArenaGrpc.newStub(channel), token);
+        int status = session.done.get();
         channel.shutdownNow();
         System.exit(status);
     }
