@@ -4,7 +4,8 @@
 #   apt-get install openjdk-17-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin \
 #       libgrpc-java libprotobuf-java libnetty-java libperfmark-java libguava-java
 # Those put the jars in /usr/share/java: javac compiles against them and the JVM runs with them on its classpath,
-# so there is no Maven, no Gradle and no network. (Elsewhere, set JAVA_LIBS to a folder holding the same jars.)
+# so there is no Maven, no Gradle and no network. (Elsewhere, set JAVA_LIBS to a folder holding the same jars,
+# and GRPC_JAVA_PLUGIN to the plugin if grpc_java_plugin is not on the PATH.)
 #
 #   sh build.sh        (in this folder, or from anywhere: it works in its own folder)
 set -eu
