@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE: dict[str, tuple[str, tuple[str, ...]]] = {
     # name: (module, the tests that cover it)
     "cabanga": ("arena/games/cabanga/rules.py", ("tests/games/test_cabanga.py", "tests/games/test_conformance.py")),
-    "lama": ("arena/games/lama/rules.py", ("tests/games/test_lama.py", "tests/games/test_conformance.py")),
+    "lama": ("arena/games/lama/rules.py", ("tests/games/test_lama.py", "tests/games/test_lama_exact.py",
+                                           "tests/games/test_conformance.py")),
     "base": ("arena/games/base.py", ("tests/games",)),
     "referee": ("arena/core/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_"
                                           "differ_only_in_hidden_cards_send_the_other_seats_the_same_messages")),
