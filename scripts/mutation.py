@@ -35,7 +35,8 @@ CORE: dict[str, tuple[str, tuple[str, ...]]] = {
     "lama": ("arena/games/lama/rules.py", ("tests/games/test_lama.py", "tests/games/test_lama_exact.py",
                                            "tests/games/test_conformance.py")),
     "base": ("arena/games/base.py", ("tests/games",)),
-    "referee": ("arena/core/referee.py", ("tests/test_referee.py", "tests/test_hiding.py::test_g2_matches_that_"
+    "referee": ("arena/core/referee.py", ("tests/test_referee.py", "tests/test_referee_exact.py",
+                                          "tests/test_hiding.py::test_g2_matches_that_"
                                           "differ_only_in_hidden_cards_send_the_other_seats_the_same_messages")),
     "deals": ("arena/core/deals.py", ("tests/test_deal_ledger.py",
                                       "tests/test_deals.py::test_the_ledger_gives_each_rotation_its_own_process")),
