@@ -575,9 +575,10 @@ def test_a_throw_window_holds_the_next_request_until_it_closes_asked_in_or_not()
     assert record.steps[1] == {1: "a", 2: "a"}
 
 
-def test_without_a_throw_window_no_request_waits() -> None:
+@pytest.mark.parametrize("window", [{}, {"throw_window": 0.0}], ids=["by-default", "zero"])
+def test_without_a_throw_window_no_request_waits(window: dict[str, float]) -> None:
     bots = [Bot("zero", answer((A,), after=0.125)), Bot("one")]
-    play([Turn((0,), opens=True), Turn((1,), sealed=True), Turn((0,), opens=True)], bots, throw_window=0.0)
+    play([Turn((0,), opens=True), Turn((1,), sealed=True), Turn((0,), opens=True)], bots, **window)
     assert bots[0].asked_at == pytest.approx([0.0, 0.125], abs=NEAR)
     assert bots[1].asked_at == pytest.approx([0.125], abs=NEAR)
     assert bots[1].overs[0].at == pytest.approx(0.25, abs=NEAR)
