@@ -208,3 +208,21 @@ def test_the_group_prefers_warm_bots_among_equals_and_plays_the_same_without_a_p
     chosen = FairScheduler().next_group(FieldState(list(ratings), ratings, played, warm=warm), SEATS,
                                         random.Random(3))
     assert sorted(chosen) == ["e", "f", "g", "h"] != sorted(plain)
+
+
+def test_a_pair_is_charged_the_starts_its_bots_lack_exactly() -> None:
+    """Each bot of a pair needs ``seats`` processes: a fully warm bot costs no start, a bot the pool does not
+    hold costs ``seats``, one held once ``seats - 1``; and without a tolerance the pool is not looked at."""
+    ratings = {"a": Rating(40, 2), "b": Rating(39, 2), "c": Rating(20, 2), "d": Rating(19.2, 2)}
+    played = dict.fromkeys(ratings, 10)
+
+    def first(warm: dict[str, int], tolerance: float = 0.05) -> tuple[str, str]:
+        pairs = open_pairs_first(sorted(ratings), ratings, set(), played, warm=warm, seats=3, tolerance=tolerance)
+        return pairs[0]
+
+    # c-d overlaps more (the same step): it goes first whenever a-b would not start fewer processes
+    assert first({}) == ("c", "d")
+    assert first({"a": 3, "b": 3, "c": 2, "d": 3}) == ("a", "b")  # 0 starts against 1
+    assert first({"a": 1, "b": 1}) == ("a", "b")  # 4 starts against 6: a bot not held lacks all 3
+    assert first({"a": 3, "b": 3}, tolerance=0.0) == ("c", "d")
+    assert open_pairs_first(sorted(ratings), ratings, set(), played, warm={"a": 3, "b": 3}, seats=3)[0] == ("c", "d")
