@@ -28,7 +28,7 @@ from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder.board import Board, BoardLine, build_board
 from arena.ladder.cluster import ClusterError
-from arena.ladder.estimate import Evidence, SequentialTest, Verdict
+from arena.ladder.estimate import Evidence, SequentialTest, Verdict, mean_score_interval
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
@@ -956,7 +956,9 @@ def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: st
             store.close()
     verdict = test.verdict(paired)
     mean = sum(paired) / len(paired) if paired else 0.5
-    summary = f"{len(paired)} shared deal sets, mean score of {first} against {second} {mean:.3f}"
+    interval = mean_score_interval(paired)
+    within = f", 95% interval {interval[0]:.3f}-{interval[1]:.3f}" if interval is not None else ""
+    summary = f"{len(paired)} shared deal sets, mean score of {first} against {second} {mean:.3f}{within}"
     if verdict is Verdict.FIRST:
         click.echo(f"{first} is better ({summary})")
     elif verdict is Verdict.SECOND:

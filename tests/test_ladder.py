@@ -13,6 +13,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -712,7 +713,11 @@ def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
     result = arena("compare", "lama-random", "lama-steady", "--bots", bots, "--game", "lama", "--seats", "3",
                    "--zone", "0.2", "-o", "rounds=1", "--tables", "2", "--db", tmp_path / "c.db")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1].startswith("lama-steady is better (")
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("lama-steady is better (")
+    said_interval = r"against lama-steady ([0-9.]+), 95% interval ([0-9.]+)-([0-9.]+)\)$"
+    mean, low, high = (float(x) for x in re.findall(said_interval, last)[0])
+    assert low < mean < high and high - low < 1
     said = result.stderr.splitlines()
     assert said[0].startswith("compare: lama-random against lama-steady at L.A.M.A., 3 seats, with lama-quitter")
     assert not any(line.startswith("ladder:") or "outside matches" in line for line in said), said

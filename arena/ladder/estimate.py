@@ -384,3 +384,16 @@ def estimate(evidence: Evidence, *, test: SequentialTest | None = None, replicat
             behind=sum(1 for s in scores if s < 0.5),
             mean_score=math.fsum(scores) / len(scores) if scores else 0.5, verdict=test.verdict(scores)))
     return Estimate(rows, pairs, replicates)
+
+
+def mean_score_interval(scores: Sequence[float], z: float = 1.96) -> tuple[float, float] | None:
+    """Return the interval of a mean pairwise score over deal sets (:meth:`Evidence.paired`, one score per deal
+    set: the rotations of one deal share its cards, the deal sets are independent): the mean plus and minus
+    ``z`` standard errors (1.96: 95%, the normal approximation), clipped to [0, 1]; ``None`` under two deal sets.
+    """
+    n = len(scores)
+    if n < 2:
+        return None
+    mean = math.fsum(scores) / n
+    spread = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1) / n)
+    return max(0.0, mean - z * spread), min(1.0, mean + z * spread)
