@@ -723,6 +723,7 @@ def test_c16_new_match_rejects_foreign_options() -> None:
     ],
 )
 def test_c2_c3_arranged_rejects_impossible_positions(kwargs: dict[str, Any], message: str) -> None:
+    kwargs = dict(kwargs)  # the parameter is shared between runs of the test in one process (mutmut's)
     hands = kwargs.pop("hands")
     with pytest.raises(GameError, match=message):
         arrange(*hands, **kwargs)
