@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CORE: dict[str, tuple[str, tuple[str, ...]]] = {
     # name: (module, the tests that cover it)
-    "cabanga": ("arena/games/cabanga/rules.py", ("tests/games/test_cabanga.py", "tests/games/test_conformance.py")),
+    "cabanga": ("arena/games/cabanga/rules.py", ("tests/games/test_cabanga.py", "tests/games/test_cabanga_exact.py",
+                                                 "tests/games/test_conformance.py")),
     "lama": ("arena/games/lama/rules.py", ("tests/games/test_lama.py", "tests/games/test_lama_exact.py",
                                            "tests/games/test_conformance.py")),
     "base": ("arena/games/base.py", ("tests/games",)),
