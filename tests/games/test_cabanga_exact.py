@@ -286,3 +286,30 @@ def test_g1_an_arranged_position_shuffles_from_its_seed_which_is_0_unless_given(
     expected = list(cards("R5 R6 R7 R8"))
     random.Random(0).shuffle(expected)
     assert default[1] == tuple(reversed(expected))  # drawn from the top, the end of the shuffled list
+
+
+# ------------------------------------------------------------------------------------------------ C16: options
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"turns": 3}, "cabanga has no option 'turns'; its options are rounds, symbols, target"),
+        ({"target": 0}, "option target must be at least 1, got 0"),
+        ({"target": "many"}, "option target must be an integer, got 'many'"),
+        ({"rounds": 0}, "option rounds must be at least 1, got 0"),
+        ({"rounds": True}, "option rounds must be an integer, got True"),
+    ],
+)
+def test_c16_an_option_error_names_the_game_the_option_and_the_value(raw: dict[str, Any], message: str) -> None:
+    with pytest.raises(GameError, match=f"^{re.escape(message)}$"):
+        CABANGA.options(raw)
+
+
+def test_c16_a_target_of_1_ends_the_match_after_the_first_round_anyone_scores() -> None:
+    options = CABANGA.options({"target": 1})
+    assert (options.target, options.rounds) == (1, None)
+    state = arrange("R9", "B1 B2", "P4 P5", options=options, penalty=[])
+    play(state, "R9:left")  # R 9|18: nothing to throw, alice's hand is empty: bob 3 + 2, carol 1 + 1
+    assert state.over and state.totals == (0, 5, 2)
+    assert state.result is not None and state.result.places == (1, 3, 2)
