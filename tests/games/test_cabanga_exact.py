@@ -26,6 +26,7 @@ from arena.games.cabanga import (
     PenaltyCards,
     PlayCard,
     Played,
+    RoundStarted,
     Side,
     Threw,
     ThrowsClosed,
@@ -313,3 +314,33 @@ def test_c16_a_target_of_1_ends_the_match_after_the_first_round_anyone_scores() 
     play(state, "R9:left")  # R 9|18: nothing to throw, alice's hand is empty: bob 3 + 2, carol 1 + 1
     assert state.over and state.totals == (0, 5, 2)
     assert state.result is not None and state.result.places == (1, 3, 2)
+
+
+# ------------------------------------------------------------------------------- C10 and C7, C16 over a match
+
+
+def test_c10_every_other_seat_may_throw_those_before_the_active_seat_too() -> None:
+    # carol (seat 2) plays R9 onto R right: R 1|9; alice, bob and dave hold red cards between, carol's R4 is hers
+    state = arrange("R2 B1", "R8 R10 B2", "R9 R4 B3", "R5 R3 B4", active=2)
+    play(state, "R9:right")
+    assert {p.seat: p.choice_texts() for p in state.pending()} == {0: "R2", 1: "R8", 3: "R3 R5"}
+    events = throw(state, {0: "R2", 3: "R5"})
+    assert [e for e in events if isinstance(e, Threw)] == [Threw(0, cards("R2")), Threw(3, cards("R5"))]
+    assert [e for e in events if isinstance(e, Drew)] == [Drew(2, 2, 2)]
+
+
+@pytest.mark.parametrize("seats", [3, 5])
+def test_c7_c16_rounds_are_numbered_on_and_each_starts_one_seat_further(seats: int) -> None:
+    rounds = 7
+    state = CABANGA.new_match(seats, 40 + seats, CABANGA.options({"rounds": rounds}))
+    rng = random.Random(seats)
+    for _ in range(20_000):  # far beyond 7 rounds: a round counter that stops counting must fail, not hang
+        if state.over:
+            break
+        state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+    assert state.over
+    started = [e for e in state.events if isinstance(e, RoundStarted)]
+    scored = [e for e in state.events if isinstance(e, RoundScored)]
+    assert [e.round for e in started] == [e.round for e in scored] == list(range(1, rounds + 1))
+    first = started[0].starter
+    assert [e.starter for e in started] == [(first + i) % seats for i in range(rounds)]
