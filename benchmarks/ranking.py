@@ -62,13 +62,13 @@ FIELDS: dict[str, tuple[list[str], list[float]]] = {
 
 
 def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: SequentialTest | None,
-               budget: int, pool: int = 0, blind: bool = False) -> dict[str, Any]:
+               budget: int, pool: int = 0, blind: bool = False, tolerance: float | None = None) -> dict[str, Any]:
     """Play one ladder; return the order and shares at each checkpoint, or where it stopped."""
     truth, epsilons = FIELDS[game]
     field = graded_field(game, epsilons)
     bots = sorted(field)
     system = TrueSkillSystem.for_game(game, SEATS)
-    scheduler = FairScheduler()
+    scheduler = FairScheduler() if tolerance is None else FairScheduler(warm_tolerance=tolerance)
     ladder_seed = random.Random(f"ranking/{game}/{run}").randrange(2**62)
     ratings: dict[str, Rating] = {}
     played: dict[str, int] = {}
@@ -133,7 +133,7 @@ def ladder_run(game: str, run: int, checkpoints: Sequence[int], test: Sequential
     return result
 
 
-def _job(args: tuple[str, int, list[int], SequentialTest | None, int, int, bool]) -> dict[str, Any]:
+def _job(args: tuple[str, int, list[int], SequentialTest | None, int, int, bool, float | None]) -> dict[str, Any]:
     return ladder_run(*args)
 
 
@@ -185,6 +185,8 @@ def main() -> None:
                         help="tell the scheduler what a pool of K warm processes holds (default 0: no pool)")
     parser.add_argument("--blind", action="store_true",
                         help="with --pool: count its starts, but tell the scheduler nothing")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="with --pool: the scheduler's warm_tolerance (default: its own)")
     parser.add_argument("--first-run", type=int, default=0, help="number of the first run (its ladder seed)")
     parser.add_argument("--truth", type=int, default=0, metavar="N", help="establish the true order from N deal sets")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
@@ -198,7 +200,7 @@ def main() -> None:
         checkpoints = [c for c in checkpoints if c <= 1000] or checkpoints[:1]
     test = SequentialTest(args.zone, args.alpha, args.beta) if args.until_decided else None
     budget = args.budget if test is not None else max(checkpoints)
-    jobs = [(args.game, run, checkpoints if test is None else [], test, budget, args.pool, args.blind)
+    jobs = [(args.game, run, checkpoints if test is None else [], test, budget, args.pool, args.blind, args.tolerance)
             for run in range(args.first_run, args.first_run + runs)]
     results = []
     with ProcessPoolExecutor(args.workers) as pool:

@@ -60,7 +60,7 @@ class FairScheduler:
     """A bot with fewer matches than this share of the field's mean plays next."""
     new_matches: int = 8
     """A bot with fewer matches than this is new and plays first."""
-    warm_tolerance: float = 0.05
+    warm_tolerance: float = 0.02
     """Open pairs whose overlaps fall in the same step of this size are about equally useful: the one that
     needs fewer process starts goes first (0: the pool is never looked at)."""
 
