@@ -6,16 +6,17 @@ import asyncio
 import contextlib
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.core import replay as replay_format
-from arena.core.referee import Fault, FaultKind, MatchRecord, random_seat, referee_match
+from arena.core.referee import Fault, FaultKind, MatchRecord, MatchSummary, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import MatchResult
-from arena.ladder.ratings import Rating
-from arena.ladder.store import Finished, LadderIdentity, Store, StoreError
+from arena.ladder.ratings import Outcome, Rating
+from arena.ladder.store import Deal, Finished, LadderIdentity, Store, StoreError, _bucket, _quantile
 
 IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
 BOTS = ("ann", "bob", "cat")
@@ -283,3 +284,301 @@ def test_ratings_take_the_games_places_not_the_totals() -> None:
     rec = record((5, 9, 1), benched={1})
     rec.result = MatchResult((5, 9, 1), (2, 1, 3))
     assert rec.ranking_places() == (1, 3, 2)
+
+
+# Exact checks of what is stored and read back: every column of a match, the latency histogram, the board's
+# figures, the bot entries, the settings, and the failure paths of a transaction.
+
+def bot_ids(store: Store) -> dict[str, int]:
+    return {str(name): int(i) for i, name in store.db.execute("SELECT id, name FROM bots")}
+
+
+def expected_bucket(seconds: float) -> int:
+    """The histogram bucket of a latency, found by walking up the powers of 1.05 (microseconds)."""
+    micro, bucket = seconds * 1e6, 0
+    while 1.05 ** (bucket + 1) <= micro:
+        bucket += 1
+    return bucket
+
+
+def test_a_stored_match_keeps_every_column_and_reads_back_as_it_was(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    assert store.plan_deal(3, 11, BOTS) == Deal(3, 11, BOTS, frozenset())
+    faults = (Fault(2, 1, FaultKind.TIMEOUT, "late"), Fault(2, 3, FaultKind.MALFORMED, "bad"),
+              Fault(0, 2, FaultKind.CRASH, "died"))
+    summary = MatchSummary(77, 9, (4, 2, 7), (2, 1, 3), frozenset({2}), faults, ((0.001, 0.002), (0.003,), ()))
+    before = time.time()
+    match_id = store.record_match(3, 1, summary, BOTS, {"bob": Rating(27.5, 6.25)}, 1.25, b"\x01\x02")
+    after = time.time()
+    ids = bot_ids(store)
+    ((stored_id, deal, rotation, seed, finished_at, seconds, steps, replay),) = store.db.execute(
+        "SELECT id, deal, rotation, seed, finished_at, seconds, steps, replay FROM matches").fetchall()
+    assert (stored_id, deal, rotation, seed, seconds, steps, replay) == (match_id, 3, 1, 77, 1.25, 9, b"\x01\x02")
+    assert before <= finished_at <= after
+    assert store.db.execute("SELECT * FROM seats ORDER BY seat").fetchall() == [
+        (match_id, 0, ids["ann"], 4, 2, 0, 1, 2), (match_id, 1, ids["bob"], 2, 1, 0, 0, 1),
+        (match_id, 2, ids["cat"], 7, 3, 1, 2, 0)]  # match, seat, bot, total, place, benched, faults, decisions
+    assert store.db.execute("SELECT * FROM faults ORDER BY rowid").fetchall() == [
+        (match_id, 2, 1, "timeout", "late"), (match_id, 2, 3, "malformed", "bad"), (match_id, 0, 2, "crash", "died")]
+    assert store.db.execute("SELECT * FROM ratings").fetchall() == [(match_id, ids["bob"], 27.5, 6.25)]
+    assert store.ratings() == {"ann": Rating(), "bob": Rating(27.5, 6.25), "cat": Rating()}
+    assert sorted(store.db.execute("SELECT * FROM latency").fetchall()) == sorted([
+        (ids["ann"], expected_bucket(0.001), 1), (ids["ann"], expected_bucket(0.002), 1),
+        (ids["bob"], expected_bucket(0.003), 1)])
+    assert store.results() == [Outcome(3, 1, BOTS, (2, 1, None))]
+    assert store.deals() == [Deal(3, 11, BOTS, frozenset({1}))]
+    assert store.played() == {"ann": 1, "bob": 1, "cat": 1}
+
+
+def test_results_come_by_deal_set_rotation_and_seat_whatever_order_they_were_stored_in(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    seatings = {(1, 0): ("cat", "ann", "bob"), (0, 2): ("bob", "cat", "ann"), (0, 0): ("ann", "bob", "cat")}
+    for (deal, rotation), seated in seatings.items():
+        summary = MatchSummary(deal, 1, (1, 2, 3), (1, 2, 3), frozenset({rotation}), (), ((), (), ()))
+        store.record_match(deal, rotation, summary, seated, {}, 0.1, b"")
+    assert store.results() == [Outcome(0, 0, ("ann", "bob", "cat"), (None, 2, 3)),
+                               Outcome(0, 2, ("bob", "cat", "ann"), (1, 2, None)),
+                               Outcome(1, 0, ("cat", "ann", "bob"), (None, 2, 3))]
+    assert store.match_count() == 3
+
+
+def test_latency_counts_add_up_across_transactions(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    for rotation in range(2):
+        latencies = ((0.0039, 0.0039, 0.00395), (), (0.5,))
+        summary = MatchSummary(1, 1, (1, 2, 3), (1, 2, 3), frozenset(), (), latencies)
+        store.record_match(0, rotation, summary, BOTS, {}, 0.1, b"")
+    ids = bot_ids(store)
+    assert expected_bucket(0.0039) == expected_bucket(0.00395)
+    assert sorted(store.db.execute("SELECT * FROM latency").fetchall()) == sorted([
+        (ids["ann"], expected_bucket(0.0039), 6), (ids["cat"], expected_bucket(0.5), 2)])
+
+
+def test_latency_buckets_are_five_percent_wide_from_one_microsecond() -> None:
+    for seconds in (0.0, -1.0, 1e-7, 1e-6, 2e-6, 0.00123, 0.002, 0.0371, 1.0, 30.0):
+        assert _bucket(seconds) == expected_bucket(seconds), seconds
+    assert _bucket(0.002) == 155  # 1.05 ** 155 = 1918.6 <= 2000 microseconds < 1.05 ** 156 = 2014.5
+
+
+def test_latency_quantiles_interpolate_log_linearly_inside_their_bucket() -> None:
+    hist = [(10, 1), (12, 3)]  # 4 decisions
+    assert _quantile(hist, 0.0) == pytest.approx(1.05 ** 10 / 1e6)  # the bottom of the first bucket
+    assert _quantile(hist, 0.25) == pytest.approx(1.05 ** 11 / 1e6)  # the top of it
+    assert _quantile(hist, 0.5) == pytest.approx(1.05 ** (12 + 1 / 3) / 1e6)  # one of the 3 of bucket 12
+    assert _quantile(hist, 1.0) == pytest.approx(1.05 ** 13 / 1e6)
+    assert _quantile([], 0.5) == 0.0
+
+
+def test_the_board_counts_and_sorts_exactly(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.register_bot("dan", "fdan", ["{python}", "dan"])
+    rated = {"ann": Rating(30.0, 2.0), "bob": Rating(27.0, 1.0), "cat": Rating(33.0, 3.0)}  # ann, bob tie at 24
+    one = MatchSummary(1, 3, (3, 8, 3), (1, 3, 1), frozenset(), (Fault(1, 0, FaultKind.TIMEOUT, "slow"),),
+                       ((0.001,), (0.002, 0.002), ()))
+    two = MatchSummary(2, 3, (6, 0, 9), (3, 1, 2), frozenset({0}),
+                       (Fault(0, 0, FaultKind.CRASH, "x"), Fault(0, 1, FaultKind.BENCHED, "y")),
+                       ((0.001,), (0.002,), (0.004,)))
+    store.record_match(0, 0, one, BOTS, {}, 0.1, b"")
+    store.record_match(0, 1, two, BOTS, rated, 0.1, b"")
+    board = store.leaderboard()
+    assert [(row.rank, row.bot) for row in board] == [(1, "ann"), (2, "bob"), (3, "cat"), (4, "dan")]
+    ann, bob, cat, dan = board
+    assert (ann.mu, ann.sigma, ann.conservative) == (30.0, 2.0, 24.0)
+    assert (bob.mu, bob.sigma, bob.conservative, cat.mu, cat.sigma, cat.conservative) == (27, 1, 24, 33, 3, 24)
+    assert (ann.matches, ann.wins, ann.mean_points, ann.faults) == (2, 1, 4.5, 2)
+    assert (bob.matches, bob.wins, bob.mean_points, bob.faults) == (2, 1, 4.0, 1)
+    assert (cat.matches, cat.wins, cat.mean_points, cat.faults) == (2, 1, 6.0, 0)
+    assert (dan.matches, dan.wins, dan.mean_points, dan.faults) == (0, 0, 0.0, 0)
+    assert (dan.mu, dan.sigma, dan.median_ms, dan.p99_ms) == (Rating().mu, Rating().sigma, 0.0, 0.0)
+    b1, b2, b4 = expected_bucket(0.001), expected_bucket(0.002), expected_bucket(0.004)
+    assert ann.median_ms == pytest.approx(1.05 ** (b1 + 0.5) / 1e3)  # two decisions in one bucket: the middle
+    assert ann.p99_ms == pytest.approx(1.05 ** (b1 + 0.99) / 1e3)
+    assert bob.median_ms == pytest.approx(1.05 ** (b2 + 0.5) / 1e3)
+    assert (cat.median_ms, cat.p99_ms) == (pytest.approx(1.05 ** (b4 + 0.5) / 1e3),
+                                           pytest.approx(1.05 ** (b4 + 0.99) / 1e3))
+    assert board[0].to_json() == {"rank": 1, "bot": "ann", "mu": 30.0, "sigma": 2.0, "conservative": 24.0,
+                                  "matches": 2, "wins": 1, "mean_points": 4.5, "faults": 2,
+                                  "median_ms": round(ann.median_ms, 3), "p99_ms": round(ann.p99_ms, 3)}
+
+
+def test_a_failed_commit_is_rolled_back_and_the_store_goes_on(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.db.execute("PRAGMA foreign_keys = ON")
+    failed = r"^cannot write to '.*a\.db': FOREIGN KEY constraint failed$"
+    with pytest.raises(StoreError, match=failed), store.transaction() as db:
+        # a seat of no match: refused only at COMMIT, the check deferred
+        db.execute("PRAGMA defer_foreign_keys = ON")
+        db.execute("INSERT INTO seats VALUES (99, 0, 1, 0, 1, 0, 0, 0)")
+    assert store.db.execute("SELECT count(*) FROM seats").fetchone()[0] == 0
+    assert not store.db.in_transaction
+    with pytest.raises(StoreError, match=r"^cannot write to '.*a\.db': no such table: nowhere$"), \
+            store.transaction() as db:
+        db.execute("INSERT INTO deals VALUES (0, 1, '[]')")
+        db.execute("INSERT INTO nowhere VALUES (1)")
+    with pytest.raises(ZeroDivisionError), store.transaction() as db:  # any other error goes through, rolled back
+        db.execute("INSERT INTO deals VALUES (0, 1, '[]')")
+        raise ZeroDivisionError
+    assert store.deals() == [] and not store.db.in_transaction
+    store.plan_deal(0, 5, BOTS)  # the store still writes
+    assert store.deals() == [Deal(0, 5, BOTS, frozenset())]
+    reader = Store(tmp_path / "a.db", readonly=True)
+    with pytest.raises(StoreError, match=r"^cannot write to '.*a\.db': attempt to write a readonly database$"):
+        reader.plan_deal(1, 5, BOTS)
+    reader.close()
+    store.close()
+
+
+def test_settings_sandbox_levels_and_rating_system_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    store = new_store(path)
+    assert store.settings() is None and store.sandbox_levels() == [] and store.rating_system() is None
+    store.record_settings({"tables": 2, "clock": 1.5})
+    store.record_settings({"tables": 3})
+    for level in ("limits", "strict", "limits"):
+        store.note_sandbox(level)
+    store.set_ratings({"ann": Rating(31.0, 4.0), "cat": Rating(20.0, 1.5)}, "trueskill tau 0")
+    store.close()
+    again = Store(path, readonly=True)
+    assert again.settings() == {"tables": 3}
+    assert again.sandbox_levels() == ["limits", "strict"]
+    assert again.rating_system() == "trueskill tau 0"
+    assert again.ratings() == {"ann": Rating(31.0, 4.0), "bob": Rating(), "cat": Rating(20.0, 1.5)}
+    assert again._meta("schema") == "2"
+    again.close()
+
+
+def test_a_new_entry_is_rated_as_asked_and_an_unchanged_one_takes_its_new_command(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    assert store.register_bot("dan", "fdan", ["go", "run"], Rating(20.0, 5.0)) is None
+    assert store.ratings()["dan"] == Rating(20.0, 5.0)
+    assert store.register_bot("ann", "fann", ["{python}", "ann", "--fast"]) is None
+    rows = store.db.execute("SELECT name, fingerprint, command, base, retired FROM bots ORDER BY id").fetchall()
+    assert rows == [("ann", "fann", '["{python}", "ann", "--fast"]', "ann", 0),
+                    ("bob", "fbob", '["{python}", "bob"]', "bob", 0), ("cat", "fcat", '["{python}", "cat"]', "cat", 0),
+                    ("dan", "fdan", '["go", "run"]', "dan", 0)]
+    assert store.ratings()["ann"] == Rating()
+
+
+def test_a_changed_program_keeps_its_matches_apart_from_the_new_version(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    summary = MatchSummary(1, 1, (1, 2, 3), (1, 2, 3), frozenset(), (), ((0.001,), (), ()))
+    store.record_match(0, 0, summary, BOTS, {}, 0.1, b"")  # the ids are read and kept
+    assert store.register_bot("ann", "f2", ["{python}", "ann2"], Rating(21.0, 7.0)) == "ann (old fann)"
+    store.record_match(0, 1, summary, BOTS, {"ann": Rating(22.0, 6.0)}, 0.1, b"")  # the new ann
+    assert store.played() == {"ann (old fann)": 1, "ann": 1, "bob": 2, "cat": 2}
+    assert store.ratings()["ann"] == Rating(22.0, 6.0) and store.ratings()["ann (old fann)"] == Rating()
+    rows = store.db.execute("SELECT name, fingerprint, command, base, retired FROM bots WHERE base = 'ann' "
+                            "ORDER BY id").fetchall()
+    assert rows == [("ann (old fann)", "fann", '["{python}", "ann"]', "ann", 1),
+                    ("ann", "f2", '["{python}", "ann2"]', "ann", 0)]
+    # back to the first program, from another command: it takes its entry back, with the new command
+    assert store.register_bot("ann", "fann", ["{python}", "ann3"]) == "ann (old f2)"
+    rows = store.db.execute("SELECT name, fingerprint, command, retired FROM bots WHERE base = 'ann' "
+                            "ORDER BY id").fetchall()
+    assert rows == [("ann", "fann", '["{python}", "ann3"]', 0), ("ann (old f2)", "f2", '["{python}", "ann2"]', 1)]
+    assert store.played()["ann"] == 1 and store.played()["ann (old f2)"] == 1
+
+
+def test_a_retired_name_takes_more_of_the_fingerprint_then_a_number_when_taken(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    for taken in ("ann (old abcd)", "ann (old abcde)"):
+        store.register_bot(taken, "x", ["x"])
+    store.register_bot("ann", "abcdef", ["{python}", "ann"])  # retires "fann" as "ann (old fann)"
+    assert store.register_bot("ann", "g1", ["{python}", "ann"]) == "ann (old abcdef)"
+    store.register_bot("ann", "abcdef", ["{python}", "ann"])  # back: g1 retired as "ann (old g1)"
+    store.register_bot("ann (old abcdef #2)", "x", ["x"])
+    store.db.execute("UPDATE bots SET name = 'ann (old abcdef)', base = 'none' WHERE name = 'ann (old g1)'")
+    assert store.register_bot("ann", "g3", ["{python}", "ann"]) == "ann (old abcdef #3)"
+    assert store.register_bot("bob", "fb2", ["{python}", "bob"]) == "bob (old fbob)"
+    assert store.register_bot("cat", "q", ["{python}", "cat"]) == "cat (old fcat)"
+    assert store.register_bot("cat", "r", ["{python}", "cat"]) == "cat (old q)"  # shorter than 4: all of it
+    store.close()
+
+
+def test_the_same_ladder_is_recognised_whatever_the_options_order_or_sequence_type(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    store = Store(path)
+    assert store.identity() is None
+    mine = LadderIdentity("lama", 4, 12, {"target": 40, "order": [3, 1]})
+    store.claim(mine)
+    assert store.identity() == mine and store._meta("schema") == "2"
+    store.claim(LadderIdentity("lama", 4, 12, {"order": (3, 1), "target": 40}))  # the same: fine
+    other = LadderIdentity("lama", 4, 12, {"target": 40, "order": [1, 3]})
+    message = ("'.*a.db' holds another ladder \\(lama, 4 seats, ladder seed 12, options "
+               '{"target": 40, "order": \\[3, 1\\]}\\), not lama, 4 seats, ladder seed 12, options '
+               '{"target": 40, "order": \\[1, 3\\]}; use --db for a new file$')
+    with pytest.raises(StoreError, match=message):
+        store.claim(other)
+    store.close()
+    assert Store(path, readonly=True).identity() == mine
+
+
+def test_a_database_of_a_newer_arena_is_refused_and_left_unlocked(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    new_store(path).close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match=r"^'.*a\.db' was written by a newer arena \(schema 3\)$"):
+            Store(path, readonly=readonly)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    store = Store(path)  # the refused open let go of its lock
+    assert store.identity() == IDENTITY
+    with pytest.raises(StoreError, match=r"^database '.*a\.db' is in use by another ladder; wait for it to end, "
+                                         r"or use --db for a new file$"):
+        Store(path)
+    store.close()
+    assert store._lock_fd is None
+    store.close()  # twice is harmless
+    reader = Store(path, readonly=True)
+    assert reader._lock_fd is None
+    writer = Store(path)  # a reader holds no lock
+    writer.close()
+    reader.close()
+
+
+def test_an_unknown_match_names_what_the_database_holds(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    summary = MatchSummary(1, 1, (1, 2, 3), (1, 2, 3), frozenset(), (), ((), (), ()))
+    store.record_match(0, 0, summary, BOTS, {}, 0.1, replay_format.compress({"seed": 1}))
+    store.record_match(0, 1, summary, BOTS, {}, 0.1, b"")
+    with pytest.raises(StoreError, match=r"^no match 3 in '.*a\.db' \(it holds 2 matches\)$"):
+        store.replay(3)
+    with pytest.raises(StoreError, match=r"^match 2 in '.*a\.db': a damaged replay"):
+        store.replay(2)
+    assert store.replay(1) == {"seed": 1}
+    store.close()
+
+
+def test_opening_messages_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"^database '.*nope\.db' does not exist$"):
+        Store(tmp_path / "nope.db", readonly=True)
+    with pytest.raises(StoreError, match=r"^database '.*' is a folder$"):
+        Store(tmp_path)
+    with pytest.raises(StoreError, match=r"^cannot open database '.*dir\.db': unable to open database file$"):
+        Store(tmp_path / "no" / "dir.db")
+    other = tmp_path / "other.db"
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreError, match=r"^'.*other\.db' is an SQLite database of something else, not an arena "
+                                         r"ladder$"):
+        Store(other)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(StoreError, match=r"^'.*empty\.db' holds no ladder yet$"):
+        Store(empty, readonly=True)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"x" * 8192)
+    with pytest.raises(StoreError, match=r"^'.*junk\.db' is not a usable arena database: file is not a database$"):
+        Store(junk)
+    bad = tmp_path / "bad.db"
+    with contextlib.closing(sqlite3.connect(bad)) as db, db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('ladder', '{\"game\": 1}')")
+    with pytest.raises(StoreError, match=r"^'.*bad\.db' is not a usable arena database: bad ladder description "
+                                         r"\('seats'\)$"):
+        Store(bad)
+    with contextlib.closing(sqlite3.connect(bad)) as db, db:
+        db.execute("DELETE FROM meta")
+    Store(bad).close()  # the failed open let go of its lock

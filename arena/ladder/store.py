@@ -219,6 +219,10 @@ class Store:
             tables = {str(name) for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "meta" not in tables:
                 raise StoreError(f"{where} is an SQLite database of something else, not an arena ladder")
+            # before any write: the upgrade below would mark a newer database as of this schema
+            version = self._meta("schema") if tables else None
+            if version is not None and int(version) > SCHEMA_VERSION:
+                raise StoreError(f"{where} was written by a newer arena (schema {version})")
             if not readonly:
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")  # durable at each commit in WAL mode
@@ -226,9 +230,6 @@ class Store:
                 self._upgrade()
             elif not tables:
                 raise StoreError(f"{where} holds no ladder yet")
-            version = self._meta("schema")
-            if version is not None and int(version) > SCHEMA_VERSION:
-                raise StoreError(f"{where} was written by a newer arena (schema {version})")
             self.identity()
         except sqlite3.DatabaseError as exc:
             self.close()
