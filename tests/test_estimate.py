@@ -203,6 +203,19 @@ def test_pair_scores_name_each_pair_once_smaller_name_first_with_ties_and_a_bot_
     ]
     assert list(pair_scores(Outcome(0, 0, ("b", "a"), (None, 1)))) == [("a", "b", 1.0)]
     assert list(pair_scores(Outcome(0, 0, ("a", "b"), (None, None)))) == []
+    assert list(pair_scores(Outcome(0, 0, ("x", "y", "z"), (None, None, 1)))) == [("x", "z", 0.0), ("y", "z", 0.0)]
+
+
+def test_bots_without_a_single_comparison_sit_at_the_mean_with_no_interval() -> None:
+    # every seat benched, or a bot seated against itself: matches played, nothing to compare
+    for outcomes in ([Outcome(0, 0, ("b", "a"), (None, None))], [Outcome(0, 0, ("a", "a"), (1, 2))]):
+        board = estimate(Evidence.of(outcomes), replicates=10)
+        bots = sorted(set(outcomes[0].bots))
+        assert board.order == bots == point_order(Evidence.of(outcomes))
+        assert [(b.strength, b.low, b.high, b.ranks) for b in board.bots] == [(25.0, 25.0, 25.0, "1") for _ in bots]
+        assert [b.matches for b in board.bots] == [outcomes[0].bots.count(b) for b in bots]  # seats held
+        assert [(p.beats, p.superiority, p.ahead + p.level + p.behind, p.mean_score) for p in board.pairs] == [
+            (0.5, 0.0, 0, 0.5) for _ in bots[1:]]
 
 
 def three_deals() -> list[Outcome]:
