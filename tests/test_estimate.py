@@ -283,6 +283,12 @@ def test_one_newton_step_of_the_fit_is_exact() -> None:
     # a lone bot started at 10: the gradient 1/2 - sigmoid(10) over a tiny curvature asks for a huge step
     lone = fit(np.zeros((1, 1)), np.zeros((1, 1)), start=np.array([10.0]), iterations=1)
     assert lone.tolist() == [8.0]
+    # nearer: from 1.5 the step of 2.13 is still cut to 2; from 1 the full Newton step of 1.18 is taken
+    for start, step in ((1.5, 2.0), (1.0, (sigmoid(1.0) - 0.5) / (sigmoid(1.0) * (1 - sigmoid(1.0))))):
+        newton = (sigmoid(start) - 0.5) / (sigmoid(start) * (1 - sigmoid(start)))
+        assert (2 < newton < 3) if start == 1.5 else newton < 2
+        assert fit(np.zeros((1, 1)), np.zeros((1, 1)), start=np.array([start]), iterations=1).tolist() == [
+            pytest.approx(start - step, abs=1e-15)]
     assert fit(np.zeros((1, 1)), np.zeros((1, 1)), start=np.array([10.0])).tolist() == pytest.approx([0.0],
                                                                                                    abs=1e-12)
 
@@ -352,6 +358,7 @@ def test_the_verdict_is_reached_exactly_at_a_bound_and_needs_min_deals() -> None
     assert at(up, 50.0).verdict(scores) is Verdict.EQUAL  # both at or below the lower bound
     assert at(math.nextafter(up, -math.inf), 50.0).verdict(scores) is Verdict.OPEN
     assert at(down, 50.0).verdict(scores) is Verdict.OPEN  # only one of the two below it
+    assert at(flipped_down, 50.0).verdict(flipped) is Verdict.EQUAL  # up below, down at the lower bound
     assert at(-50.0, up).verdict(scores[:5]) is Verdict.OPEN  # min_deals 6
     default = SequentialTest()
     assert default.verdict([1.0] * 16) is Verdict.FIRST and default.verdict([1.0] * 15) is Verdict.OPEN
@@ -378,22 +385,24 @@ def test_a_neighbour_pair_describes_itself_for_people_and_machines() -> None:
 
 
 def test_the_board_without_resamples_is_the_fit_itself() -> None:
-    """a ahead of b in 3 of 4 deal sets: by symmetry the fit is (t, -t) with 3 + 1/2 = 4 s(2t) + s(t)."""
-    outcomes = [Outcome(deal, 0, ("a", "b"), (1, 2) if deal else (2, 1)) for deal in range(4)]
+    """a ahead of b in 3 of 5 deal sets, behind in one, level in one: by symmetry the fit is (t, -t) with
+    3.5 + 1/2 = 5 s(2t) + s(t) (a's score and virtual half draw, against what the model expects)."""
+    outcomes = [Outcome(deal, 0, ("a", "b"), (2, 1) if deal == 0 else (1, 1) if deal == 4 else (1, 2))
+                for deal in range(5)]
     low, high = 0.0, 5.0
-    for _ in range(200):  # bisection on the increasing 4 s(2t) + s(t)
+    for _ in range(200):  # bisection on the increasing 5 s(2t) + s(t)
         t = (low + high) / 2
-        low, high = (t, high) if 4 * sigmoid(2 * t) + sigmoid(t) < 3.5 else (low, t)
+        low, high = (t, high) if 5 * sigmoid(2 * t) + sigmoid(t) < 4.0 else (low, t)
     board = estimate(Evidence.of(outcomes), replicates=0)
     assert board.replicates == 0 and board.order == ["a", "b"]
     a, b = board.bots
     assert (a.strength, b.strength) == (pytest.approx(25 + SCALE * t), pytest.approx(25 - SCALE * t))
     assert (a.low, a.high, b.low, b.high) == (a.strength, a.strength, b.strength, b.strength)
     assert (a.rank_low, a.rank_high, b.rank_low, b.rank_high) == (1, 2, 1, 2)
-    assert (a.matches, b.matches) == (4, 4)
+    assert (a.matches, b.matches) == (5, 5)
     (pair,) = board.pairs
     assert pair.beats == pytest.approx(sigmoid(2 * t)) and pair.superiority == 0.5
-    assert (pair.ahead, pair.level, pair.behind, pair.mean_score) == (3, 0, 1, 0.75)
+    assert (pair.ahead, pair.level, pair.behind, pair.mean_score) == (3, 1, 1, 0.7)
     assert estimate(Evidence()) == Estimate([], [], 0)
     assert point_order(Evidence()) == []
 
