@@ -422,8 +422,9 @@ def quantile(values: list[float], q: float) -> float:
 
 def test_intervals_ranks_and_superiority_are_those_of_the_resampled_deal_sets(monkeypatch: pytest.MonkeyPatch
                                                                               ) -> None:
-    """Record the Poisson weight of each deal set in each replicate, fit each reweighted data set again with
-    the MM iteration, and rebuild the intervals, rank ranges and superiority from those fits."""
+    """Record the Poisson weight of each deal set in each replicate, weigh the matches again here and fit each
+    replicate (with ``fit``, checked against the MM iteration above), and rebuild the intervals, rank ranges
+    and superiority from those fits."""
     outcomes = simulated(9, seed=3)
     drawn: list[list[float]] = []
     real = np.random.default_rng
@@ -454,7 +455,7 @@ def test_intervals_ranks_and_superiority_are_those_of_the_resampled_deal_sets(mo
                 i, j = bots.index(o.bots[s]), bots.index(o.bots[t])
                 wins[i][j] += weights[o.deal] * (1.0 if places[s] < places[t] else 0.5 if places[s] == places[t] else 0)
                 comparisons[i][j] += weights[o.deal]
-        logs = mm_fit(wins, comparisons)
+        logs = fit(np.array(wins), np.array(comparisons)).tolist()  # checked against mm_fit above
         return [x - sum(logs) / 4 for x in logs]
 
     point = centred(dict.fromkeys(deals, 1.0))
