@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import sqlite3
 import time
@@ -525,6 +526,8 @@ def test_a_database_of_a_newer_arena_is_refused_and_left_unlocked(tmp_path: Path
         db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
     store = Store(path)  # the refused open let go of its lock
     assert store.identity() == IDENTITY
+    assert store._lock_fd is not None  # the lock's descriptor is not handed down to the bots' processes
+    assert fcntl.fcntl(store._lock_fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
     with pytest.raises(StoreError, match=r"^database '.*a\.db' is in use by another ladder; wait for it to end, "
                                          r"or use --db for a new file$"):
         Store(path)
