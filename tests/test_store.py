@@ -17,7 +17,7 @@ from arena.core.referee import Fault, FaultKind, MatchRecord, MatchSummary, rand
 from arena.games import get_game
 from arena.games.base import MatchResult
 from arena.ladder.ratings import Outcome, Rating
-from arena.ladder.store import Deal, Finished, LadderIdentity, Store, StoreError, _bucket, _quantile
+from arena.ladder.store import BoardRow, Deal, Finished, LadderIdentity, Store, StoreError, _bucket, _quantile
 
 IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
 BOTS = ("ann", "bob", "cat")
@@ -359,14 +359,18 @@ def test_latency_buckets_are_five_percent_wide_from_one_microsecond() -> None:
     for seconds in (0.0, -1.0, 1e-7, 1e-6, 2e-6, 0.00123, 0.002, 0.0371, 1.0, 30.0):
         assert _bucket(seconds) == expected_bucket(seconds), seconds
     assert _bucket(0.002) == 155  # 1.05 ** 155 = 1918.6 <= 2000 microseconds < 1.05 ** 156 = 2014.5
+    edge = 1.05 ** 100 / 1e6  # a bucket's edge, in seconds: a hair below is the bucket before
+    assert (_bucket(edge * (1 - 1e-7)), _bucket(edge * (1 + 1e-7))) == (99, 100)
 
 
 def test_latency_quantiles_interpolate_log_linearly_inside_their_bucket() -> None:
     hist = [(10, 1), (12, 3)]  # 4 decisions
-    assert _quantile(hist, 0.0) == pytest.approx(1.05 ** 10 / 1e6)  # the bottom of the first bucket
-    assert _quantile(hist, 0.25) == pytest.approx(1.05 ** 11 / 1e6)  # the top of it
-    assert _quantile(hist, 0.5) == pytest.approx(1.05 ** (12 + 1 / 3) / 1e6)  # one of the 3 of bucket 12
-    assert _quantile(hist, 1.0) == pytest.approx(1.05 ** 13 / 1e6)
+    assert _quantile(hist, 0.0) == pytest.approx(1.05 ** 10 / 1e6, rel=1e-12)  # the bottom of the first bucket
+    assert _quantile(hist, 0.25) == pytest.approx(1.05 ** 11 / 1e6, rel=1e-12)  # the top of it
+    assert _quantile(hist, 0.5) == pytest.approx(1.05 ** (12 + 1 / 3) / 1e6, rel=1e-12)  # 1 of the 3 in 12
+    assert _quantile(hist, 1.0) == pytest.approx(1.05 ** 13 / 1e6, rel=1e-12)
+    # three buckets: 4.5 of 6 decisions is half-way into the third, past the 1 + 2 of the first two
+    assert _quantile([(10, 1), (11, 2), (12, 3)], 0.75) == pytest.approx(1.05 ** 12.5 / 1e6, rel=1e-12)
     assert _quantile([], 0.5) == 0.0
 
 
@@ -400,6 +404,18 @@ def test_the_board_counts_and_sorts_exactly(tmp_path: Path) -> None:
     assert board[0].to_json() == {"rank": 1, "bot": "ann", "mu": 30.0, "sigma": 2.0, "conservative": 24.0,
                                   "matches": 2, "wins": 1, "mean_points": 4.5, "faults": 2,
                                   "median_ms": round(ann.median_ms, 3), "p99_ms": round(ann.p99_ms, 3)}
+    row = BoardRow(2, "x", 25.123456, 8.333333, 0.123456, 3, 1, 4.56789, 2, 1.234567, 9.876543)
+    assert row.to_json() == {"rank": 2, "bot": "x", "mu": 25.123, "sigma": 8.333, "conservative": 0.123,
+                             "matches": 3, "wins": 1, "mean_points": 4.57, "faults": 2, "median_ms": 1.235,
+                             "p99_ms": 9.877}
+
+
+def test_a_bot_that_scored_nothing_has_mean_points_zero(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "a.db")
+    store.record_match(0, 0, MatchSummary(1, 1, (0, 5, 0), (1, 3, 1), frozenset(), (), ((), (), ())), BOTS, {},
+                       0.1, b"")
+    assert [row.mean_points for row in store.leaderboard()] == [0.0, 5.0, 0.0]
+    store.close()
 
 
 def test_a_failed_commit_is_rolled_back_and_the_store_goes_on(tmp_path: Path) -> None:
@@ -493,6 +509,11 @@ def test_a_retired_name_takes_more_of_the_fingerprint_then_a_number_when_taken(t
     assert store.register_bot("bob", "fb2", ["{python}", "bob"]) == "bob (old fbob)"
     assert store.register_bot("cat", "q", ["{python}", "cat"]) == "cat (old fcat)"
     assert store.register_bot("cat", "r", ["{python}", "cat"]) == "cat (old q)"  # shorter than 4: all of it
+    assert store.register_bot("bob", "0123456789", ["{python}", "bob"]) == "bob (old fb2)"
+    assert store.register_bot("bob", "fb3", ["{python}", "bob"]) == "bob (old 0123)"  # 4 characters will do
+    store.register_bot("dan (old dddd)", "x", ["x"])
+    store.register_bot("dan", "dddd", ["{python}", "dan"])
+    assert store.register_bot("dan", "e", ["{python}", "dan"]) == "dan (old dddd #2)"  # the first number free
     store.close()
 
 
@@ -535,7 +556,7 @@ def test_a_database_of_a_newer_arena_is_refused_and_left_unlocked(tmp_path: Path
     assert store._lock_fd is None
     store.close()  # twice is harmless
     reader = Store(path, readonly=True)
-    assert reader._lock_fd is None
+    assert reader._lock_fd is None and reader.readonly and not store.readonly
     writer = Store(path)  # a reader holds no lock
     writer.close()
     reader.close()
