@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -606,3 +607,13 @@ def test_opening_messages_name_the_file(tmp_path: Path) -> None:
     with contextlib.closing(sqlite3.connect(bad)) as db, db:
         db.execute("DELETE FROM meta")
     Store(bad).close()  # the failed open let go of its lock
+
+
+def test_a_store_closed_from_another_thread_still_lets_go_of_its_lock(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    store = new_store(path)
+    closer = threading.Thread(target=store.close)  # SQLite refuses to close it there; the lock goes all the same
+    closer.start()
+    closer.join()
+    assert store._lock_fd is None
+    Store(path).close()
