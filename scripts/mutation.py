@@ -43,7 +43,7 @@ CORE: dict[str, tuple[str, tuple[str, ...]]] = {
                                       "tests/test_deals.py::test_the_ledger_gives_each_rotation_its_own_process")),
     "scheduler": ("arena/ladder/scheduler.py", ("tests/test_scheduler.py",)),
     "ratings": ("arena/ladder/ratings.py", ("tests/test_ratings.py",)),
-    "estimate": ("arena/ladder/estimate.py", ("tests/test_estimate.py",)),
+    "estimate": ("arena/ladder/estimate.py", ("tests/test_estimate.py", "tests/test_compare.py")),
     "store": ("arena/ladder/store.py", ("tests/test_store.py",)),
     "wire": ("arena/protocol/codec.py", ("tests/test_wire.py",)),
 }
