@@ -65,7 +65,7 @@ def test_the_next_arena_removes_what_a_killed_arena_left_in_the_temporary_folder
         arena.wait()
     left = {p.name.split("-")[1] for p in temp.glob(f"arena-*-{arena.pid}-*")}
     assert left >= {"bots", "logs", "serve"}  # and the jail's filter, where this machine builds one
-    done = subprocess.run([*ARENA, "match", "--game", "lama", "--seats", "2", "--seed", "1",
+    done = subprocess.run([*ARENA, "match", "--game", "lama", "--seats", "2", "--seed", "1", "-o", "rounds=1",
                            "--sandbox", "limits"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert list(temp.glob(f"arena-*-{arena.pid}-*")) == []
