@@ -1,7 +1,7 @@
 """L.A.M.A. exact-behaviour tests (docs/rules.md L1-L12, G1, G2) beside tests/games/test_lama.py.
 
 They pin what the rule tests left loose, each found by mutation testing (scripts/mutation.py lama,
-/work/mutation-notes/lama.md): the card objects and their order, the prompt table that every turn looks up,
+docs/mutation.md): the card objects and their order, the prompt table that every turn looks up,
 the choices under option ``climb=any``, copies of a match for searches, the exact messages of refused
 arrangements and options.
 
