@@ -2,7 +2,7 @@
 
 Every folder or file the arena keeps in the temporary folder (sockets, bots' logs without ``--log-dir``, the
 jail's filter, an unjailed bot's scratch) is called ``arena-<kind>-<pid>-<random>``. An arena stopped by
-SIGKILL cannot clear up after itself; the next one that makes a file of the same kind removes those whose
+SIGKILL cannot clear up after itself; the next one, at its first file of the same kind, removes those whose
 process is gone, so nothing is left for longer than the next start.
 """
 
@@ -52,9 +52,17 @@ def remove_stale(kind: str, folder: str | None = None) -> int:
     return removed
 
 
+_swept: set[str] = set()
+"""The kinds whose stale files this process has removed: once each, at its first folder of the kind (an unjailed
+bot's scratch is made at every start, and the temporary folder need not be read each time)."""
+
+
 def new_folder(kind: str) -> Path:
-    """Return a new private folder of ``kind`` in the temporary folder (stale ones of ``kind`` removed first)."""
-    remove_stale(kind)
+    """Return a new private folder of ``kind`` in the temporary folder (stale ones of ``kind`` removed first,
+    once a process)."""
+    if kind not in _swept:
+        remove_stale(kind)
+        _swept.add(kind)
     return Path(tempfile.mkdtemp(prefix=prefix(kind)))
 
 
