@@ -7,6 +7,7 @@ import contextlib
 import copy
 import csv
 import dataclasses
+import faulthandler
 import io
 import json
 import os
@@ -1058,6 +1059,9 @@ main.add_command(contest_commands.submit)
 
 def run() -> None:
     """Entry point that never shows a traceback for a bad input."""
+    # a crash in native code (gRPC's, at the end of a long run) prints every thread's Python stack to stderr, so
+    # an operator's log says where it happened instead of a bare exit status of -11
+    faulthandler.enable()
     try:
         main()
     except GameError as exc:

@@ -7,6 +7,7 @@ leaves every file it was given exactly as it was.
 from __future__ import annotations
 
 import hashlib
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -129,3 +130,21 @@ def test_a_port_in_use_is_a_one_line_error_and_the_replay_file_is_kept(tmp_path:
 def test_a_bad_listen_address_is_a_one_line_error() -> None:
     code, err = run("match", "--listen", "localhost:notaport", "--seed", "1")
     assert code == 1 and "HOST:PORT" in one_error(err)
+
+
+def test_a_crash_in_native_code_prints_where_every_thread_was(tmp_path: Path) -> None:
+    """A SIGSEGV (as gRPC's native code may raise at the end of a long run) leaves a Python stack of each thread
+    in the operator's log, not only a bare exit status."""
+    replay = tmp_path / "replay.json"
+    assert run("match", "--seed", "1", "-o", "rounds=1", "--replay", replay)[0] == 0
+    serve = subprocess.Popen([sys.executable, "-c", "from arena.cli import run; run()", "serve", "--replay",
+                              str(replay)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert serve.stdout is not None
+        assert "http://" in serve.stdout.readline()  # serving: its threads are up
+        serve.send_signal(signal.SIGSEGV)
+        _, err = serve.communicate(timeout=30)
+    finally:
+        serve.kill()
+    assert serve.returncode == -signal.SIGSEGV
+    assert "Fatal Python error: Segmentation fault" in err and "most recent call first" in err, err
