@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.core.referee import Clock, referee_match
-from arena.games import BOT_LIST
 from arena.games.base import RoundScored
 from arena.games.cabanga import CABANGA, CabangaState, Card, PlayCard
 from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
@@ -317,25 +316,6 @@ def test_the_search_bots_answer_within_a_short_clock() -> None:
     choice = bot.play(state.view(prompt.seat), prompt.choices)
     assert time.perf_counter() - start < 0.15 and choice in prompt.choices
     assert bot.report.worlds >= 1
-
-
-@pytest.mark.parametrize(("game", "name"), [("cabanga", "cabanga-search"), ("lama", "lama-search")])
-def test_the_search_bots_pass_check_at_a_short_deadline(game: str, name: str) -> None:
-    """`arena check --deadline 0.2`: no timeout, every decision within the deadline (the default deadline is
-    checked with every bundled bot in tests/test_check.py)."""
-    import json
-    from pathlib import Path
-
-    from click.testing import CliRunner
-
-    from arena.cli import main
-
-    root = Path(__file__).resolve().parent.parent
-    result = CliRunner().invoke(main, ["check", str(root / "arena" / "games" / game / BOT_LIST), "--name", name,
-                                       "--deadline", "0.2", "--json"])
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report["passed"] and report["verdict"].startswith(f"PASS: {name}")
 
 
 def test_a_state_copies_itself_and_a_game_without_copies_says_so() -> None:
