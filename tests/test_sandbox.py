@@ -15,10 +15,12 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from arena.launch import native
 from arena.launch.botlist import BotListError, BotSpec, parse_bot_list
 from arena.launch.process import BotProcess, LaunchError, log_file_name
 from arena.launch.sandbox import (
@@ -34,7 +36,14 @@ from arena.launch.sandbox import (
     interpreter_folders,
     own_cgroups,
 )
-from arena.launch.supervisor import CGROUP_PREFIX, CPU_EXIT_CODE, JAIL_SOCKET
+from arena.launch.supervisor import (
+    CGROUP_PREFIX,
+    CPU_EXIT_CODE,
+    HOST_UID_BASE,
+    HOST_UID_SPAN,
+    JAIL_SOCKET,
+    STAGE_PREFIX,
+)
 
 MACHINE = detect_sandbox()
 CI = os.environ.get("CI") == "true"
@@ -44,7 +53,14 @@ if MACHINE.cgroups is not None:
     MODES.append(Sandbox(Isolation.LIMITS, MACHINE.cgroups))
 if MACHINE.isolation is Isolation.JAIL:
     MODES.append(MACHINE)
-IDS = [m.level for m in MODES]
+# the supervisor's own behaviour is tested against both of its twins: the native one (the default where it builds)
+# and supervisor.py (the fallback); with CI=true a machine without a C compiler fails (test_ci_has_...)
+NATIVE = native.default_supervisor()
+PYTHON = native.python_supervisor()
+native_only = pytest.mark.skipif(not NATIVE.native and not CI, reason=f"no native supervisor here: {NATIVE.why_not}")
+SUPERVISED = [pytest.param(replace(mode, supervisor=supervisor), id=f"{mode.level}-{name}",
+                           marks=[native_only] if name == "native" else [])
+              for mode in MODES for name, supervisor in (("native", NATIVE), ("python", PYTHON))]
 # a jail test skips only where there is no bubblewrap at all: where it is installed and its jail fails, they fail
 jail = pytest.mark.skipif(MACHINE.isolation is not Isolation.JAIL and not CI and not MACHINE.broken_jail,
                           reason=f"no bubblewrap jail here: {MACHINE.reason}")
@@ -143,7 +159,100 @@ def test_the_supervisor_imports_the_standard_library_only() -> None:
     assert done.returncode == 0 and "supervisor.py" in done.stdout, done.stderr
 
 
-@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+@native_only
+def test_the_native_supervisor_has_the_python_ones_options_and_constants() -> None:
+    """The two twins take the same command line and share their constants (supervisor.c says the same as
+    supervisor.py: a change to one must be made to the other)."""
+    from arena.launch import supervisor
+
+    done = subprocess.run([*NATIVE.prefix, "--help"], capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0 and "supervisor.py" in done.stdout, done.stderr
+    python = subprocess.run([*PYTHON.prefix, "--help"], capture_output=True, text=True, timeout=30, check=True)
+    options = {word.strip("[],") for word in python.stdout.split() if word.startswith(("--", "[--"))} - {"--help"}
+    assert options and all(option in done.stdout for option in options), sorted(options)
+    defines = dict(line.split()[1:3] for line in native.SOURCE.read_text().splitlines()
+                   if line.startswith("#define ") and len(line.split()) >= 3)
+    for name in ("CPU_POLL", "STOP_GRACE", "JAIL_SOCKET", "CGROUP_PREFIX", "STAGE_PREFIX", "DEFAULT_MEMORY_MB",
+                 "DEFAULT_CPU_SECONDS", "DEFAULT_OPEN_FILES", "DEFAULT_DISK_MB", "DEFAULT_PROCESSES"):
+        assert defines[name].strip('"') == str(getattr(supervisor, name)), name
+    assert int(defines["HOST_UID_BASE"].rstrip("L")) == supervisor.HOST_UID_BASE
+    bad = subprocess.run([*NATIVE.prefix, "--cpu", "lots", "--", "true"], capture_output=True, text=True,
+                         timeout=30, check=False)
+    assert bad.returncode == 2 and "usage:" in bad.stderr  # as argparse
+
+
+@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
+                                        pytest.param(PYTHON, id="python")])
+def test_a_supervisor_that_cannot_start_the_bot_says_why(supervisor: native.Supervisor, tmp_path: Path) -> None:
+    """126: the bot's cgroup cannot be made; 127: its command cannot be run (each with a line on stderr)."""
+    def status(*args: str) -> tuple[int, str]:
+        proc = subprocess.Popen([*supervisor.prefix, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        assert proc.stdin is not None and proc.stderr is not None
+        code = proc.wait(timeout=30)  # its input stays open until the bot has ended: closing it stops the bot
+        err = proc.stderr.read()
+        proc.stdin.close()
+        proc.stderr.close()
+        return code, err
+
+    code, err = status("--cgroup", f"pids={tmp_path}/none", "--", sys.executable, "-c", "pass")
+    assert code == 126 and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
+    assert not (tmp_path / "none").exists()
+    code, err = status("--", str(tmp_path / "no-such-program"))
+    assert code == 127 and err.startswith("[arena sandbox] cannot run") and "no-such-program" in err, err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="--drop-uid is for an arena that runs as root")
+@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
+                                        pytest.param(PYTHON, id="python")])
+def test_a_root_supervisor_stages_the_jails_folders_and_drops_the_uid(supervisor: native.Supervisor,
+                                                                      tmp_path: Path) -> None:
+    """What the supervisor does before bubblewrap (``--drop-uid``, ``--seccomp``), seen by a stand-in for bwrap
+    that prints what it got: it runs as the supervisor's own host uid, with no groups; a private folder and
+    the bot's socket are staged (bound into a tmpfs that uid reaches), the socket made its; the system's
+    folders and the rest of the command pass unchanged; the filter is an open descriptor."""
+    import tempfile
+
+    private = tmp_path / "bot"  # below pytest's folder of mode 0700: out of the bot's uid's reach
+    private.mkdir()
+    (private / "code.txt").write_text("the bot's code")
+    sock = tmp_path / "s.sock"
+    sock.write_text("")
+    seccomp = tmp_path / "filter.bpf"
+    seccomp.write_text("bpf")
+    shown = Path(tempfile.mkdtemp(prefix="arena-fake-bwrap-"))
+    try:
+        shown.chmod(0o755)
+        bwrap = shown / "bwrap"
+        bwrap.write_text('#!/bin/sh\nid -u; id -G; echo "$@"; eval "cat <&$2"; echo; cat "$4/code.txt"; echo\n'
+                         'stat -c %u "$8"\n')
+        bwrap.chmod(0o755)
+        command = [str(bwrap), "--ro-bind", str(private), str(private), "--unshare-all", "--ro-bind", str(sock),
+                   JAIL_SOCKET, "--ro-bind", "/usr", "/usr", "--", "bot", "--ro-bind"]
+        proc = subprocess.Popen([*supervisor.prefix, "--seccomp", str(seccomp), "--drop-uid", "--", *command],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        proc.wait(timeout=30)
+        out, err = proc.stdout.read(), proc.stderr.read()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+    finally:
+        for path in shown.iterdir():
+            path.unlink()
+        shown.rmdir()
+    assert proc.returncode == 0, err
+    uid, groups, args, bpf, code, owner = out.splitlines()
+    assert HOST_UID_BASE <= int(uid) < HOST_UID_BASE + HOST_UID_SPAN and groups == uid and owner == uid
+    words = args.split()
+    stage = os.path.dirname(words[3])
+    assert words[:2] == ["--seccomp", words[1]] and words[1].isdigit() and bpf == "bpf"
+    assert words[2:] == ["--ro-bind", f"{stage}/1", str(private), "--unshare-all", "--ro-bind", f"{stage}/2",
+                         JAIL_SOCKET, "--ro-bind", "/usr", "/usr", "--", "bot", "--ro-bind"]
+    assert os.path.basename(stage).startswith(STAGE_PREFIX) and not os.path.exists(stage)  # removed at the end
+    assert code == "the bot's code"
+
+
+@pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_resource_limits_are_set_in_the_bot(sandbox: Sandbox, tmp_path: Path) -> None:
     code = ("import resource as r; print(*(r.getrlimit(getattr(r, 'RLIMIT_' + k))[0] "
             "for k in ('AS', 'NOFILE', 'CORE', 'FSIZE')))")
@@ -153,20 +262,20 @@ def test_resource_limits_are_set_in_the_bot(sandbox: Sandbox, tmp_path: Path) ->
     assert out.split() == [str(700 << 20), "100", "0", str(3 << 20)]
 
 
-@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+@pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_the_bots_exit_status_comes_through(sandbox: Sandbox, tmp_path: Path) -> None:
     assert run(sandbox, "raise SystemExit(7)", tmp_path)[0] == 7
     assert run(sandbox, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)", tmp_path)[0] == 137
 
 
-@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+@pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_memory_beyond_the_limit_is_refused(sandbox: Sandbox, tmp_path: Path) -> None:
     code = "x = bytearray(300 << 20)"
     status, _, err = run(sandbox, code, tmp_path, Limits(memory_mb=150))
     assert status == 1 and "MemoryError" in err
 
 
-@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+@pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_processes_that_leave_the_session_die_with_the_bot(sandbox: Sandbox, tmp_path: Path) -> None:
     code = ("import os, signal, time\n"
             "if os.fork() == 0:\n"
@@ -192,7 +301,7 @@ def _cmdline(pid: str) -> bytes:
         return b""
 
 
-@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+@pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sandbox, tmp_path: Path) -> None:
     code = ("import signal, sys, time\n"
             "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
@@ -208,7 +317,7 @@ def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sand
     assert time.monotonic() - began < 3
 
 
-@pytest.mark.parametrize("sandbox", MODES, ids=IDS)
+@pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None:
     spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.7: pass\n"
     # 0.7 s, a new match, 0.7 s again: within a limit of 1 s per match

@@ -1,9 +1,10 @@
 """Limits and isolation for bot processes: what the arena asks of the supervisor that applies them.
 
 The arena never forks (it has imported grpc), so limits are applied in a fresh process: the arena runs
-each bot as ``python -I -S arena/launch/supervisor.py [LIMITS] -- COMMAND...`` (:data:`SUPERVISOR`, by path,
-standard library only; :mod:`arena.launch.supervisor` says what it does), with the command line that
-:meth:`Sandbox.command` builds. This module also finds what the machine gives (bubblewrap, seccomp, cgroups:
+each bot as ``SUPERVISOR [LIMITS] -- COMMAND...``, with the command line that :meth:`Sandbox.command` builds.
+The supervisor is the native one (``arena/launch/supervisor.c``, built on first use: :mod:`arena.launch.native`)
+or, where it cannot be built, ``python -I -S arena/launch/supervisor.py`` (:data:`SUPERVISOR`, by path, standard
+library only); :mod:`arena.launch.supervisor` says what both do. This module also finds what the machine gives (bubblewrap, seccomp, cgroups:
 :func:`detect_sandbox`), and makes and clears the bots' cgroups at a table.
 
 With :attr:`Isolation.JAIL` the command the supervisor starts is ``bwrap`` (bubblewrap) building the bot's jail
@@ -26,7 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.launch import supervisor, tempdir
+from arena.launch import native, tempdir
+from arena.launch.native import SUPERVISOR, Supervisor
 from arena.launch.supervisor import (
     CGROUP_PREFIX,
     DEFAULT_CPU_SECONDS,
@@ -45,8 +47,6 @@ from arena.launch.supervisor import (
     write_limits,
 )
 
-SUPERVISOR = os.path.abspath(supervisor.__file__)
-"""The supervisor's script, which the arena runs by its path (``python -I -S SUPERVISOR ...``)."""
 JAIL_UID = 65534
 """The user and group id a jailed bot has inside its jail (``nobody``)."""
 JAIL_SCRATCH = "/tmp"
@@ -168,6 +168,13 @@ class Sandbox:
     broken_jail: str = ""
     """Why the jail fails its self-check where bubblewrap is installed (empty: it holds, or there is no
     bubblewrap): the isolation is then less than the machine was set up for, which is said loudly."""
+    supervisor: Supervisor | None = None
+    """The supervisor that runs each bot (its command prefix); ``None``: this machine's default, the native one
+    where it builds (:func:`arena.launch.native.default_supervisor`, built on first use)."""
+
+    def supervisor_used(self) -> Supervisor:
+        """Return the supervisor that runs the bots: :attr:`supervisor`, or this machine's default."""
+        return self.supervisor if self.supervisor is not None else native.default_supervisor()
 
     @property
     def level(self) -> str:
@@ -202,6 +209,7 @@ class Sandbox:
                 parts += f", each bot process its own host uid from {HOST_UID_BASE}"
         if self.isolation is not Isolation.NONE:
             parts += f", cgroups v{self.cgroups.version} per bot" if self.cgroups is not None else ", rlimits only"
+            parts += f", {self.supervisor_used().describe()}"
         if self.isolation is Isolation.LIMITS and os.name == "posix" and os.geteuid() == 0:
             parts += "; bots run as the arena's user, root: use the jail for bots you do not trust"
         text = f"bot sandbox: {self.level}: {parts}"
@@ -219,7 +227,7 @@ class Sandbox:
         """
         if self.isolation is Isolation.NONE:
             return list(argv)
-        command = [sys.executable, "-I", "-S", SUPERVISOR, *limits.arguments()]
+        command = [*self.supervisor_used().prefix, *limits.arguments()]
         if group is not None:
             command += [*group.arguments(), "--in-bot-group"]
         elif self.cgroups is not None:
@@ -416,9 +424,8 @@ def _is_supervisor(pid: int) -> bool:
             cmdline = f.read()
     except OSError:
         return False
-    # an installation from before supervisor.py ran its supervisor as sandbox.py: its bots are not stale either
-    supervisor = b"supervisor.py\0" in cmdline or b"sandbox.py\0" in cmdline
-    return supervisor and b"\0--cgroup\0" in cmdline
+    # the native supervisor, the Python one, or an older arena's (sandbox.py): their bots are not stale
+    return native.is_supervisor_command(cmdline) and b"\0--cgroup\0" in cmdline
 
 
 _PROBE = r"""
@@ -492,12 +499,13 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
         _detected = Sandbox(Isolation.LIMITS if os.name == "posix" else Isolation.NONE,
                             reason=f"no bubblewrap jail on {sys.platform}")
         return _detected
+    chosen = native.default_supervisor()
     cgroups, why_not = cgroup_parents()
     reasons = [] if cgroups is not None else [f"no cgroups: {why_not}"]
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap is missing: {INSTALL_HINT}",
-                                                                  *reasons]))
+                                                                  *reasons]), supervisor=chosen)
         return _detected
     from arena.launch import jailfilter
 
@@ -509,19 +517,21 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
                                                                     "personality"])
     except jailfilter.FilterError as exc:
         reasons.append(f"no seccomp filter: {exc}")
-    jail = Sandbox(Isolation.JAIL, None, bwrap=bwrap, seccomp=seccomp, drop_uid=os.geteuid() == 0)
+    jail = Sandbox(Isolation.JAIL, None, bwrap=bwrap, seccomp=seccomp, drop_uid=os.geteuid() == 0,
+                   supervisor=chosen)
     failure = probe_jail(jail, numbers)
     if failure and seccomp is not None:
         reasons.append(f"no seccomp filter: the jail does not hold with it: {failure}")
-        jail = Sandbox(Isolation.JAIL, None, bwrap=bwrap, drop_uid=jail.drop_uid)
+        jail = Sandbox(Isolation.JAIL, None, bwrap=bwrap, drop_uid=jail.drop_uid, supervisor=chosen)
         seccomp = None
         failure = probe_jail(jail, {})
     if failure:
         _detected = Sandbox(Isolation.LIMITS, cgroups, "; ".join([f"bubblewrap cannot build the jail here: "
-                                                                  f"{failure}", *reasons]), broken_jail=failure)
+                                                                  f"{failure}", *reasons]), broken_jail=failure,
+                            supervisor=chosen)
         return _detected
     _detected = Sandbox(Isolation.JAIL, cgroups, "; ".join(reasons), bwrap=bwrap, seccomp=seccomp,
-                        drop_uid=jail.drop_uid)
+                        drop_uid=jail.drop_uid, supervisor=chosen)
     return _detected
 
 
@@ -615,7 +625,8 @@ def choose_sandbox(mode: Mode | str = Mode.AUTO) -> Sandbox:
                                f"and this machine gives {machine.level}: {machine.reason}")
         return machine
     if mode is Mode.LIMITS and (machine.isolation is Isolation.JAIL or machine.broken_jail):
-        return Sandbox(Isolation.LIMITS, machine.cgroups, "asked for with --sandbox limits")
+        return Sandbox(Isolation.LIMITS, machine.cgroups, "asked for with --sandbox limits",
+                       supervisor=machine.supervisor)
     return machine
 
 
