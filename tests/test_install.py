@@ -41,11 +41,13 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     work = tmp_path / "elsewhere"
     work.mkdir()
     # the games' bundled bot lists (in their folders, arena/games/GAME/bots/) and the other languages' examples
-    code = ("import arena, bots; from arena.games import bot_list, game_names\n"
-            "print(arena.__file__, bots.__file__, *(bot_list(game) for game in game_names()))")
+    # and the native supervisor's source, which the machine builds at first use
+    code = ("import arena, bots; from arena.games import bot_list, game_names; from arena.launch import native\n"
+            "assert native.SOURCE.is_file(), native.SOURCE\n"
+            "print(arena.__file__, bots.__file__, native.SOURCE, *(bot_list(game) for game in game_names()))")
     where = subprocess.run([str(python), "-c", code], cwd=work, capture_output=True, text=True, timeout=60, env=env)
     assert where.returncode == 0, where.stderr
-    assert len(where.stdout.split()) == 5 and all(line.startswith(str(venv)) for line in where.stdout.split()), \
+    assert len(where.stdout.split()) == 6 and all(line.startswith(str(venv)) for line in where.stdout.split()), \
         where.stdout
     # limits: a jail shows a bot its interpreter's own folders, and the packages this environment borrows
     # (grpcio...) lie outside them; what is tested here is that the bots and their lists are installed

@@ -525,6 +525,9 @@ def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
         while not _escaped(mark) and time.monotonic() < deadline:  # the first bot asked has forked
             time.sleep(0.05)
         assert _escaped(mark)
+        # the machine's default supervisor runs them: the native one where it builds (the same cache folder)
+        programs = {_cmdline(str(p)).split(b"\0", 1)[0] for p in _marked(mark) if _supervisor(_cmdline(str(p)))}
+        assert programs == {NATIVE.prefix[0].encode()}
     finally:
         arena.kill()
         arena.wait()
@@ -551,8 +554,8 @@ def _orphan_groups() -> list[str]:
 
 
 def _supervisor(cmdline: bytes) -> bool:
-    """Whether a command line is a supervisor's: this version's, or an older arena's (sandbox.py) running beside."""
-    return b"supervisor.py" in cmdline or b"sandbox.py" in cmdline
+    """Whether a command line is a supervisor's: either twin, or an older arena's (sandbox.py) running beside."""
+    return native.is_supervisor_command(cmdline + b"\0")
 
 
 def _escaped(mark: str) -> list[int]:

@@ -2,10 +2,11 @@
 
 The arena never forks (it has imported grpc), so limits are applied in a fresh process: the arena runs
 each bot as ``SUPERVISOR [LIMITS] -- COMMAND...``, with the command line that :meth:`Sandbox.command` builds.
-The supervisor is the native one (``arena/launch/supervisor.c``, built on first use: :mod:`arena.launch.native`)
-or, where it cannot be built, ``python -I -S arena/launch/supervisor.py`` (:data:`SUPERVISOR`, by path, standard
-library only); :mod:`arena.launch.supervisor` says what both do. This module also finds what the machine gives (bubblewrap, seccomp, cgroups:
-:func:`detect_sandbox`), and makes and clears the bots' cgroups at a table.
+The supervisor is the native one (``arena/launch/supervisor.c``, built on first use by
+:mod:`arena.launch.native`) or, where it cannot be built, ``python -I -S arena/launch/supervisor.py``
+(:data:`SUPERVISOR`, by path, standard library only); :mod:`arena.launch.supervisor` says what both do. This
+module also finds what the machine gives (bubblewrap, seccomp, cgroups: :func:`detect_sandbox`), and makes and
+clears the bots' cgroups at a table.
 
 With :attr:`Isolation.JAIL` the command the supervisor starts is ``bwrap`` (bubblewrap) building the bot's jail
 (:meth:`Sandbox.command`): new user, PID, mount, network, IPC, UTS and cgroup namespaces, a non-root user
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.launch import native, tempdir
-from arena.launch.native import SUPERVISOR, Supervisor
+from arena.launch.native import SUPERVISOR as SUPERVISOR
+from arena.launch.native import Supervisor
 from arena.launch.supervisor import (
     CGROUP_PREFIX,
     DEFAULT_CPU_SECONDS,

@@ -160,7 +160,8 @@ def try_escape(paths: list[str]) -> None:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if b"supervisor.py" in f.read():
+                command = f.read()
+                if b"supervisor.py" in command or b"arena-supervisor-" in command:  # either twin
                     supervisors.append(int(entry))
     attempt("find the supervisor", lambda: supervisors)
     attempt("ptrace the supervisor", lambda: supervisors and call(libc.ptrace(16, supervisors[0], None, None)))

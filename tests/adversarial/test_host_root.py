@@ -74,9 +74,12 @@ def _is_supervisor(pid: int) -> bool:
     """The supervisor runs as the arena's user (root): it is outside the jail, and drops its child's uid."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().split(b"\0")[3].endswith(b"supervisor.py")  # python -I -S .../supervisor.py
-    except (OSError, IndexError):
+            words = f.read().split(b"\0")
+    except OSError:
         return True
+    # the native supervisor (arena-supervisor-HASH), or python -I -S .../supervisor.py
+    native = os.path.basename(words[0]).startswith(b"arena-supervisor-")
+    return native or (len(words) > 3 and words[3].endswith(b"supervisor.py"))
 
 
 def _host_uid(pid: int) -> int | None:
