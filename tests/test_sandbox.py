@@ -339,9 +339,11 @@ def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None
 
 def test_ci_has_the_jail_and_cgroups() -> None:
     """CI installs bubblewrap (.ci/run) and runs as root: a missing jail there is a failure, never a skip; so
-    are missing cgroups where the machine has cgroup v1 hierarchies (cgroup v2 is not used yet)."""
+    are missing cgroups where the machine has cgroup v1 hierarchies (cgroup v2 is not used yet), and a missing
+    native supervisor (CI has a C compiler)."""
     if CI:
         assert MACHINE.isolation is Isolation.JAIL, MACHINE.describe()
+        assert NATIVE.native, NATIVE.why_not
     if CGROUPS_DUE:
         assert MACHINE.cgroups is not None, MACHINE.describe()
 
