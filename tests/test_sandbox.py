@@ -418,6 +418,32 @@ def test_a_bot_in_cgroups_has_a_process_count_and_its_group_goes_with_it(tmp_pat
 
 
 @cgroups
+@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
+                                        pytest.param(PYTHON, id="python")])
+def test_the_group_of_a_live_supervisor_of_either_twin_is_not_stale(supervisor: native.Supervisor,
+                                                                     tmp_path: Path) -> None:
+    """An arena starting clears the groups of supervisors that are gone (killed hard), and only those."""
+    from arena.launch.sandbox import clean_stale_cgroups
+
+    assert MACHINE.cgroups is not None
+    proc = start(Sandbox(Isolation.LIMITS, MACHINE.cgroups, supervisor=supervisor),
+                 "print('up', flush=True)\nimport time; time.sleep(30)", tmp_path)
+    assert proc.stdout is not None and proc.stdin is not None
+    group = os.path.join(MACHINE.cgroups.parents[0][1], f"{CGROUP_PREFIX}{proc.pid}")
+    try:
+        assert proc.stdout.readline() == "up\n"
+        clean_stale_cgroups(MACHINE.cgroups)
+        assert os.path.isdir(group) and proc.poll() is None
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert not os.path.exists(group)  # removed by the supervisor when its bot ended
+
+
+@cgroups
 def test_memory_in_a_tmpfs_counts_against_the_bot(tmp_path: Path) -> None:
     """A jailed bot filling /dev/shm (a tmpfs not limited by size) meets its cgroup's memory limit."""
     code = ("import os\n"
