@@ -22,6 +22,11 @@ arena's user, and:
 
 With the jail, the command it starts is ``bwrap`` (bubblewrap) building the bot's jail
 (:meth:`arena.launch.sandbox.Sandbox.command`).
+
+Its native twin, ``supervisor.c`` beside it, does all of this in a process of a few hundred KiB instead of an
+interpreter's 8 MiB, and is what the arena runs where a C compiler builds it (:mod:`arena.launch.native`); this
+script is the fallback. The two take the same command line and must behave the same: a change here is a change
+there (tests/test_sandbox.py runs the supervisor's tests against both).
 """
 
 from __future__ import annotations
