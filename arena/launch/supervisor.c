@@ -407,12 +407,18 @@ static void child_fail(const char *what) {
     _exit(127);
 }
 
+static void child_refuse(const char *why, const char *option) {
+    say("cannot run '%s': %s '%s'", opt.command[0], why, option);
+    _exit(127);
+}
+
 static int bwrap_values(const char *option) {
     static const char *one[] = {"--uid", "--gid", "--cap-drop", "--hostname", "--proc", "--dev", "--size",
                                 "--perms", "--tmpfs", "--dir", "--chdir", "--remount-ro", "--seccomp"};
     static const char *two[] = {"--symlink", "--setenv", "--ro-bind"};
     static const char *flags[] = {"--unshare-all", "--unshare-user", "--disable-userns", "--new-session",
-                                  "--die-with-parent", "--clearenv"};
+                                  "--die-with-parent", "--clearenv", "--unshare-ipc", "--unshare-pid",
+                                  "--unshare-net", "--unshare-uts", "--unshare-cgroup"};
     for (size_t i = 0; i < sizeof one / sizeof *one; i++)
         if (strcmp(option, one[i]) == 0) return 1;
     for (size_t i = 0; i < sizeof two / sizeof *two; i++)
@@ -470,14 +476,8 @@ static char **jail_command(char **command, long uid) {
     size_t i = 1;
     while (i < argc && strcmp(command[i], "--") != 0) {
         int count = bwrap_values(command[i]);
-        if (count < 0) {
-            errno = EINVAL;
-            child_fail(command[i]); /* unexpected bubblewrap option */
-        }
-        if (i + (size_t)count >= argc) {
-            errno = EINVAL;
-            child_fail("bubblewrap option without its values");
-        }
+        if (count < 0) child_refuse("unexpected bubblewrap option", command[i]);
+        if (i + (size_t)count >= argc) child_refuse("bubblewrap option without its values", command[i]);
         if (strcmp(command[i], "--ro-bind") == 0 && uid >= 0 && !is_system(command[i + 1])) {
             char *target = malloc(PATH_SIZE);
             if (!target) child_fail("memory");

@@ -485,7 +485,9 @@ def _jail_command(command: list[str], seccomp: str | None, *, uid: int | None, s
 
 
 _BWRAP_FLAGS = {"--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--die-with-parent",
-                "--clearenv"}
+                "--clearenv", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup"}
+"""bubblewrap's options without a value that a jail may hold (tests/test_jail_proof.py takes one namespace away
+with ``--unshare-uts``): any other option is refused, since its values could not be told from the next option."""
 
 
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/")
