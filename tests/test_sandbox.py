@@ -317,6 +317,20 @@ def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sand
     assert time.monotonic() - began < 3
 
 
+@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
+                                        pytest.param(PYTHON, id="python")])
+def test_sigterm_to_the_supervisor_stops_its_bot(supervisor: native.Supervisor, tmp_path: Path) -> None:
+    """The arena's last resort before SIGKILL to the group: the supervisor stops the bot as when its input closes."""
+    proc = start(Sandbox(Isolation.LIMITS, supervisor=supervisor),
+                 "print('ready', flush=True)\nimport time; time.sleep(60)", tmp_path)
+    assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
+    assert proc.stdout.readline() == "ready\n"
+    proc.terminate()
+    assert proc.wait(timeout=10) == 143  # the bot's status: ended by the SIGTERM passed on
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        stream.close()
+
+
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None:
     spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.7: pass\n"
