@@ -768,7 +768,7 @@ def _duration(seconds: float) -> str:
 @clock_options
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output: DIR/BOT-K.log for process K of bot BOT (on a cluster, "
-                   "DIR/table-N/BOT-K.log on the node of table N). Default: discarded.")
+                   "DIR/node-N/BOT-K.log on the N-th node's tables). Default: discarded.")
 @sandbox_option
 @throw_window_option
 @click.option("--memory-budget", "memory_budget_mb", type=click.IntRange(min=64), default=None, metavar="MB",

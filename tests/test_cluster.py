@@ -30,7 +30,7 @@ from ladder_db import seeds, stored_count
 
 from arena.core.referee import MatchSummary
 from arena.games import BOT_LIST, get_game
-from arena.ladder.cluster import RayExecutor, StartFailed, _Table, check_shared, code_fingerprint
+from arena.ladder.cluster import RayExecutor, StartFailed, _Table, check_shared, code_fingerprint, plan_tables
 from arena.ladder.executor import Job, Played
 from arena.ladder.ladder import deal_seed
 from arena.ladder.localcluster import LocalCluster, free_port, local_cluster
@@ -56,13 +56,15 @@ def first_triples(count: int, seed: int) -> list[tuple[int, int, int]]:
 @pytest.fixture(scope="module")
 def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """One two-node cluster for the module's ladders: starting one takes seconds, and a ladder leaves it as it
-    found it (its tables' actors end with their driver)."""
+    found it (its tables' actors end with their driver). The head has two CPUs, so it can hold two tables; a
+    ladder of two tables still gets one on each node (tables are dealt out across the nodes)."""
     why = netns.available()
     if why:
         assert os.environ.get("CI") != "true", f"CI runs the cluster tests: {why}"
         pytest.skip(f"a loopback-only network namespace for the cluster: {why}")
     folder = tmp_path_factory.mktemp("cluster")
-    with local_cluster(2, folder, {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(folder)}) as nodes:
+    with local_cluster(2, folder, {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(folder)},
+                       head_cpus=2) as nodes:
         yield nodes
 
 
@@ -169,6 +171,22 @@ def test_a_contest_on_the_cluster_checks_a_submission_here_and_plays_it_on_the_n
             proc.stderr.close()
     assert proc.returncode == 0, seen + rest
     assert "node " in seen + rest and "bots sandboxed: strict" in seen + rest  # each node's tables, jailed strictly
+
+
+def test_a_nodes_tables_share_one_pool_and_the_ladder_stores_what_a_local_run_does(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    db = tmp_path / "cluster.db"
+    logs = tmp_path / "logs"
+    result = subprocess.run(ladder_command(cluster, db, 5, "--tables", "3", "--log-dir", str(logs)), cwd=ROOT,
+                            env=cluster.driver_env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    # (before the tests that kill a node: Ray lists a killed node as alive for a while, and its tables would be
+    # asked for there, lost, and asked for again on any node, the head's among them)
+    # three tables: two on the head (one actor: one server, one pool, one log folder), one on the other node
+    assert sorted(line.split(": ", 1)[1].split(",")[0] for line in result.stderr.splitlines()
+                  if line.startswith("node ") and "bots sandboxed" in line) == ["1 table", "2 tables"], result.stderr
+    assert sorted(p.name for p in logs.iterdir()) == ["node-0", "node-1"], result.stderr
+    assert seeds(db) == first_triples(MATCHES, seed=5)
 
 
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
@@ -305,7 +323,7 @@ def joined(executor: RayExecutor, *actors: FakeActor) -> list[FakeTable]:
     async def join() -> None:
         executor._free = asyncio.Queue()
         for table in tables:
-            await executor._join(table)
+            await executor._join([table])
 
     asyncio.run(join())
     return tables
@@ -343,6 +361,100 @@ def test_a_node_that_cannot_start_a_bot_others_start_is_retired_not_the_bot() ->
     assert asyncio.run(play()) == ["machine/nodeA"] * 3
     assert executor._ready == [good, also_good] and bad.actor.killed and not good.actor.killed
     assert len(notes) == 1 and "node machine/nodeB cannot start x, which played on other nodes" in notes[0]
+
+
+def test_each_node_gets_one_actor_with_a_table_per_cpu_dealt_out_across_the_nodes() -> None:
+    nodes = [("a", 4), ("b", 2), ("c", 1)]
+    assert plan_tables(nodes, None) == [("a", 4), ("b", 2), ("c", 1)]  # one table per CPU of the cluster
+    assert plan_tables(nodes, 4) == [("a", 2), ("b", 1), ("c", 1)]  # dealt one at a time: every node plays
+    assert plan_tables(nodes, 2) == [("a", 1), ("b", 1)]
+    assert plan_tables(nodes, 9) == [("a", 4), ("b", 2), ("c", 1), (None, 1), (None, 1)]  # wait for room
+    assert plan_tables([], None) == [(None, 1)]
+
+
+class FakeRay:
+    """Ray's ``remote`` class for the node actors: each actor asked for is a :class:`FakeActor` on ``node``, and
+    what it was asked with is kept."""
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.asked: list[dict[str, Any]] = []
+        self.made: list[FakeActor] = []
+
+    def options(self, **options: Any) -> FakeRay:
+        self.asked.append(options)
+        return self
+
+    def remote(self, *args: Any) -> FakeActor:
+        self.made.append(FakeActor(code_fingerprint(), self.node))
+        return self.made[-1]
+
+
+def test_a_nodes_tables_share_its_actor_and_are_lost_and_replaced_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ray
+
+    notes: list[str] = []
+    executor = RayExecutor("auto", 3, on_note=notes.append)
+    executor._remote = fake = FakeRay("nodeA")
+    game = get_game("cabanga")
+    job = Job(0, 0, tuple(BotSpec(name, ("none",), ROOT) for name in ("x", "y", "z")), 1, game, game.options(),
+              "0123456789abcdef")
+
+    async def play() -> None:
+        executor._free = asyncio.Queue()
+        with monkeypatch.context() as patched:  # the strategy of a named node: no Ray cluster to place it on
+            patched.setattr("ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy",
+                            lambda node, soft: ("affinity", node, soft))
+            tables = executor._new_actor(2, "nodeA-id")
+        assert [t.index for t in tables] == [0, 1] and tables[0].actor is tables[1].actor
+        assert fake.asked == [{"num_cpus": 2, "scheduling_strategy": ("affinity", "nodeA-id", True)}]
+        await executor._join(tables)
+        assert executor._ready == tables and executor.describe() == "1 node, 2 tables"
+        assert (await executor.run(job)).where == "machine/nodeA"  # either table: the one actor plays it
+
+        async def dies(job: bytes, shipped: str | None) -> bytes:
+            raise ray.exceptions.RayActorError()
+
+        fake.made[0].run = Remote(dies)
+        fake.made[0].ready = Remote(fake.made[0]._ready)
+        fake.node = "nodeB"
+        # the actor dies: both its tables go, one actor of two tables is asked for anywhere, and the match is
+        # played again on it once it has joined
+        assert (await executor.run(job)).where == "machine/nodeB"
+        assert fake.asked[1] == {"num_cpus": 2, "scheduling_strategy": "SPREAD"}
+        assert len(fake.made) == 2 and len(executor._ready) == 2
+        assert all(t.actor is fake.made[1] for t in executor._ready)
+        assert [t.index for t in executor._ready] == [2, 3]
+
+    asyncio.run(play())
+    assert sum("is lost" in note for note in notes) == 1, notes
+
+
+def test_an_actor_whose_named_node_fails_it_before_it_starts_is_asked_for_again_anywhere_once() -> None:
+    import ray
+
+    notes: list[str] = []
+    executor = RayExecutor("auto", 1, on_note=notes.append)
+    executor._remote = fake = FakeRay("nodeB")
+
+    async def gone(shared: tuple[str, str] | None = None) -> tuple[str, ...]:
+        raise ray.exceptions.RayActorError()
+
+    async def join() -> None:
+        executor._free = asyncio.Queue()
+        tables = executor._new_actor(1)
+        fake.made[0].ready = Remote(gone)  # its node went away before the cluster knew it
+        await executor._join(tables, pinned=True)
+        await asyncio.gather(*executor._pending)
+        again = executor._new_actor(1)  # an actor asked for anywhere dies too: not asked for again
+        fake.made[2].ready = Remote(gone)
+        await executor._join(again)
+
+    asyncio.run(join())
+    assert [t.index for t in executor._ready] == [1] and executor._ready[0].node == "machine/nodeB"
+    assert "table 0 was lost before starting" in notes[0] and "asked for again on any node" in notes[0], notes
+    assert len(fake.made) == 3 and len(notes) == 2 and "asked for again" not in notes[1], notes
+    assert not [t for t in executor._pending if not t.done()]
 
 
 def test_a_node_that_does_not_see_the_heads_shared_folder_is_refused(tmp_path: Path) -> None:

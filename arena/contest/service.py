@@ -202,8 +202,8 @@ class Contest:
             found += [(f"check: {p.name}", p) for p in sorted(check.glob("*.log"))]
         own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
         played: list[tuple[float, str, Path]] = []
-        # this machine's pool logs in the folder itself; a cluster's tables each in table-N/
-        for folder in [self.config.logs, *sorted(self.config.logs.glob("table-*"))]:
+        # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/
+        for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*"))]:
             with contextlib.suppress(OSError):
                 for path in folder.iterdir():
                     if own.fullmatch(path.name):

@@ -1,11 +1,14 @@
-"""The ladder's tables on a Ray cluster: one Ray actor per table, on the cluster's nodes.
+"""The ladder's tables on a Ray cluster: one Ray actor per node, holding that node's tables.
 
 The head process (the one running ``arena ladder --cluster ADDRESS``) stays the only scheduler, rater and
 writer of the database: a :class:`RayExecutor` only plays the :class:`arena.ladder.executor.Job` it is given and
-returns the :class:`arena.ladder.executor.Played`. Each table is a :class:`TableActor` holding a
-:class:`arena.ladder.executor.LocalExecutor` of one table: its own arena server, its own deal ledger and its own
-sandboxed bot processes on the actor's node, so bots never cross the network and a bot process lives in
-exactly one table (the fair-deals guarantee holds per table, as on one machine).
+returns the :class:`arena.ladder.executor.Played`. Each node's tables are one :class:`NodeActor` holding a
+:class:`arena.ladder.executor.LocalExecutor` of those tables (one per CPU the node gives the ladder): one arena
+server, one deal ledger and one pool of warm bot processes for the node, within the node's own memory budget
+(half its memory, or of its cgroup limit), as on one machine. So a warm process of a bot serves whichever table
+of its node seats that bot next, bots never cross the network, and a bot process lives on exactly one node (the
+fair-deals guarantee holds per node, as on one machine). The head's tables (:class:`_Table`) are the slots of
+these actors: it hands a match to a free table, and the node's executor plays it at one of its own.
 
 Every node needs this package (the same version) and the bots at the paths the bot list gives: a shared
 filesystem, or the same checkout on every machine. A node that cannot start a bot says so: the
@@ -87,19 +90,21 @@ def check_shared(path: str, token: str) -> None:
                            f"{str(Path(path).parent)!r}: mount the same folder at that path on every node")
 
 
-class TableActor:
-    """One table on a node: a :class:`LocalExecutor` of one table, run by the actor's event loop."""
+class NodeActor:
+    """One node's tables: a :class:`LocalExecutor` of ``tables`` tables sharing the node's warm process pool, run
+    by the actor's event loop (Ray runs an async actor's calls concurrently: one match per table at a time)."""
 
-    def __init__(self, index: int, seats: int, sandbox_mode: str, log_dir: str | None) -> None:
+    def __init__(self, index: int, seats: int, sandbox_mode: str, log_dir: str | None, tables: int = 1) -> None:
         self.index = index
         self.seats = seats
         self.sandbox_mode = sandbox_mode
         self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.tables = tables
         self.executor: LocalExecutor | None = None
 
     async def ready(self, shared: tuple[str, str] | None = None) -> tuple[str, str, str, str]:
-        """Start the table's server; return the node's id, its name, the bots' isolation level there and the
-        :func:`code_fingerprint` of the arena installed there.
+        """Start the node's server and pool; return the node's id, its name, the bots' isolation level there and
+        the :func:`code_fingerprint` of the arena installed there.
 
         ``shared``: (a file in the folder the head shares with every node, what the head wrote in it): raises
         when this node does not read the same there (see :attr:`RayExecutor.shared`).
@@ -109,13 +114,15 @@ class TableActor:
             check_shared(*shared)
         node_id = str(ray.get_runtime_context().get_node_id())
         sandbox = choose_sandbox(self.sandbox_mode)
-        log_dir = self.log_dir / f"table-{self.index}" if self.log_dir is not None else None
-        self.executor = LocalExecutor(1, seats=self.seats, log_dir=log_dir, sandbox=sandbox)
+        log_dir = self.log_dir / f"node-{self.index}" if self.log_dir is not None else None
+        # the pool's memory budget is the default: a share of this node's memory, measured here
+        self.executor = LocalExecutor(self.tables, seats=self.seats, log_dir=log_dir, sandbox=sandbox)
         await self.executor.start()
         return node_id, f"{socket.gethostname()}/{node_id[:6]}", sandbox.level, code_fingerprint()
 
     async def run(self, job: bytes, shipped: str | None = None) -> bytes:
-        """Play a pickled :class:`Job`; return the pickled :class:`Played`, or :class:`StartFailed`.
+        """Play a pickled :class:`Job` at a free table of the node; return the pickled :class:`Played`, or
+        :class:`StartFailed`.
 
         ``shipped``: the head's folder that Ray copied to this node as the actor's working folder; the bots'
         paths inside it are moved to the copy. Plain pickle both ways, not Ray's: the cards in a record are
@@ -133,12 +140,31 @@ class TableActor:
         return pickle.dumps(result)
 
     async def release(self) -> None:
+        """Stop the bots of a free table of the node (the head has no more matches for it)."""
         if self.executor is not None:
             await self.executor.release()
 
     async def close(self) -> None:
         if self.executor is not None:
             await self.executor.close()
+
+
+def plan_tables(nodes: Sequence[tuple[str, int]], requested: int | None) -> list[tuple[str | None, int]]:
+    """Return the actors to ask for, as (node id, tables): one per node, its tables dealt out one at a time
+    across the nodes up to each node's CPUs (``nodes``: each live node's id and CPUs). ``requested`` tables
+    (``None``: one per CPU of the cluster) beyond the cluster's CPUs are actors of one table on no node in
+    particular, which join when the cluster has room for them."""
+    total = requested if requested is not None else max(1, sum(cpus for _, cpus in nodes))
+    given = dict.fromkeys((node for node, _ in nodes), 0)
+    room = dict(nodes)
+    placed = 0
+    while placed < total and any(given[node] < room[node] for node in given):
+        for node in given:
+            if placed < total and given[node] < room[node]:
+                given[node] += 1
+                placed += 1
+    plan: list[tuple[str | None, int]] = [(node, count) for node, count in given.items() if count]
+    return plan + [(None, 1)] * (total - placed)
 
 
 def _moved(bot: BotSpec, old: Path, new: Path) -> BotSpec:
@@ -241,8 +267,10 @@ def _ray() -> Any:
         raise ClusterError("--cluster needs Ray: pip install 'arena[cluster]'") from None
 
 
-@dataclass
+@dataclass(eq=False)
 class _Table:
+    """A table of a node's actor, as the head hands out matches: ``actor`` is shared by the node's tables."""
+
     index: int
     actor: Any
     node_id: str = ""
@@ -250,20 +278,28 @@ class _Table:
     sandbox: str = ""
 
     def kill(self) -> None:
-        """Kill the table's actor (and so its server and bots), if it still lives."""
+        """Kill the table's actor (and so its server, its other tables and its bots), if it still lives."""
         with contextlib.suppress(Exception):
             _ray().kill(self.actor)
 
 
+def _numbers(tables: Sequence[_Table]) -> str:
+    """``table 3``, or ``tables 3-4`` (an actor's tables are numbered in a row)."""
+    if len(tables) == 1:
+        return f"table {tables[0].index}"
+    return f"tables {tables[0].index}-{tables[-1].index}"
+
+
 @dataclass
 class RayExecutor:
-    """Plays jobs on ``tables`` Ray actors, spread over the nodes of the cluster at ``address``.
+    """Plays jobs on ``tables`` tables spread over the nodes of the cluster at ``address``: one Ray actor per
+    node, holding that node's tables and its pool of warm bot processes (:class:`NodeActor`).
 
     ``address`` is what :func:`ray.init` takes: ``ray://HOST:PORT`` (Ray Client), ``HOST:PORT`` of a cluster
     this machine belongs to, or ``auto`` (the cluster started on this machine). ``tables`` of ``None`` means
-    one table per CPU of the cluster. Each table takes one CPU of its node. ``sandbox_mode`` is chosen on
-    each node (``auto``: the strongest that node gives); ``log_dir`` is a folder on each node.
-    ``on_note`` receives what the operator should read (a lost node, a bot a node cannot start).
+    one table per CPU of the cluster. Each table takes one CPU of its node (:func:`plan_tables`).
+    ``sandbox_mode`` is chosen on each node (``auto``: the strongest that node gives); ``log_dir`` is a folder
+    on each node. ``on_note`` receives what the operator should read (a lost node, a bot a node cannot start).
     """
 
     address: str
@@ -286,7 +322,15 @@ class RayExecutor:
     _free: asyncio.Queue[_Table] | None = None
     _pending: set[asyncio.Task[None]] = field(default_factory=set)
     _remote: Any = None
+    """Makes a node's actor: ``_remote.options(...).remote(...)`` (Ray's, from :meth:`start`)."""
     _made: int = 0
+    """Tables asked for so far: the next table's number."""
+    _actors: int = 0
+    """Actors asked for so far: the next actor's number (its tables log in ``log_dir/node-N``)."""
+    _busy: dict[int, int] = field(default_factory=dict)
+    """Per actor (``id`` of its handle), its tables playing a match now."""
+    _dead: set[int] = field(default_factory=set)
+    """Actors (``id`` of their handle) lost or killed: their tables are gone with them."""
     _played_on: dict[str, set[str]] = field(default_factory=dict)
     """Per bot, the nodes (ids) where it has played a match."""
     _retired: set[str] = field(default_factory=set)
@@ -317,26 +361,28 @@ class RayExecutor:
             self._shared = (str(marker.resolve()), secrets.token_hex(16))
             marker.write_text(self._shared[1] + "\n", encoding="ascii")
         cpus = int(ray.cluster_resources().get("CPU", 0))
-        self._tables = self.requested or max(1, cpus)
-        self._remote = ray.remote(num_cpus=1, max_restarts=0)(TableActor)
+        nodes = [(str(n["NodeID"]), int(n.get("Resources", {}).get("CPU", 0))) for n in ray.nodes() if n.get("Alive")]
+        plan = plan_tables(nodes, self.requested)
+        self._tables = sum(count for _, count in plan)
+        self._remote = ray.remote(max_restarts=0)(NodeActor)
         self._free = asyncio.Queue()
-        tables = [self._new_table() for _ in range(self._tables)]
-        waiting = [asyncio.create_task(self._join(t)) for t in tables]
-        self._pending.update(waiting)
-        # play once every table is ready, or a little after the first is when the others find no room
+        self._pending.update(asyncio.create_task(self._join(self._new_actor(count, node), pinned=node is not None))
+                             for node, count in plan)
+        # play once every table is ready, or a little after the first is when the others find no room (the
+        # pending joins include an actor asked for again after its node failed it)
         deadline = loop_time() + self.ready_timeout
-        pending = set(waiting)
-        while pending and not self._ready and loop_time() < deadline:
-            _, pending = await asyncio.wait(pending, timeout=deadline - loop_time(),
-                                            return_when=asyncio.FIRST_COMPLETED)
+        while (pending := {t for t in self._pending if not t.done()}) and not self._ready and loop_time() < deadline:
+            await asyncio.wait(pending, timeout=deadline - loop_time(), return_when=asyncio.FIRST_COMPLETED)
+        pending = {t for t in self._pending if not t.done()}
         if not self._ready:
             await self.close()
             if not pending:  # every table answered, and none could be used: the notes above say why
                 raise ClusterError(f"no table of the cluster at {self.address!r} can be used (see above)")
             raise ClusterError(f"no table of the cluster at {self.address!r} became ready in "
                                f"{self.ready_timeout:.0f} s (a table needs one CPU; the cluster has {cpus})")
-        if pending:
-            _, pending = await asyncio.wait(pending, timeout=GRACE)
+        grace = loop_time() + GRACE
+        while (pending := {t for t in self._pending if not t.done()}) and loop_time() < grace:
+            await asyncio.wait(pending, timeout=grace - loop_time(), return_when=asyncio.FIRST_COMPLETED)
         if pending:
             self._note(f"{len(self._ready)} of {self._tables} tables are ready; the others join when the "
                        "cluster has room for them")
@@ -347,42 +393,64 @@ class RayExecutor:
             self._note(f"node {node}: {len(tables_there)} table{'s' * (len(tables_there) != 1)}, bots sandboxed: "
                        f"{', '.join(sorted(set(tables_there)))}")
 
-    def _new_table(self) -> _Table:
-        index = self._made
-        self._made += 1
-        actor = self._remote.options(scheduling_strategy="SPREAD").remote(
-            index, self.seats, self.sandbox_mode, str(self.log_dir) if self.log_dir is not None else None)
-        return _Table(index, actor)
+    def _new_actor(self, count: int, node_id: str | None = None) -> list[_Table]:
+        """Ask for an actor of ``count`` tables (``count`` CPUs) on node ``node_id`` (``None``: wherever the
+        cluster has room); return its tables, numbered in a row."""
+        index = self._actors
+        self._actors += 1
+        if node_id is not None:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    async def _join(self, table: _Table) -> None:
-        """Wait for ``table``'s actor to be ready, then hand it out; a table that cannot start says why."""
+            # soft: a node gone meanwhile, or full, does not keep its tables from starting elsewhere
+            strategy: Any = NodeAffinitySchedulingStrategy(node_id, soft=True)
+        else:
+            strategy = "SPREAD"
+        actor = self._remote.options(num_cpus=count, scheduling_strategy=strategy).remote(
+            index, self.seats, self.sandbox_mode, str(self.log_dir) if self.log_dir is not None else None, count)
+        tables = [_Table(self._made + k, actor) for k in range(count)]
+        self._made += count
+        return tables
+
+    async def _join(self, tables: list[_Table], *, pinned: bool = False) -> None:
+        """Wait for the actor of ``tables`` to be ready, then hand them out; an actor that cannot start says
+        why. An actor asked for on a named node (``pinned``) that dies before it starts (the node went away, and
+        the cluster did not know it yet) is asked for again, once, wherever the cluster has room."""
         ray = _ray()
+        actor = tables[0].actor
         try:
-            answer = tuple(await table.actor.ready.remote(self._shared))
+            answer = tuple(await actor.ready.remote(self._shared))
         except ray.exceptions.RayActorError as exc:
-            self._note(f"table {table.index} was lost before it started: {_first_line(exc)}")
+            again = "; asked for again on any node" if pinned else ""
+            self._note(f"{_numbers(tables)} {'was' if len(tables) == 1 else 'were'} lost before starting: "
+                       f"{_first_line(exc)}{again}")
+            if pinned:
+                self._pending.add(asyncio.create_task(self._join(self._new_actor(len(tables)))))
             return
         except ray.exceptions.RayTaskError as exc:
-            self._note(f"table {table.index} cannot start: {_first_line(exc)}")
-            table.kill()
+            self._note(f"{_numbers(tables)} cannot start: {_first_line(exc)}")
+            tables[0].kill()
             return
-        table.node_id, table.node, table.sandbox = answer[:3]
+        node_id, node, sandbox = answer[:3]
         code = answer[3] if len(answer) > 3 else "of an arena before fingerprints"  # its ready() said 3 things
-        if table.node_id in self._retired:
-            self._note(f"table {table.index} is not used: node {table.node} cannot start every bot")
-            table.kill()
+        if node_id in self._retired:
+            self._note(f"{_numbers(tables)} {'is' if len(tables) == 1 else 'are'} not used: node {node} cannot "
+                       "start every bot")
+            tables[0].kill()
             return
         if code != code_fingerprint():
-            self._note(f"table {table.index} is not used: node {table.node} runs another arena (code {code}, this "
-                       f"one {code_fingerprint()}); install the same version there")
-            table.kill()
+            self._note(f"{_numbers(tables)} {'is' if len(tables) == 1 else 'are'} not used: node {node} runs "
+                       f"another arena (code {code}, this one {code_fingerprint()}); install the same version there")
+            tables[0].kill()
             return
-        self._ready.append(table)
         assert self._free is not None
-        self._free.put_nowait(table)
+        for table in tables:
+            table.node_id, table.node, table.sandbox = node_id, node, sandbox
+            self._ready.append(table)
+            self._free.put_nowait(table)
 
     def prepare(self, jobs: Sequence[Job]) -> None:
-        """Nothing, for now: each table's actor keeps its own pool on its node and starts at seating."""
+        """Nothing: which node plays a match is known only when one of its tables is free, and each node's pool
+        starts what that match lacks at seating."""
 
     def warm(self) -> Mapping[str, int]:
         """Nothing known here: the pools are the nodes' own."""
@@ -395,15 +463,18 @@ class RayExecutor:
             if not self._ready and not self._pending_tables():
                 raise ClusterError("every table of the cluster is lost or retired")
             table = await self._free.get()
-            if table.node_id in self._retired:
-                table.kill()
+            if table not in self._ready:  # lost or retired with its actor meanwhile
                 continue
+            key = id(table.actor)
+            self._busy[key] = self._busy.get(key, 0) + 1
             try:
                 shipped = str(self.ship) if self.ship is not None else None
                 result = pickle.loads(await table.actor.run.remote(pickle.dumps(job), shipped))
             except ray.exceptions.RayActorError as exc:
                 self._lost(table, job, exc)
                 continue
+            finally:
+                self._busy[key] -= 1
             if isinstance(result, StartFailed):
                 if result.bots and all(self._played_on.get(bot, set()) - {table.node_id} for bot in result.bots):
                     self._retire(table, job, result)
@@ -417,22 +488,30 @@ class RayExecutor:
             return dataclasses.replace(result, where=table.node)
 
     def _give_back(self, table: _Table) -> None:
-        """Make ``table`` free for the next match, or kill it if its node was retired meanwhile."""
+        """Make ``table`` free for the next match; a table of a retired node is not, and its actor is killed
+        once none of its tables plays."""
         assert self._free is not None
-        if table.node_id in self._retired:
-            table.kill()
-        else:
+        if table in self._ready:
             self._free.put_nowait(table)
+        else:
+            self._kill_when_idle(table)
+
+    def _kill_when_idle(self, table: _Table) -> None:
+        """Kill ``table``'s actor if none of its tables is playing a match (the last one to end kills it)."""
+        key = id(table.actor)
+        if not self._busy.get(key) and key not in self._dead:
+            self._dead.add(key)
+            table.kill()
 
     def _retire(self, table: _Table, job: Job, failed: StartFailed) -> None:
         """Stop using ``table``'s node: it cannot start bots that have played on other nodes (a file or a
-        package missing there: not the bots' fault, so they are not charged). Its tables are killed as they
-        come free, once their matches end; none replaces them."""
+        package missing there: not the bots' fault, so they are not charged). Its actor is killed once its
+        tables' matches end; none replaces it."""
         self._retired.add(table.node_id)
         gone = [t for t in self._ready if t.node_id == table.node_id]
         for t in gone:
             self._ready.remove(t)
-        table.kill()
+        self._kill_when_idle(table)
         self._note(f"node {table.node} cannot start {', '.join(failed.bots)}, which played on other nodes "
                    f"({failed.message}); its {len(gone)} table{'s' * (len(gone) != 1)} are no longer used, and "
                    f"match {job.label} is played on another table")
@@ -441,12 +520,18 @@ class RayExecutor:
         return any(not task.done() for task in self._pending)
 
     def _lost(self, table: _Table, job: Job, error: BaseException) -> None:
-        """Forget ``table`` (its actor died, with its node or its process); ask for another in its place."""
-        if table in self._ready:
-            self._ready.remove(table)
+        """Forget ``table`` and the other tables of its actor (it died, with its node or its process); ask for
+        another actor of as many tables in its place, once."""
+        key = id(table.actor)
+        gone = [t for t in self._ready if t.actor is table.actor]
+        for t in gone:
+            self._ready.remove(t)
         self._note(f"table {table.index} on node {table.node} is lost ({_first_line(error)}); its match "
                    f"{job.label} is played again on another table, from its seed")
-        replacement = asyncio.create_task(self._join(self._new_table()))
+        if key in self._dead or table.node_id in self._retired:
+            return  # its loss was seen already (another of its tables), or its node is not to be used
+        self._dead.add(key)
+        replacement = asyncio.create_task(self._join(self._new_actor(max(1, len(gone)))))
         self._pending.add(replacement)
 
     async def release(self) -> None:
@@ -465,7 +550,8 @@ class RayExecutor:
             task.cancel()
         await asyncio.gather(*self._pending, return_exceptions=True)
         self._pending.clear()
-        await asyncio.gather(*(_close_actor(t) for t in self._ready), return_exceptions=True)
+        actors = {id(t.actor): t for t in self._ready}  # one of each actor's tables
+        await asyncio.gather(*(_close_actor(t) for t in actors.values()), return_exceptions=True)
         self._ready.clear()
         self._free = None
         if ray.is_initialized():

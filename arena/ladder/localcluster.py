@@ -56,6 +56,8 @@ class LocalCluster:
     when this process runs in it already."""
     port: int = field(default_factory=free_port)
     nodes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    head_cpus: int = 1
+    """CPUs the head node says it has (every other node: one), so a node can hold more than one table."""
 
     @property
     def driver_env(self) -> dict[str, str]:
@@ -71,7 +73,8 @@ class LocalCluster:
         where = ["--head", f"--port={self.port}", f"--temp-dir={self.folder}", "--include-dashboard=false"] if head \
             else [f"--address={self.address}"]
         node = subprocess.Popen(
-            [*self.prefix, sys.executable, "-m", "ray.scripts.scripts", "start", *where, "--num-cpus=1",
+            [*self.prefix, sys.executable, "-m", "ray.scripts.scripts", "start", *where,
+             f"--num-cpus={self.head_cpus if head else 1}",
              "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"],
             env=self.env, start_new_session=True, stdout=subprocess.DEVNULL,
             stderr=open(self.logs / f"node-{len(self.nodes)}.err", "wb"))  # noqa: SIM115 (closed with the node)
@@ -133,9 +136,10 @@ def remove_until_gone(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def local_cluster(nodes: int, logs: Path, env: Mapping[str, str], *, namespace: bool = True) -> Iterator[LocalCluster]:
-    """Start a head and ``nodes - 1`` more nodes, each with one CPU, and wait for them; yield the cluster; then
-    stop it (every process of it) and remove its folder.
+def local_cluster(nodes: int, logs: Path, env: Mapping[str, str], *, namespace: bool = True,
+                  head_cpus: int = 1) -> Iterator[LocalCluster]:
+    """Start a head (with ``head_cpus`` CPUs) and ``nodes - 1`` more nodes, each with one CPU, and wait for them;
+    yield the cluster; then stop it (every process of it) and remove its folder.
 
     ``env`` is the nodes' environment. With ``namespace`` the cluster runs in a loopback-only network
     namespace of its own (root), and its drivers must run through :attr:`LocalCluster.prefix`; without it,
@@ -147,7 +151,7 @@ def local_cluster(nodes: int, logs: Path, env: Mapping[str, str], *, namespace: 
     with contextlib.ExitStack() as stack:
         stack.callback(remove_until_gone, folder)
         prefix = stack.enter_context(netns.loopback_only("arena-ray")) if namespace else []
-        cluster = LocalCluster(folder, logs, node_env, prefix)
+        cluster = LocalCluster(folder, logs, node_env, prefix, head_cpus=head_cpus)
         stack.callback(cluster.stop)
         for index in range(nodes):
             cluster.start(head=index == 0)  # the head first: a node joins a running cluster
