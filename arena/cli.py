@@ -618,10 +618,10 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
 def new(name: str, game_name: str, lang: str, parent: Path) -> None:
     """Write a minimal bot NAME (a folder) and its bot list entry, ready for `arena check`.
 
-    Python bots use the arena's SDK; JavaScript, C++, Go and Java bots are the bundled examples with the
+    Python bots use the arena's SDK; JavaScript, C++, Go, Java and Rust bots are the bundled examples with the
     protocol's .proto files beside them, in proto/: the envelope and the games' (JavaScript: npm install first;
-    C++: build with CMake first; Go and Java: sh build.sh first, offline with Debian's packages; as bots.toml
-    says).
+    C++: build with CMake first; Go, Java and Rust: sh build.sh first, offline with Debian's packages; as
+    bots.toml says).
     """
     import arena.v2
 
@@ -635,7 +635,7 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
         click.echo(f"wrote {path}")
     first = {"python": "", "js": f"cd {folder} && npm install && cd - && ",
              "cpp": f"cmake -S {folder} -B {folder / 'build'} && cmake --build {folder / 'build'} && ",
-             "go": f"sh {folder / 'build.sh'} && ", "java": f"sh {folder / 'build.sh'} && "}[lang]
+             "go": f"sh {folder / 'build.sh'} && ", "java": f"sh {folder / 'build.sh'} && ", "rust": f"sh {folder / 'build.sh'} && "}[lang]
     click.echo(f"next: {first}arena check {folder / 'bots.toml'}")
 
 

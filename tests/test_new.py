@@ -137,6 +137,27 @@ def test_a_new_java_bot_has_what_its_build_needs(tmp_path: Path, game: str) -> N
     assert f"sh {folder / 'build.sh'} && arena check" in made.output
 
 
+@pytest.mark.parametrize("game", ["cabanga", "goofspiel"])
+def test_a_new_rust_bot_has_what_its_build_needs(tmp_path: Path, game: str) -> None:
+    made = CliRunner().invoke(main, ["new", "rustbot", "--game", game, "--lang", "rust", "--dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "rustbot"
+    for file in ("src/main.rs", "Cargo.toml", "build.rs", "build.sh"):
+        assert (folder / file).read_bytes() == (ROOT / "bots" / "rust" / file).read_bytes()
+    # the envelope, the games main.rs decodes (it uses their code) and the bot's own game, where build.rs looks
+    # first; tests/test_rust_bot.py builds such a folder and checks it
+    proto = folder / "proto" / "arena"
+    assert (proto / "v2" / "arena.proto").read_bytes() == (ROOT / "proto" / "arena" / "v2" / "arena.proto").read_bytes()
+    assert sorted(p.name for p in (proto / "games").iterdir()) == sorted({"cabanga", "lama", game})
+    assert 'Path::new("proto/arena/v2/arena.proto").is_file()' in (folder / "build.rs").read_text()
+    assert (folder / ".gitignore").read_text() == "build/\nCargo.lock\n"
+    bots = (folder / "bots.toml").read_text()
+    assert 'command = ["./build/arena-bot"]' in bots and f'games = ["{game}"]' in bots
+    manifest = read_manifest(folder)  # a contest builds it in its jail, offline, and runs what cargo built
+    assert (manifest.command, manifest.runtime, manifest.build) == (("build/arena-bot",), "native",
+                                                                    ("sh", "build.sh"))
+    assert f"sh {folder / 'build.sh'} && arena check" in made.output
+
 def test_new_refuses_a_bad_name_and_a_folder_in_use(tmp_path: Path) -> None:
     bad = CliRunner().invoke(main, ["new", "../evil", "--dir", str(tmp_path)])
     assert bad.exit_code == 1 and "a bot name is a letter" in bad.output

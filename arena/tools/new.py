@@ -1,10 +1,11 @@
-"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript, C++, Go or Java, that pass
+"""``arena new``: a minimal bot and its bot list entry, in Python, JavaScript, C++, Go, Java or Rust, that pass
 ``arena check``.
 
-The JavaScript, C++, Go and Java bots are copies of the bundled examples (``bots/js``, ``bots/cpp``, ``bots/go``,
-``bots/java``) with the protocol's .proto files beside them, so the new folder stands on its own:
+The JavaScript, C++, Go, Java and Rust bots are copies of the bundled examples (``bots/js``, ``bots/cpp``,
+``bots/go``, ``bots/java``, ``bots/rust``) with the protocol's .proto files beside them, so the new folder stands
+on its own:
 ``proto/arena/v2/arena.proto`` (the envelope) and ``proto/arena/games/<name>/<name>.proto`` (the messages of each
-game the bot plays), the layout the examples' ``bot.js``, ``CMakeLists.txt`` and ``build.sh`` look for. The Python
+game the bot plays), the layout the examples' ``bot.js``, ``CMakeLists.txt``, ``build.sh`` and ``build.rs`` look for. The Python
 bot uses :mod:`arena.sdk`.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from arena.games import game_packages, get_game
 from arena.games.tools import game_tools
 
-LANGUAGES = ("python", "js", "cpp", "go", "java")
+LANGUAGES = ("python", "js", "cpp", "go", "java", "rust")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
 
@@ -54,6 +55,7 @@ _COMMANDS = {
     "cpp": '["./build/arena-bot"]',
     "go": '["./build/arena-bot"]',
     "java": '["./build/arena-bot"]',
+    "rust": '["./build/arena-bot"]',
 }
 _BEFORE = {
     "python": "",
@@ -65,14 +67,17 @@ _BEFORE = {
     "java": "# First: sh build.sh (offline; needs openjdk-17-jdk-headless protobuf-compiler\n"
             "# protobuf-compiler-grpc-java-plugin libgrpc-java libprotobuf-java libnetty-java libperfmark-java\n"
             "# libguava-java). build/arena-bot runs the JVM within the default limits (see build.sh).\n",
+    "rust": "# First: sh build.sh (offline; needs rustc cargo librust-h2-dev librust-tokio-dev librust-prost-dev\n"
+            "# librust-prost-types-dev librust-prost-build-dev librust-bytes-dev librust-http-dev protobuf-compiler\n"
+            "# libprotobuf-dev).\n",
 }
 
 _CPP_GAMES = ("cabanga", "lama")
-"""The games whose views the C++, Go and Java examples (``bots/cpp/bot.cc``, ``bots/go/main.go``,
-``bots/java/Bot.java``) decode: the C++ CMake file compiles their .proto. All three answer any other game's
-requests from the envelope alone (the first legal choice), so they take every game; the game's own .proto is copied
-beside for the author to decode its views (Go's and Java's ``build.sh`` compile every game's .proto they find; for
-C++ add the game to ``GAMES`` in CMakeLists.txt)."""
+"""The games whose views the C++, Go, Java and Rust examples (``bots/cpp/bot.cc``, ``bots/go/main.go``,
+``bots/java/Bot.java``, ``bots/rust/src/main.rs``) decode: the C++ CMake file compiles their .proto. All four answer
+any other game's requests from the envelope alone (the first legal choice), so they take every game; the game's own
+.proto is copied beside for the author to decode its views (Go's and Java's ``build.sh`` and Rust's ``build.rs``
+compile every game's .proto they find; for C++ add the game to ``GAMES`` in CMakeLists.txt)."""
 
 _MANIFEST = {
     "python": ('command = ["bot.py"]\nruntime = "python"\n', ""),
@@ -87,11 +92,19 @@ _MANIFEST = {
     "java": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
              "# The contest builds it in its jail, offline, with Debian's Java packages (build.sh says which);\n"
              "# build/arena-bot runs the system's JVM. Delete your own build/ folder before you submit.\n"),
+    "rust": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
+             "# The contest builds it in its jail, offline, with Debian's Rust crates (build.sh says which): delete\n"
+             "# your own build/ folder before you submit.\n"),
 }
 """What ``bot.toml`` says of a bot in each language: the manifest a contest takes it with (``arena submit``)."""
-_BUILT_BY_SCRIPT = {"go": ("main.go", "build.sh"), "java": ("Bot.java", "build.sh")}
-"""The files ``arena new`` copies of the Go and Java examples: the program, and the ``build.sh`` that generates the
-protocol's code from ``proto/`` and builds it offline from Debian's packages."""
+_BUILT_BY_SCRIPT = {"go": ("main.go", "build.sh"), "java": ("Bot.java", "build.sh"),
+                    "rust": ("src/main.rs", "Cargo.toml", "build.rs", "build.sh")}
+"""The files ``arena new`` copies of the Go, Java and Rust examples: the program, and the ``build.sh`` that
+generates the protocol's code from ``proto/`` (Rust: cargo runs ``build.rs``, which does) and builds it offline from
+Debian's packages."""
+_IGNORED = {"rust": "build/\nCargo.lock\n"}
+"""What a new bot's ``.gitignore`` names besides ``build/``: cargo's record of the crates it found (build.sh
+writes it afresh at every build, from the system's crates)."""
 CONTEST_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 """The names a contest takes (a bot name that is not one gets no ``bot.toml``)."""
 
@@ -148,10 +161,10 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     elif lang in _BUILT_BY_SCRIPT:
         for file in _BUILT_BY_SCRIPT[lang]:
             files[file] = (bundled / lang / file).read_bytes()
-        # main.go and Bot.java import the code of cabanga.proto and lama.proto; any other game is played from the
-        # envelope
+        # main.go, Bot.java and main.rs use the code of cabanga.proto and lama.proto; any other game is played from
+        # the envelope
         files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
-        files[".gitignore"] = "build/\n"
+        files[".gitignore"] = _IGNORED.get(lang, "build/\n")
     else:
         files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
         files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
