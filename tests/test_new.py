@@ -142,8 +142,12 @@ def test_a_new_rust_bot_has_what_its_build_needs(tmp_path: Path, game: str) -> N
     made = CliRunner().invoke(main, ["new", "rustbot", "--game", game, "--lang", "rust", "--dir", str(tmp_path)])
     assert made.exit_code == 0, made.output
     folder = tmp_path / "rustbot"
-    for file in ("src/main.rs", "Cargo.toml", "build.rs", "build.sh"):
+    for file in ("src/main.rs", "build.rs", "build.sh"):
         assert (folder / file).read_bytes() == (ROOT / "bots" / "rust" / file).read_bytes()
+    # the package is the bot's, its program still arena-bot (build.sh copies it to build/arena-bot)
+    cargo = (ROOT / "bots" / "rust" / "Cargo.toml").read_text()
+    assert (folder / "Cargo.toml").read_text() == cargo.replace('name = "arena-bot"\nversion', 'name = "rustbot"\nversion')
+    assert 'name = "rustbot"' in (folder / "Cargo.toml").read_text()
     # the envelope, the games main.rs decodes (it uses their code) and the bot's own game, where build.rs looks
     # first; tests/test_rust_bot.py builds such a folder and checks it
     proto = folder / "proto" / "arena"

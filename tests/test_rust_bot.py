@@ -8,7 +8,8 @@ libprotobuf-dev); .ci/run installs them when missing. Elsewhere the tests skip w
 missing package is a failure.
 
 The example is built once for the module, into its own build/target, and the new bot's build shares that
-folder (CARGO_TARGET_DIR): it compiles only its own crate, not the crates again. A cold module builds the crates
+folder (CARGO_TARGET_DIR): it compiles only its own crate, not the crates again (its package has the bot's name, so
+the two bots' builds keep apart there and neither undoes the other's). A cold module builds the crates
 once (about a minute of two cores); a warm one relinks in seconds.
 """
 
@@ -94,7 +95,7 @@ def test_a_new_rust_bot_builds_and_passes_check(example: Path, tmp_path: Path) -
     program = build(folder)  # from proto/ in its folder, the arena's source tree out of sight
     assert program.is_file()
     # build.rs generated goofspiel's code too, for the author to decode its views
-    assert list((TARGET / "release" / "build").glob("arena-bot-*/out/arena.goofspiel.v1.rs"))
+    assert list((TARGET / "release" / "build").glob("rustbot-*/out/arena.goofspiel.v1.rs"))
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: rustbot" in checked.output

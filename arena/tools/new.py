@@ -165,6 +165,9 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
         # the envelope
         files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
         files[".gitignore"] = _IGNORED.get(lang, "build/\n")
+        if lang == "rust":  # the package is the bot's (its program stays build/arena-bot)
+            cargo = (bundled / "rust" / "Cargo.toml").read_text(encoding="utf-8")
+            files["Cargo.toml"] = cargo.replace('name = "arena-bot"\nversion', f'name = "{name.lower()}"\nversion', 1)
     else:
         files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
         files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
