@@ -157,9 +157,9 @@ def test_a_new_rust_bot_has_what_its_build_needs(tmp_path: Path, game: str) -> N
     assert (folder / ".gitignore").read_text() == "build/\nCargo.lock\n"
     bots = (folder / "bots.toml").read_text()
     assert 'command = ["./build/arena-bot"]' in bots and f'games = ["{game}"]' in bots
-    manifest = read_manifest(folder)  # a contest builds it in its jail, offline, and runs what cargo built
-    assert (manifest.command, manifest.runtime, manifest.build) == (("build/arena-bot",), "native",
-                                                                    ("sh", "build.sh"))
+    manifest = read_manifest(folder)  # a contest builds it in its jail, offline, and keeps only the program
+    assert (manifest.command, manifest.runtime, manifest.build) == (
+        ("build/arena-bot",), "native", ("sh", "-c", "sh build.sh && rm -rf build/target build/cargo-home"))
     assert f"sh {folder / 'build.sh'} && arena check" in made.output
 
 def test_new_refuses_a_bad_name_and_a_folder_in_use(tmp_path: Path) -> None:

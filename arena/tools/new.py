@@ -92,9 +92,10 @@ _MANIFEST = {
     "java": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
              "# The contest builds it in its jail, offline, with Debian's Java packages (build.sh says which);\n"
              "# build/arena-bot runs the system's JVM. Delete your own build/ folder before you submit.\n"),
-    "rust": ('command = ["build/arena-bot"]\nruntime = "native"\nbuild = ["sh", "build.sh"]\n',
-             "# The contest builds it in its jail, offline, with Debian's Rust crates (build.sh says which): delete\n"
-             "# your own build/ folder before you submit.\n"),
+    "rust": ('command = ["build/arena-bot"]\nruntime = "native"\n'
+             'build = ["sh", "-c", "sh build.sh && rm -rf build/target build/cargo-home"]\n',
+             "# The contest builds it in its jail, offline, with Debian's Rust crates (build.sh says which), and keeps\n"
+             "# only the program (the compiled crates are some 180 MB). Delete your own build/ folder before you submit.\n"),
 }
 """What ``bot.toml`` says of a bot in each language: the manifest a contest takes it with (``arena submit``)."""
 _BUILT_BY_SCRIPT = {"go": ("main.go", "build.sh"), "java": ("Bot.java", "build.sh"),

@@ -31,9 +31,10 @@ if [ -z "${PROTOC_INCLUDE:-}" ] && [ ! -f /usr/include/google/protobuf/any.proto
     exit 1
 fi
 
-# cargo's home is a folder of build/ (a contest's jail has no writable home), and its configuration there
-# replaces crates.io with the crates' folder. The crates and the bot compile into build/target (or
-# CARGO_TARGET_DIR, which builds of several bots may share: each crate is compiled once).
+# cargo's home is a folder of build/, and its configuration there replaces crates.io with the crates' folder. The
+# crates and the bot compile into build/target (or CARGO_TARGET_DIR, which builds of several bots may share: each
+# crate is compiled once). -C strip=debuginfo: Debian's standard library carries its debug information into
+# every program linked, the dozen build scripts of the crates too, which then take half of build/target.
 mkdir -p build/cargo-home
 cat > build/cargo-home/config.toml <<CONFIG
 [source.crates-io]
@@ -42,6 +43,8 @@ replace-with = "system"
 directory = "$crates"
 [net]
 offline = true
+[build]
+rustflags = ["-C", "strip=debuginfo"]
 CONFIG
 export CARGO_HOME="$PWD/build/cargo-home"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/build/target}"
