@@ -635,7 +635,8 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
         click.echo(f"wrote {path}")
     first = {"python": "", "js": f"cd {folder} && npm install && cd - && ",
              "cpp": f"cmake -S {folder} -B {folder / 'build'} && cmake --build {folder / 'build'} && ",
-             "go": f"sh {folder / 'build.sh'} && ", "java": f"sh {folder / 'build.sh'} && ", "rust": f"sh {folder / 'build.sh'} && "}[lang]
+             "go": f"sh {folder / 'build.sh'} && ", "java": f"sh {folder / 'build.sh'} && ",
+             "rust": f"sh {folder / 'build.sh'} && "}[lang]
     click.echo(f"next: {first}arena check {folder / 'bots.toml'}")
 
 

@@ -146,7 +146,8 @@ def test_a_new_rust_bot_has_what_its_build_needs(tmp_path: Path, game: str) -> N
         assert (folder / file).read_bytes() == (ROOT / "bots" / "rust" / file).read_bytes()
     # the package is the bot's, its program still arena-bot (build.sh copies it to build/arena-bot)
     cargo = (ROOT / "bots" / "rust" / "Cargo.toml").read_text()
-    assert (folder / "Cargo.toml").read_text() == cargo.replace('name = "arena-bot"\nversion', 'name = "rustbot"\nversion')
+    renamed = cargo.replace('name = "arena-bot"\nversion', 'name = "rustbot"\nversion')
+    assert (folder / "Cargo.toml").read_text() == renamed
     assert 'name = "rustbot"' in (folder / "Cargo.toml").read_text()
     # the envelope, the games main.rs decodes (it uses their code) and the bot's own game, where build.rs looks
     # first; tests/test_rust_bot.py builds such a folder and checks it

@@ -5,8 +5,8 @@ The JavaScript, C++, Go, Java and Rust bots are copies of the bundled examples (
 ``bots/go``, ``bots/java``, ``bots/rust``) with the protocol's .proto files beside them, so the new folder stands
 on its own:
 ``proto/arena/v2/arena.proto`` (the envelope) and ``proto/arena/games/<name>/<name>.proto`` (the messages of each
-game the bot plays), the layout the examples' ``bot.js``, ``CMakeLists.txt``, ``build.sh`` and ``build.rs`` look for. The Python
-bot uses :mod:`arena.sdk`.
+game the bot plays), the layout the examples' ``bot.js``, ``CMakeLists.txt``, ``build.sh`` and ``build.rs`` look
+for. The Python bot uses :mod:`arena.sdk`.
 """
 
 from __future__ import annotations
@@ -94,8 +94,9 @@ _MANIFEST = {
              "# build/arena-bot runs the system's JVM. Delete your own build/ folder before you submit.\n"),
     "rust": ('command = ["build/arena-bot"]\nruntime = "native"\n'
              'build = ["sh", "-c", "sh build.sh && rm -rf build/target build/cargo-home"]\n',
-             "# The contest builds it in its jail, offline, with Debian's Rust crates (build.sh says which), and keeps\n"
-             "# only the program (the compiled crates are some 180 MB). Delete your own build/ folder before you submit.\n"),
+             "# The contest builds it in its jail, offline, with Debian's Rust crates (build.sh says which), and\n"
+             "# keeps only the program (the compiled crates are some 180 MB). Delete your own build/ folder before\n"
+             "# you submit.\n"),
 }
 """What ``bot.toml`` says of a bot in each language: the manifest a contest takes it with (``arena submit``)."""
 _BUILT_BY_SCRIPT = {"go": ("main.go", "build.sh"), "java": ("Bot.java", "build.sh"),
