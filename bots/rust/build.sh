@@ -10,6 +10,9 @@
 #   sh build.sh        (in this folder, or from anywhere: it works in its own folder)
 set -eu
 cd "$(dirname "$0")"
+packages="rustc cargo librust-h2-dev librust-tokio-dev librust-prost-dev librust-prost-types-dev
+    librust-prost-build-dev librust-bytes-dev librust-http-dev protobuf-compiler libprotobuf-dev"
+missing() { echo "build.sh: no $1; install Debian's packages: apt-get install" $packages >&2; exit 1; }
 crates=${RUST_CRATES:-/usr/share/cargo/registry}
 # Debian's cargo with Debian's rustc (the crates are the versions that rustc builds), unless told otherwise: a
 # rustup install earlier on the PATH would otherwise lend Debian's cargo its own rustc.
@@ -19,16 +22,14 @@ fi
 CARGO=${CARGO:-cargo}
 [ -z "${RUSTC:-}" ] || export RUSTC
 for tool in "$CARGO" "${RUSTC:-rustc}" "${PROTOC:-protoc}"; do
-    command -v "$tool" >/dev/null || { echo "build.sh: no $tool (see the packages above)" >&2; exit 1; }
+    command -v "$tool" >/dev/null || missing "$tool"
 done
 for crate in h2 tokio prost prost-types prost-build bytes http; do
-    ls -d "$crates/$crate"-[0-9]* >/dev/null 2>&1 \
-        || { echo "build.sh: no crate $crate in $crates (librust-$crate-dev)" >&2; exit 1; }
+    ls -d "$crates/$crate"-[0-9]* >/dev/null 2>&1 || missing "crate $crate in $crates (librust-$crate-dev)"
 done
 # protoc finds google/protobuf/any.proto (which arena.proto imports) in /usr/include, from libprotobuf-dev
 if [ -z "${PROTOC_INCLUDE:-}" ] && [ ! -f /usr/include/google/protobuf/any.proto ]; then
-    echo "build.sh: no /usr/include/google/protobuf/any.proto (libprotobuf-dev)" >&2
-    exit 1
+    missing "/usr/include/google/protobuf/any.proto (libprotobuf-dev)"
 fi
 
 # cargo's home is a folder of build/, and its configuration there replaces crates.io with the crates' folder. The
