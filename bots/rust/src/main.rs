@@ -209,7 +209,14 @@ async fn play<T: AsyncRead + AsyncWrite + Unpin + Send + 'static>(io: T, authori
                             continue; // too late to count: the arena has applied the default already
                         }
                     }
-                    let answer = BotMessage { body: Some(bot_message::Body::Answer(decide(&request))) };
+                    // a panic while deciding is answered as a crash (its message also goes to stderr), and the bot
+                    // plays on: the arena applies the request's default at once
+                    let answer = std::panic::catch_unwind(|| decide(&request)).unwrap_or_else(|_| Answer {
+                        request_id: request.request_id,
+                        crash: "panic while deciding (see the bot's log)".into(),
+                        ..Answer::default()
+                    });
+                    let answer = BotMessage { body: Some(bot_message::Body::Answer(answer)) };
                     send.send_data(frame(&answer), false).map_err(|e| format!("cannot send an answer: {e}"))?;
                 }
                 Some(arena_message::Body::MatchEnd(end)) => log_scores(&end.events),
