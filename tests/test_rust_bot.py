@@ -9,8 +9,8 @@ missing package is a failure.
 
 The example is built once for the module, into its own build/target, and the new bot's build shares that
 folder (CARGO_TARGET_DIR): it compiles only its own crate, not the crates again (its package has the bot's name, so
-the two bots' builds keep apart there and neither undoes the other's). A cold module builds the crates
-once (about a minute of two cores); a warm one relinks in seconds.
+the two bots' builds keep apart there and neither undoes the other's). A cold module takes about a minute on 2
+cores (the crates' build, 45 s of it); a warm one 10 to 25 s (the new bot's crate, in a new folder, recompiles).
 """
 
 from __future__ import annotations
