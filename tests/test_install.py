@@ -57,7 +57,8 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     assert ladder.returncode == 0, ladder.stdout + ladder.stderr
     assert "cabanga-greedy" in ladder.stdout and "4 matches played" in ladder.stderr
     assert (work / "arena.db").is_file()
-    for lang in ("js", "cpp", "go", "java"):  # arena new copies the bundled examples and the .proto: shipped too
+    # arena new copies the bundled examples and the .proto: shipped too
+    for lang in ("js", "cpp", "go", "java", "rust"):
         made = subprocess.run([str(venv / "bin" / "arena"), "new", f"my-{lang}", "--lang", lang], cwd=work,
                               capture_output=True, text=True, timeout=60, env=env)
         assert made.returncode == 0, made.stdout + made.stderr
@@ -66,3 +67,6 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     assert (work / "my-cpp" / "bot.cc").is_file() and (work / "my-cpp" / "CMakeLists.txt").is_file()
     assert (work / "my-go" / "main.go").is_file() and (work / "my-go" / "build.sh").is_file()
     assert (work / "my-java" / "Bot.java").is_file() and (work / "my-java" / "build.sh").is_file()
+    rust = work / "my-rust"
+    assert all((rust / name).is_file() for name in ("src/main.rs", "Cargo.toml", "build.rs", "build.sh"))
+    assert 'name = "my-rust"' in (rust / "Cargo.toml").read_text()
