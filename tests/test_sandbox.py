@@ -198,6 +198,10 @@ def test_a_supervisor_that_cannot_start_the_bot_says_why(supervisor: native.Supe
     code, err = status("--cgroup", f"pids={tmp_path}/none", "--", sys.executable, "-c", "pass")
     assert code == 126 and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
     assert not (tmp_path / "none").exists()
+    # a group made below one folder, and then a controller missing: said in a line, and the group made removed
+    code, err = status("--cgroup", f"pids={tmp_path}", "--", sys.executable, "-c", "pass")
+    assert code == 126 and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
+    assert "cpuacct" in err and "Traceback" not in err and list(tmp_path.iterdir()) == [], err
     code, err = status("--", str(tmp_path / "no-such-program"))
     assert code == 127 and err.startswith("[arena sandbox] cannot run") and "no-such-program" in err, err
 

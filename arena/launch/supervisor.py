@@ -207,8 +207,10 @@ class _BotGroup:
             group.cpu_folder = dict(parents)["cpuacct"] if shared else group.folders["cpuacct"]
             if not shared:
                 write_limits(group.folders, memory, pids)
-        except (OSError, KeyError):
+        except (OSError, KeyError) as exc:
             group.remove()
+            if isinstance(exc, KeyError):  # a --cgroup list without a controller the bot's group needs
+                raise OSError(f"no {exc} controller among the --cgroup folders") from None
             raise
         return group
 
@@ -335,12 +337,13 @@ class _Supervisor:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, stop)
         signal.signal(signal.SIGCHLD, lambda *_: None)
-        try:
-            self.start()
-        except OSError as exc:
-            self.say(f"cannot make the bot's cgroup: {exc}")
-            return 126
-        try:
+        try:  # what start() made is removed even when it fails half-way (the stage, or the fork, after the group)
+            try:
+                self.start()
+            except OSError as exc:
+                self.say(f"cannot make the bot's cgroup: {exc}" if self.group is None and self.args.cgroup
+                         else f"cannot start the bot: {exc}")
+                return 126
             return self.supervise(wake_r)
         finally:
             if self.group is not None:
