@@ -99,7 +99,7 @@ class LocalCluster:
         raise LocalClusterError(f"the cluster did not reach {count} nodes: {said}")
 
     def kill(self, node: subprocess.Popen[bytes]) -> None:
-        """Kill a node at once: its process group, and every process below it (Ray's workers, a table's actor
+        """Kill a node at once: its process group, and every process below it (Ray's workers, a node's actor
         among them, start sessions of their own, so the group alone would leave them playing for a while)."""
         below = descendants(node.pid)
         with contextlib.suppress(ProcessLookupError):
