@@ -701,6 +701,31 @@ def test_a_database_of_e732209_opens_upgrades_in_place_and_loses_nothing(tmp_pat
     again.close()
 
 
+def test_the_read_model_reads_a_database_of_e732209_as_it_is(tmp_path: Path) -> None:
+    """`arena serve` may read a ladder an older arena writes: its reads need no upgrade, and a file without the
+    pages' indexes (written before them) answers the same."""
+    from arena.ladder.readmodel import ReadModel
+
+    path = old_ladder(tmp_path)
+    answers = []
+    for step in ("as made", "without the index of faulted seats"):
+        if step != "as made":
+            with contextlib.closing(sqlite3.connect(path)) as db:
+                db.execute("DROP INDEX seats_faulted")
+        store = Store(path, readonly=True)
+        read = ReadModel(store)
+        crashy = read.bot_id("crashy")
+        assert crashy is not None and read.bot_id("nobody") is None
+        answers.append((read.newest_match(), read.bot_count(), read.faulted_matches(crashy),
+                        [f.match_id for f in read.bot_faults(crashy, 5)], read.matches(None, 3),
+                        read.rotations_played({2, 3}), len(list(read.seats_since(0)))))
+        store.close()
+    assert answers[0] == answers[1]
+    newest, bots, faulted, _, page, played, seats = answers[0]
+    assert (newest, bots, seats, played) == (14, 6, 56, {2: 4, 3: 2}) and faulted > 0
+    assert [m.id for m in page] == [14, 13, 12]
+
+
 class ShellError(RuntimeError):
     pass
 
