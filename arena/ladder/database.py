@@ -197,11 +197,12 @@ class Database:
             raise fail(self._failure(exc, write=True)) from None
         if version < schema.version or not marked:  # older, or from before the shell (its header unmarked)
             with self.transaction() as db:
-                version, _, _ = self._check()  # again under the write lock: another process may have upgraded it
-                for migration in schema.migrations[version:]:
-                    migration.run(db)
-                db.execute(f"PRAGMA application_id = {schema.application_id}")
-                db.execute(f"PRAGMA user_version = {schema.version}")
+                version, _, marked = self._check()  # again under the write lock: another process may have done it
+                if version < schema.version or not marked:
+                    for migration in schema.migrations[version:]:
+                        migration.run(db)
+                    db.execute(f"PRAGMA application_id = {schema.application_id}")
+                    db.execute(f"PRAGMA user_version = {schema.version}")
         self.version = schema.version
 
     @contextmanager
