@@ -65,6 +65,10 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     sandbox = subprocess.run([str(venv / "bin" / "arena"), "sandbox", "--sandbox", "limits"], cwd=work,
                              capture_output=True, text=True, timeout=60, env=env)
     assert sandbox.returncode == 0 and sandbox.stdout.startswith("bot sandbox: limits"), sandbox
+    # a built-in game's recorded match ships with it: the checks re-run it
+    checked = subprocess.run([str(venv / "bin" / "arena"), "games", "--check", "goofspiel"], cwd=work,
+                             capture_output=True, text=True, timeout=120, env=env)
+    assert checked.returncode == 0 and "ok       golden: golden.json: " in checked.stdout, checked
     # arena new copies the bundled examples and the .proto: shipped too
     for lang in ("js", "cpp", "go", "java", "rust"):
         made = subprocess.run([str(venv / "bin" / "arena"), "new", f"my-{lang}", "--lang", lang], cwd=work,
