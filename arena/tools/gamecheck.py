@@ -267,6 +267,14 @@ def _text(value: Any) -> Any:
     return value.text if hasattr(value, "text") else value
 
 
+def _hand(zones: Mapping[str, Sequence[Any]], seat: int, where: str) -> list[str]:
+    """Return the texts of ``seat``'s hand in ``zones`` (its zone ``"hand SEAT"``). Raises :class:`CheckFailed`."""
+    hand = zones.get(f"hand {seat}")
+    if hand is None:
+        raise CheckFailed(f"{where}: zones() names no 'hand {seat}': the checks find each seat's hand by that name")
+    return [str(_text(c)) for c in hand]
+
+
 class _Views:
     """The views check's memory: what each seat saw, by what it held and was told."""
 
@@ -281,7 +289,7 @@ class _Views:
         zones = state.zones()
         table = _canonical([[name, [str(_text(c)) for c in cards]] for name, cards in sorted(zones.items())])
         for seat in range(state.seats):
-            held = tuple(sorted(str(_text(c)) for c in zones[f"hand {seat}"]))
+            held = tuple(sorted(_hand(zones, seat, where)))
             key = (state.seats, seat, held, *trace.told(seat))
             view = _canonical(state.view(seat).to_json())
             first = self.seen.setdefault(key, (view, where, table))
@@ -565,7 +573,7 @@ def check_view_hides(game: Game, state: MatchState, seat: int, where: str) -> No
     of a face-down pile (the game's ``hidden_order``), no seed."""
     view = state.view(seat).to_json()
     zones = state.zones()
-    own = sorted(str(_text(c)) for c in zones[f"hand {seat}"])
+    own = sorted(_hand(zones, seat, where))
     lists = [[_text(x) for x in lst] for lst in _lists(view)]
     if not any(sorted(map(str, lst)) == own for lst in lists):
         raise CheckFailed(f"{where}: seat {seat}'s view does not hold its own hand {own}")
@@ -641,7 +649,7 @@ def check_message_hides(game: Game, data: bytes, message: Message, state: MatchS
     rank = _deck_ranks(game, state)
     unique = len(set(deck)) == len(deck)
     zones = state.zones()
-    own = Counter(str(_text(c)) for c in zones[f"hand {seat}"])
+    own = Counter(_hand(zones, seat, where))
     counted = [Counter(lst) for lst in card_lists]
     for name, cards in zones.items():
         texts = [str(_text(c)) for c in cards]
