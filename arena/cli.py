@@ -832,9 +832,10 @@ def _duration(seconds: float) -> str:
                                  "each node (its .git, __pycache__, node_modules and *.db left out); the bots "
                                  "start from the copy.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
-                   "database holds, or for a new ladder a secret random one (a known seed would let a bot "
-                   "work out every deal).")
+              help="Ladder seed: the same ladder seed gives the same match seeds. For tests and benchmarks "
+                   "with bots you trust only: a bot that knows the seed works out every deal. Default: the seed "
+                   "the database holds, or for a new ladder a secret random one, kept in the database and never "
+                   "shown.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
               show_default=True, help="The ladder database (SQLite); a rerun with it resumes the ladder.")
 @options_option
@@ -921,6 +922,9 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         if sandbox is not None:
             click.echo(sandbox.describe(), err=True)
+        if seed is not None and not heading:
+            click.echo(f"note: --seed {seed} is a fixed ladder seed: a bot that knows it (or guesses it) works out "
+                       "every deal; leave --seed out for bots you do not trust (a secret seed is drawn)", err=True)
         if runner.done and matches is not None and before >= matches:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)

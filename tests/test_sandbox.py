@@ -132,10 +132,14 @@ def test_limits_check_their_values() -> None:
     assert Limits().updated({"disk_mb": 1}).disk_mb == 1
 
 
-def test_log_file_names_stay_in_the_log_folder() -> None:
-    assert log_file_name("../../etc/passwd", 0) == "_.._etc_passwd-0.log"
-    assert log_file_name(".hidden", 1) == "hidden-1.log"
+def test_log_file_names_stay_in_the_log_folder_and_never_meet() -> None:
     assert log_file_name("greedy", 2) == "greedy-2.log"
+    for name in ("../../etc/passwd", ".hidden", "a/b", "", "..", "x\n"):
+        file = log_file_name(name, 1)
+        assert "/" not in file and not file.startswith(".") and file.endswith("-1.log")
+    # two names that mangle alike (':' and '_') keep two files, and neither takes a plain name's
+    names = ["alice:my_bot:v1", "alice_my:bot:v1", "alice_my_bot_v1", "alice_my_bot_v1.", ".alice_my_bot_v1"]
+    assert len({log_file_name(name, 0) for name in names}) == len(names)
 
 
 # ------------------------------------------------------------------------------------------ the supervisor

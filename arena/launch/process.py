@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
 import logging
 import os
 import re
@@ -419,8 +420,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def log_file_name(name: str, index: int) -> str:
-    """Return the log file name of the ``index``-th process of bot ``name``: no folder, no hidden file."""
-    return f"{_UNSAFE.sub('_', name).lstrip('.') or 'bot'}-{index}.log"
+    """Return the log file name of the ``index``-th process of the bot whose log key is ``name``
+    (:attr:`BotSpec.log_key`): no folder, no hidden file, and never one file for two names. A name of letters,
+    digits, ``.``, ``_`` and ``-`` not starting with a dot is kept; any other is made safe and followed by a hash of
+    it (``a:b`` and ``a_b`` would both become ``a_b``)."""
+    safe = _UNSAFE.sub("_", name).lstrip(".")
+    if safe != name or not safe:
+        safe = f"{safe or 'bot'}.{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return f"{safe}-{index}.log"
 
 
 def raise_open_files() -> None:
