@@ -15,7 +15,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -506,17 +506,49 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
     decisions instead (its own hand, never another's, nor the seed); with --bot it also asks a bot again.
     """
     data = load_replay(source, db_path)
+    if replay_format.is_seat_replay(data):
+        show_seat_replay(source, data, seat, step, bot_path, as_json)
+        return
     if seat is None:
         if step is not None or bot_path is not None:
             raise click.UsageError("--step and --bot need --seat")
         show_whole_replay(source, data, as_json)
         return
     try:
-        decisions = replay_format.seat_decisions(data, seat)
+        names = [str(n) for n in data["names"]]
+        decisions = [d.to_json(names) for d in replay_format.seat_decisions(data, seat)]
     except replay_format.ReplayError as exc:
         raise CommandError(f"replay {source!r}: {exc}") from None
+    show_seat(data, seat, decisions, step, as_json)
+    if bot_path is not None:
+        ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
+
+
+def show_seat_replay(source: str, data: dict[str, Any], seat: int | None, step: int | None,
+                     bot_path: Path | None, as_json: bool) -> None:
+    """Print one seat's replay (``arena submit --replay`` writes them): its decisions as the seat met them. It
+    holds no seed, so it is shown, not re-run."""
+    own = data.get("seat")
+    if not isinstance(own, int) or not isinstance(data.get("decisions"), list):
+        raise CommandError(f"{source!r} is not a readable seat's replay (no seat or decisions)")
+    if seat is not None and seat != own:
+        raise CommandError(f"{source!r} is the replay of seat {own} alone: it holds nothing of seat {seat}")
+    if bot_path is not None:
+        raise click.UsageError("--bot asks a bot a whole replay's requests again; a seat's replay holds no seed")
+    show_seat(data, own, [d for d in data["decisions"] if isinstance(d, dict)], step, as_json)
+    for line in data.get("after") or []:
+        if not as_json:
+            click.echo(f"  told: {visible(str(line))}")
+    if not as_json:
+        click.echo("a seat's replay: shown, not re-run (it holds no seed nor the other seats' hands)")
+
+
+def show_seat(data: Mapping[str, Any], seat: int, decisions: list[dict[str, Any]], step: int | None,
+              as_json: bool) -> None:
+    """Print ``seat``'s decisions (:meth:`arena.core.replay.SeatDecision.to_json` with names), from ``step`` on
+    (then only the first)."""
     if step is not None:
-        decisions = [d for d in decisions if d.step >= step][:1]
+        decisions = [d for d in decisions if int(d.get("step", -1)) >= step][:1]
         if not decisions:
             raise CommandError(f"seat {seat} has no decision at or after step {step}")
     names = [visible(str(n)) for n in data["names"]]
@@ -530,23 +562,27 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
                    f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''}{match}")
     for decision in decisions:
         if as_json:
-            click.echo(json.dumps({"event": "decision", **decision.to_json()}, separators=(",", ":")))
+            shown = {k: v for k, v in decision.items() if k != "told"}
+            click.echo(json.dumps({"event": "decision", **shown}, separators=(",", ":")))
             continue
         # step: the referee's count of every step; request: the seat's own count, the one its log names
-        sent = f"request {decision.request}" if decision.request is not None else "not sent"
-        click.echo(f"\nstep {decision.step}, {sent}: {decision.prompt.kind}, pick "
-                   f"{decision.prompt.pick.value} of: {decision.prompt.choice_texts() or '(nothing)'}")
-        for event in decision.events:
-            click.echo(f"  told: {event.describe(names)}")
-        view = ", ".join(f"{k} {_short(v)}" for k, v in decision.view.to_json().items())
-        click.echo(f"  view: {view}")
-        took = f" in {decision.latency_ms:.2f} ms" if decision.latency_ms is not None else " (not asked)"
-        click.echo(f"  answer: {visible(decision.decision)}{took}")
-        if decision.fault is not None:
-            click.echo(f"  fault: {decision.fault.kind.value} ({visible(decision.fault.detail)}); the default "
-                       f"{decision.decision} was applied")
-    if bot_path is not None:
-        ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
+        request = decision.get("request")
+        sent = f"request {request}" if request is not None else "not sent"
+        choices = " ".join(str(c) for c in decision.get("choices") or []) or "(nothing)"
+        click.echo(f"\nstep {decision.get('step')}, {sent}: {visible(str(decision.get('kind')))}, pick "
+                   f"{visible(str(decision.get('pick')))} of: {visible(choices)}")
+        for line in decision.get("told") or []:
+            click.echo(f"  told: {visible(str(line))}")
+        view = ", ".join(f"{k} {_short(v)}" for k, v in (decision.get("view") or {}).items())
+        click.echo(f"  view: {visible(view)}")
+        latency = decision.get("latency_ms")
+        took = f" in {latency:.2f} ms" if isinstance(latency, (int, float)) else " (not asked)"
+        answer = visible(str(decision.get("decision")))
+        click.echo(f"  answer: {answer}{took}")
+        fault = decision.get("fault")
+        if isinstance(fault, dict):
+            click.echo(f"  fault: {visible(str(fault.get('kind')))} ({visible(str(fault.get('detail')))}); the "
+                       f"default {answer} was applied")
 
 
 def _short(value: Any) -> str:
