@@ -40,7 +40,7 @@ from arena.ladder.scheduler import FairScheduler, FieldState
 from arena.ladder.store import Finished, Store, StoreError
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
-from arena.launch.supervisor import descendants
+from arena.launch.procs import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
