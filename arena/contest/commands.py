@@ -138,7 +138,7 @@ def contest(config_path: Path | None, example: bool, cluster: str | None) -> Non
         raise ContestCommandError(str(exc)) from None
     if running.resumed:
         note(f"{len(running.resumed)} submissions a stop left mid-way are taken up again")
-    if not store.authors():
+    if not store.authors.all():
         note(f"no authors yet: add one with arena author add NAME --contest {config_path}")
 
     def ready(url: str) -> None:
@@ -193,7 +193,7 @@ def author_add(name: str, admin: bool, config_path: Path) -> None:
 
     store = _store(config_path)
     try:
-        _print_token(name, store.add_author(name, admin=admin))
+        _print_token(name, store.authors.add(name, admin=admin))
     except AuthorError as exc:
         raise ContestCommandError(str(exc)) from None
     finally:
@@ -206,8 +206,8 @@ def author_list(config_path: Path) -> None:
     """List the authors, their submissions and whether they are revoked."""
     store = _store(config_path)
     try:
-        for a in store.authors():
-            count = len(store.submissions(a.name))
+        for a in store.authors.all():
+            count = len(store.submissions.all(a.name))
             flags = ", ".join(f for f in ("admin" if a.admin else "", "revoked" if a.revoked else "") if f)
             click.echo(f"{visible(a.name)}: {count} submissions" + (f" ({flags})" if flags else ""))
     finally:
@@ -219,15 +219,15 @@ def _author_change(name: str, config_path: Path, action: str) -> None:
 
     store = _store(config_path)
     try:
-        if store.author(name) is None:
+        if store.authors.get(name) is None:
             raise ContestCommandError(f"no author {name!r} in this contest (arena author list names them)")
         if action == "revoke":
-            store.revoke(name)
+            store.authors.revoke(name)
             click.echo(f"{name}'s token no longer works; their bots and matches stay", err=True)
         elif action == "rotate":
-            _print_token(name, store.rotate_token(name))
+            _print_token(name, store.authors.rotate_token(name))
         else:
-            _print_token(name, store.restore(name))
+            _print_token(name, store.authors.restore(name))
     except AuthorError as exc:
         raise ContestCommandError(str(exc)) from None
     finally:

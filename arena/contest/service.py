@@ -126,7 +126,7 @@ class Contest:
         """Return the submitted bots of the ladder (playing or retired) and the names of the retired ones."""
         bots: list[BotSpec] = []
         retired: list[str] = []
-        for submission in reversed(self.store.submissions()):  # oldest first
+        for submission in reversed(self.store.submissions.all()):  # oldest first
             if submission.state not in (State.PLAYING, State.RETIRED):
                 continue
             folder = self.config.bots / submission.id
@@ -134,7 +134,7 @@ class Contest:
                 spec = bot_spec(self.config, submission, read_manifest(folder))
             except (ManifestError, Rejected, OSError):
                 if submission.state is State.PLAYING:  # its folder is gone: built again, checked again
-                    self.store.set_state(submission.id, State.QUEUED, "its folder was lost; built again")
+                    self.store.submissions.set_state(submission.id, State.QUEUED, "its folder was lost; built again")
                 continue
             bots.append(spec)
             if submission.state is State.RETIRED:
@@ -155,12 +155,12 @@ class Contest:
         """
         config = self.config
         rules = config.submissions
-        if not self.store.allow("upload", author.name, rules.uploads_per_hour, 3600):
+        if not self.store.limits.allow("upload", author.name, rules.uploads_per_hour, 3600):
             raise SubmitError(f"at most {rules.uploads_per_hour} uploads an hour; try again later")
         if len(data) > rules.archive.archive_bytes:
             raise SubmitError(f"the archive is {len(data)} bytes; this contest takes at most "
                               f"{rules.archive.archive_bytes} bytes compressed")
-        day = self.store.submissions_since(author.name, self.clock() - 86400)
+        day = self.store.submissions.count_since(author.name, self.clock() - 86400)
         if day >= rules.per_day:
             raise SubmitError(f"you have made {day} submissions in the last 24 hours, the most this contest takes")
         config.work.mkdir(parents=True, exist_ok=True)
@@ -178,7 +178,7 @@ class Contest:
             raise SubmitError(f"runtime {manifest.runtime!r} is not one of this contest's "
                               f"({', '.join(sorted(config.runtimes))})")
         digest = content_hash(data)
-        mine = self.store.submissions(author.name)
+        mine = self.store.submissions.all(author.name)
         if any(s.bot == manifest.name and s.content_hash == digest and s.state in _LIVE for s in mine):
             raise SubmitError(f"this very archive of {manifest.name!r} is already in the contest")
         active = {s.bot for s in mine if s.state in _LIVE}
@@ -186,7 +186,7 @@ class Contest:
             raise SubmitError(f"you have {len(active)} bots in the contest ({', '.join(sorted(active))}), the most "
                               f"it takes; a new version of one of them replaces it")
         _keep(archive_path(config, digest), data)
-        submission = self.store.add_submission(author.name, manifest.name, digest)
+        submission = self.store.submissions.add(author.name, manifest.name, digest)
         self.pipeline.submitted(submission.id)
         return submission
 
@@ -231,7 +231,7 @@ class Contest:
         if submission.state in (State.REJECTED, State.RETIRED):
             return
         was_playing = submission.state is State.PLAYING
-        self.store.set_state(submission.id, State.REJECTED, "disabled by the operator")
+        self.store.submissions.set_state(submission.id, State.REJECTED, "disabled by the operator")
         if was_playing and submission.ladder_name in self.ladder.specs:
             self.ladder.retire(submission.ladder_name)
 

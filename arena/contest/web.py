@@ -181,7 +181,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
 
     def logged_in(request: Request) -> tuple[str, Session, Author] | None:
         sid = request.cookies.get(SESSION_COOKIE)
-        found = store.session(sid)
+        found = store.sessions.get(sid)
         if found is None or sid is None:
             return None
         author, csrf, expires = found
@@ -240,13 +240,13 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         if isinstance(posted, Response):
             return posted
         fields, csrf = posted
-        if not store.allow("login", client(request), LOGINS_PER_MINUTE, 60):
+        if not store.limits.allow("login", client(request), LOGINS_PER_MINUTE, 60):
             return page("Log in", login_form(csrf, "too many tries from your address; wait a minute"), status=429)
-        author = store.author_for_token(fields.get("token", "").strip())
+        author = store.authors.for_token(fields.get("token", "").strip())
         if author is None:
             return page("Log in", login_form(csrf, "that token is not one of this contest's (or it was revoked)"),
                         status=401)
-        sid, _, _ = store.open_session(author.name, SESSION_SECONDS)
+        sid, _, _ = store.sessions.open(author.name, SESSION_SECONDS)
         response = RedirectResponse("/me", status_code=303)
         cookie(response, SESSION_COOKIE, sid)
         response.delete_cookie(LOGIN_COOKIE)
@@ -259,7 +259,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         except TooLarge:
             fields = {}
         if found is not None and same(fields.get("csrf"), found[1].csrf):
-            store.close_session(found[0])
+            store.sessions.close(found[0])
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(SESSION_COOKIE)
         return response
@@ -282,16 +282,16 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         if isinstance(posted, Response):
             return posted
         fields, csrf = posted
-        if not store.allow("register", client(request), REGISTRATIONS_PER_HOUR, 3600):
+        if not store.limits.allow("register", client(request), REGISTRATIONS_PER_HOUR, 3600):
             return page("Register", _register_form(csrf, "too many registrations from your address; try in an hour"),
                         status=429)
         try:
-            token = store.register(fields.get("name", "").strip())
+            token = store.authors.register(fields.get("name", "").strip())
         except AuthorError as exc:
             return page("Register", _register_form(csrf, str(exc)), status=400)
-        author = store.author_for_token(token)
+        author = store.authors.for_token(token)
         assert author is not None
-        sid, csrf, expires = store.open_session(author.name, SESSION_SECONDS)
+        sid, csrf, expires = store.sessions.open(author.name, SESSION_SECONDS)
         session = Session(author.name, csrf, expires)
         response = page("Your token", f"<p>Keep this token: it is shown once, and it is how you log in and how "
                         f"<code>arena submit</code> knows you.</p><pre>{_e(token)}</pre>"
@@ -320,7 +320,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         if found is None:
             return RedirectResponse("/login", status_code=303)
         _, session, author = found
-        rows = store.submissions(author.name)
+        rows = store.submissions.all(author.name)
         url = str(request.base_url).rstrip("/")
         body = (f"<h2>Submit a bot</h2><p>A <code>.tar.gz</code> of your bot's folder, with its <code>bot.toml</code>"
                 f" at the top (<code>arena submit FOLDER --to {_e(url)}</code> makes and sends it). At most "
@@ -364,7 +364,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         return RedirectResponse(f"/me/submission/{submission.id}", status_code=303)
 
     def own_submission(author: Author, submission_id: str) -> Submission | None:
-        submission = store.submission(submission_id) if len(submission_id) <= 64 else None
+        submission = store.submissions.get(submission_id) if len(submission_id) <= 64 else None
         if submission is None or not contest.may_see(author, submission):
             return None  # one answer for "not yours" and "none": ids are not to be probed
         return submission
@@ -400,7 +400,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         submission = own_submission(author, str(request.path_params["id"]))
         if submission is None:
             return not_found_page("no such submission of yours", author, session)
-        report = store.report(submission.id)
+        report = store.reports.get(submission.id)
         logs = "".join(f"<h3>{_e(log.name)}</h3>"
                        + (f'<p class="muted">(its first {log.cut} bytes are left out)</p>' if log.cut else "")
                        + f'<pre class="log">{_e(log.text)}</pre>' for log in contest.logs(submission))
@@ -429,12 +429,12 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
             f"<td>{'revoked' if a.revoked else ''}</td><td>"
             + ("" if a.revoked or a.name == author.name else
                f'<form method="post" action="/admin/revoke/{_e(a.name)}">{csrf}<button>revoke</button></form>')
-            + "</td></tr>" for a in store.authors())
-        live = [s for s in store.submissions() if s.state is State.PLAYING]
+            + "</td></tr>" for a in store.authors.all())
+        live = [s for s in store.submissions.all() if s.state is State.PLAYING]
         disable = "".join(f'<li>{_e(s.ladder_name)} <form method="post" action="/admin/disable/{_e(s.id)}" '
                           f'class="inline">{csrf}<button>disable</button></form></li>' for s in live)
         body = (f"<h2>Authors</h2><table><tbody>{authors}</tbody></table><h2>Playing</h2><ul>{disable}</ul>"
-                f"<h2>Every submission</h2>{submissions_table(store.submissions(), with_author=True)}")
+                f"<h2>Every submission</h2>{submissions_table(store.submissions.all(), with_author=True)}")
         return page("Admin", body, author=author, session=session)
 
     async def admin_action(request: Request) -> Response:
@@ -451,11 +451,11 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
                         author=author, session=session, status=403)
         action, target = str(request.path_params["action"]), str(request.path_params["target"])
         if action == "revoke":
-            if store.author(target) is None:
+            if store.authors.get(target) is None:
                 return not_found_page(f"no author {target!r}", author, session)
-            store.revoke(target)  # ends their sessions too
+            store.authors.revoke(target)  # ends their sessions too
         elif action == "disable":
-            submission = store.submission(target)
+            submission = store.submissions.get(target)
             if submission is None:
                 return not_found_page("no such submission", author, session)
             contest.disable(submission)
@@ -470,13 +470,13 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
 
     def api(fn: Callable[[Request, Author], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            if not store.allow("api", client(request), API_CALLS_PER_MINUTE, 60):
+            if not store.limits.allow("api", client(request), API_CALLS_PER_MINUTE, 60):
                 return api_error(429, "too many calls from your address; wait a minute")
             scheme, _, token = request.headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 return api_error(401, "no token: send it as 'Authorization: Bearer TOKEN' (arena submit reads it "
                                       "from ARENA_TOKEN or --token-file)")
-            author = store.author_for_token(token.strip())
+            author = store.authors.for_token(token.strip())
             if author is None:
                 return api_error(401, "that token is not one of this contest's (or it was revoked)")
             return await fn(request, author)
@@ -497,13 +497,13 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
 
     async def api_list(request: Request, author: Author) -> Response:
         return JSONResponse({"author": author.name,
-                             "submissions": [submission_json(s) for s in store.submissions(author.name)]})
+                             "submissions": [submission_json(s) for s in store.submissions.all(author.name)]})
 
     async def api_one(request: Request, author: Author) -> Response:
         submission = own_submission(author, str(request.path_params["id"]))
         if submission is None:
             return api_error(404, "no such submission of yours")
-        return JSONResponse({**submission_json(submission), "report": store.report(submission.id)})
+        return JSONResponse({**submission_json(submission), "report": store.reports.get(submission.id)})
 
     async def api_logs(request: Request, author: Author) -> Response:
         submission = own_submission(author, str(request.path_params["id"]))

@@ -113,7 +113,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest,
     (folder / "data").mkdir()
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        tokens = {name: store.add_author(name) for name in ("alice", "alice_my")}
+        tokens = {name: store.authors.add(name) for name in ("alice", "alice_my")}
     finally:
         store.close()
     contest = Contest(config)

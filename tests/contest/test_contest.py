@@ -53,7 +53,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest,
     (folder / "data").mkdir(exist_ok=True)
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        tokens |= {"bob": store.add_author("bob"), "root": store.add_author("root", admin=True)}
+        tokens |= {"bob": store.authors.add("bob"), "root": store.authors.add("root", admin=True)}
     finally:
         store.close()
     contests = [Contest(config)]
@@ -345,7 +345,7 @@ def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doub
     # a playing bot's built folder lost meanwhile (a restored backup, a wiped disk): it is built and checked again
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        lost = next(s for s in store.submissions("alice") if s.state is State.PLAYING)
+        lost = next(s for s in store.submissions.all("alice") if s.state is State.PLAYING)
     finally:
         store.close()
     shutil.rmtree(folder / "data" / "bots" / lost.id)
@@ -368,7 +368,7 @@ def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doub
         third.kill(signal.SIGTERM)
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        assert [s.state.value for s in store.submissions("bob") if s.bot == "slow"] == ["playing"]
+        assert [s.state.value for s in store.submissions.all("bob") if s.bot == "slow"] == ["playing"]
     finally:
         store.close()
     db = sqlite3.connect(folder / "data" / "ladder.db")
