@@ -1,0 +1,1 @@
+"""Training environments (placeholder)."""
