@@ -116,11 +116,11 @@ class Encoder(ABC):
         return self.layout.size
 
     @abstractmethod
-    def encode(self, view: View, subset: SubsetStep | None, base: int, ones: list[int], at: list[int],
+    def encode(self, view: View, subset: SubsetStep | None, ones: list[int], at: list[int],
                values: list[float]) -> None:
-        """Append ``view``'s observation, placed at ``base`` in a flat array: to ``ones`` the positions that hold
-        1, to ``at`` and ``values`` the positions and values of the numbers (each in 0..1). Every other position
-        holds 0. ``subset`` is the candidate being decided in a subset decision, else ``None``.
+        """Append ``view``'s observation: to ``ones`` the positions that hold 1, to ``at`` and ``values`` the
+        positions and values of the numbers (each in 0..1). Every other position holds 0. ``subset`` is the
+        candidate being decided in a subset decision, else ``None``.
 
         Lists, not an array: a batch of matches gathers every row's positions and writes them in one go.
         """
@@ -130,7 +130,7 @@ class Encoder(ABC):
         ones: list[int] = []
         at: list[int] = []
         values: list[float] = []
-        self.encode(view, subset, 0, ones, at, values)
+        self.encode(view, subset, ones, at, values)
         out = np.zeros(self.size, dtype=np.float32)
         out[ones] = 1.0
         out[at] = values

@@ -51,7 +51,7 @@ def observe(table: Table, seat: int) -> Observation:
     ones: list[int] = []
     at: list[int] = []
     values: list[float] = []
-    table.encode(seat, 0, ones, at, values)
+    table.encode(seat, ones, at, values)
     observation = np.zeros(encoder.size, dtype=np.float32)
     observation[ones] = 1.0
     observation[at] = values

@@ -11,7 +11,7 @@ turn's legal ones is replaced by the prompt's default (DESIGN.md "Faults") and r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -72,10 +72,11 @@ class Table:
         self._state: Any = None
         self._log: TableLog | None = None
         self._prompts: dict[int, Prompt] = {}
-        self._done: dict[int, int] = {}  # per prompted seat: turns answered
-        self._needed: dict[int, int] = {}
-        self._answers: dict[int, list[Action]] = {}
+        self._answers: dict[int, Decision] = {}  # per prompted seat that has answered all its turns
+        self._done: dict[int, int] = {}  # per seat deciding a subset: the candidates decided
+        self._taken: dict[int, list[Action]] = {}  # per seat deciding a subset: the candidates taken
         self._waiting: list[int] = []  # prompted seats with a turn to answer, in seat order
+        self._legal: dict[int, list[int]] = {}  # per prompted seat: its legal indices, once asked for
         self.decisions = 0
         """Prompts answered since the table was made (a referee's decisions: one per prompted seat and step)."""
 
@@ -108,17 +109,21 @@ class Table:
         prompt = self._prompts.get(seat)
         if prompt is None or prompt.pick is Pick.ONE or seat not in self._waiting:
             return None
-        return SubsetStep(prompt.choices[self._done[seat]], tuple(self._answers[seat]))
+        return SubsetStep(prompt.choices[self._done.get(seat, 0)], tuple(self._taken.get(seat, ())))
 
-    def encode(self, seat: int, base: int, ones: list[int], at: list[int], values: list[float]) -> None:
-        """Append ``seat``'s observation now (its view; the candidate when it decides one) at ``base``."""
-        self.encoder.encode(self._state.view(seat), self.subset_step(seat), base, ones, at, values)
+    def encode(self, seat: int, ones: list[int], at: list[int], values: list[float]) -> None:
+        """Append ``seat``'s observation now: its view, and the candidate when it decides one
+        (:meth:`arena.games.encoding.Encoder.encode`)."""
+        self.encoder.encode(self._state.view(seat), self.subset_step(seat), ones, at, values)
 
     def legal(self, seat: int) -> list[int]:
         """Return the legal action indices of ``seat``'s turn (empty when it has none)."""
         if seat not in self._waiting:
             return []
-        return self.encoder.legal(self._prompts[seat])
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self.encoder.legal(self._prompts[seat])
+        return legal
 
     def answer(self, seat: int, action: Any) -> bool:
         """Answer ``seat``'s turn with action index ``action``; apply the step once every seat has answered.
@@ -128,37 +133,40 @@ class Table:
         no turn.
         """
         index = self.check_index(action)
-        prompt = self._prompts.get(seat) if seat in self._waiting else None
-        if prompt is None:
+        if seat not in self._waiting:
             raise TrainError(f"seat {seat} has no decision to make now")
-        encoder = self.encoder
+        return self.answer_index(seat, index)
+
+    def answer_index(self, seat: int, index: int) -> bool:
+        """:meth:`answer` for a checked ``index`` and a ``seat`` that has a turn (the batch's fast path)."""
+        prompt = self._prompts[seat]
         illegal = False
         if prompt.pick is Pick.ONE:
-            chosen: Action | None = None
-            for choice in prompt.choices:
-                if encoder.index(choice) == index:
-                    chosen = choice
-                    break
-            if chosen is None:
-                illegal = True
-                chosen = prompt.default[0]
-            self._answers[seat] = [chosen]
-        else:
-            candidate = prompt.choices[self._done[seat]]
-            if index == encoder.take:
-                take = True
-            elif index == encoder.skip:
-                take = False
+            legal = self.legal(seat)
+            if index in legal:
+                self._answers[seat] = (prompt.choices[legal.index(index)],)
             else:
                 illegal = True
-                take = candidate in prompt.default
-            if take:
-                self._answers[seat].append(candidate)
-        self._done[seat] += 1
-        if self._done[seat] == self._needed[seat]:
-            self._waiting.remove(seat)
-            if not self._waiting:
-                self._apply()
+                self._answers[seat] = prompt.default
+        else:
+            done = self._done.get(seat, 0)
+            candidate = prompt.choices[done]
+            taken = self._taken.setdefault(seat, [])
+            encoder = self.encoder
+            if index == encoder.take:
+                taken.append(candidate)
+            elif index != encoder.skip:
+                illegal = True
+                if candidate in prompt.default:
+                    taken.append(candidate)
+            self._done[seat] = done + 1
+            if done + 1 < len(prompt.choices):
+                return illegal
+            self._answers[seat] = tuple(taken)
+        waiting = self._waiting
+        waiting.remove(seat)
+        if not waiting:
+            self._apply()
         return illegal
 
     def answer_whole(self, seat: int, decision: Decision) -> bool:
@@ -173,8 +181,7 @@ class Table:
         except IllegalDecisionError:
             illegal = True
             decision = prompt.default
-        self._answers[seat] = list(decision)
-        self._done[seat] = self._needed[seat]
+        self._answers[seat] = tuple(decision)
         self._waiting.remove(seat)
         if not self._waiting:
             self._apply()
@@ -215,20 +222,21 @@ class Table:
         while True:
             prompts = self._state.pending()
             self._prompts = {p.seat: p for p in prompts}
-            self._answers = {p.seat: [] for p in prompts}
-            self._done = dict.fromkeys(self._prompts, 0)
-            self._needed = {p.seat: 1 if p.pick is Pick.ONE else len(p.choices) for p in prompts}
-            self._waiting = [p.seat for p in prompts if self._needed[p.seat]]
+            self._answers = {p.seat: () for p in prompts if not p.choices}  # only a subset prompt has none
+            self._waiting = [p.seat for p in prompts if p.choices]
+            self._done = {}
+            self._taken = {}
+            self._legal = {}
             if self._waiting or not prompts:
                 return
             self._apply(begin=False)
 
     def _apply(self, begin: bool = True) -> None:
-        decisions: Mapping[int, Decision] = {seat: tuple(actions) for seat, actions in self._answers.items()}
-        self.decisions += len(decisions)
+        answers = self._answers
+        self.decisions += len(answers)
         if self._log is not None:
-            self._log.apply(decisions)
+            self._log.apply(answers)
         else:
-            self._state.apply(decisions)
+            self._state.apply(answers)
         if begin:
             self._begin()

@@ -35,7 +35,7 @@ class TinyEncoder(Encoder):
         ])
         super().__init__(layout, labels, {card: i for i, card in enumerate(CARDS)})
 
-    def encode(self, view: View, subset: SubsetStep | None, base: int, ones: list[int], at: list[int],
+    def encode(self, view: View, subset: SubsetStep | None, ones: list[int], at: list[int],
                values: list[float]) -> None:
         assert isinstance(view, TinyView)
         seats = self.seats
@@ -44,11 +44,11 @@ class TinyEncoder(Encoder):
         for card in view.hand:
             counts[card.value] += 1
         held = [v for v in range(1, 10) if counts[v]]
-        at.extend([base + v - 1 for v in held])
+        at.extend([v - 1 for v in held])
         values.extend([counts[v] / seats for v in held])
         if view.active is not None:
-            ones.append(base + 9 + (view.active - view.seat) % seats)
-        laid = base + 9 + seats
+            ones.append(9 + (view.active - view.seat) % seats)
+        laid = 9 + seats
         at.extend(range(laid, laid + seats))
         values.extend([min(1.0, view.laid[s] / self.scale) for s in order])
 

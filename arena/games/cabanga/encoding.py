@@ -38,6 +38,7 @@ one by one until a "done" action would reach one subset by k! orders and split i
 
 from __future__ import annotations
 
+from operator import add, attrgetter
 from typing import Any
 
 from arena.games.base import View
@@ -74,6 +75,7 @@ _CARD_AT: dict[Card, int] = {card: i for i, card in enumerate(NUMBER_CARDS)}
 _CARD_LABELS = tuple(card.text for card in NUMBER_CARDS)
 _STEPS = {"play": 0, "throw": 1}
 _ROW_AT = {colour: i for i, colour in enumerate(ROWS)}
+_value = attrgetter("value")
 
 
 class CabangaEncoder(Encoder):
@@ -101,50 +103,43 @@ class CabangaEncoder(Encoder):
         ])
         actions = [play.text for play in PLAYS] + [SKIP, TAKE]
         super().__init__(layout, actions, {play: i for i, play in enumerate(PLAYS)})
-        self._hand = layout["hand"]
+        # positions, looked up rather than computed: an observation is made at every step of every match
+        self._hand_at = {card: layout["hand"] + i for card, i in _CARD_AT.items()}.__getitem__
         self._tops = [layout["tops"] + 18 * pile - 1 for pile in range(len(PILE_NAMES))]  # + the top's value
         self._step = layout["step"]
         self._previous = layout["previous"]
         self._throw_row = layout["throw_row"]
-        self._candidate = layout["candidate"]
-        self._taken = layout["taken"]
+        self._candidate_at = {card: layout["candidate"] + i for card, i in _CARD_AT.items()}
+        self._taken_at = {card: layout["taken"] + i for card, i in _CARD_AT.items()}
         self._active = layout["active"]
-        self._sizes = layout["hand_sizes"]
-        self._totals = layout["totals"]
-        self._rest = layout["penalty_pile"]
+        sizes = layout["hand_sizes"]
+        self._numbers = list(range(sizes, layout["round"] + 1))  # hand sizes, totals, piles, round: end to end
+        self._orders = [[(seat + i) % seats for i in range(seats)] for seat in range(seats)]
 
-    def encode(self, view: View, subset: SubsetStep | None, base: int, ones: list[int], at: list[int],
+    def encode(self, view: View, subset: SubsetStep | None, ones: list[int], at: list[int],
                values: list[float]) -> None:
         assert isinstance(view, CabangaView)
-        card_at = _CARD_AT
-        hand = base + self._hand
-        ones.extend([hand + card_at[card] for card in view.hand])
-        ones.extend([base + start + top.value for start, top in zip(self._tops, view.tops, strict=True)])
+        ones.extend(map(self._hand_at, view.hand))
+        ones.extend(map(add, self._tops, map(_value, view.tops)))
         seats = self.seats
         seat = view.seat
         if view.step is not None:
-            ones.append(base + self._step + _STEPS[view.step])
-            ones.append(base + self._active + (view.active - seat) % seats)
+            ones.append(self._step + _STEPS[view.step])
+            ones.append(self._active + (view.active - seat) % seats)
         if view.previous_colour is not None:
-            ones.append(base + self._previous + _ROW_AT[view.previous_colour])
+            ones.append(self._previous + _ROW_AT[view.previous_colour])
         if view.throw_row is not None:
-            ones.append(base + self._throw_row + _ROW_AT[view.throw_row])
+            ones.append(self._throw_row + _ROW_AT[view.throw_row])
         if subset is not None:
-            ones.append(base + self._candidate + card_at[subset.candidate])  # type: ignore[index]
-            taken = base + self._taken
-            ones.extend([taken + card_at[card] for card in subset.taken])  # type: ignore[index]
-        sizes = base + self._sizes
-        totals = base + self._totals
-        rest = base + self._rest
-        at.extend(range(sizes, sizes + seats))
-        at.extend(range(totals, totals + seats))
-        at.extend((rest, rest + 1, rest + 2))
+            ones.append(self._candidate_at[subset.candidate])  # type: ignore[index]
+            ones.extend(map(self._taken_at.__getitem__, subset.taken))  # type: ignore[arg-type]
+        at.extend(self._numbers)
+        order = self._orders[seat]
         hand_sizes = view.hand_sizes
-        all_totals = view.totals
-        order = [(seat + i) % seats for i in range(seats)]
-        target = self.target
+        totals = view.totals
         values.extend([min(1.0, hand_sizes[s] / HAND_SCALE) for s in order])
-        values.extend([min(1.0, all_totals[s] / target) for s in order])
+        target = self.target
+        values.extend([min(1.0, totals[s] / target) for s in order])
         values.extend((view.penalty_size / PILE_SCALE, view.set_aside_size / PILE_SCALE,
                        min(1.0, view.round / ROUND_SCALE)))
 

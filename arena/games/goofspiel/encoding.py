@@ -61,25 +61,23 @@ class GoofspielEncoder(Encoder):
         self._bids = layout["bids"] - 1
         self._totals = layout["totals"]
 
-    def encode(self, view: View, subset: SubsetStep | None, base: int, ones: list[int], at: list[int],
+    def encode(self, view: View, subset: SubsetStep | None, ones: list[int], at: list[int],
                values: list[float]) -> None:
         assert isinstance(view, GoofspielView)
         seats = self.seats
         cards = self.cards
-        hand = base + self._hand
+        hand = self._hand
         ones.extend([hand + card.value for card in view.hand])
         if view.prize is not None:
-            ones.append(base + self._prize + view.prize.value)
-        to_come = base + self._to_come
+            ones.append(self._prize + view.prize.value)
+        to_come = self._to_come
         ones.extend([to_come + card.value for card in view.to_come])
         order = [(view.seat + i) % seats for i in range(seats)]
         for i, s in enumerate(order):
-            bids = base + self._bids + i * cards
+            bids = self._bids + i * cards
             ones.extend([bids + card.value for card in view.bids[s]])
-        pot = base + self._pot
-        totals = base + self._totals
-        at.append(pot)
-        at.extend(range(totals, totals + seats + 2))  # the totals, then trick and round
+        at.append(self._pot)
+        at.extend(range(self._totals, self._totals + seats + 2))  # the totals, then trick and round
         values.append(min(1.0, view.pot / self.prizes))
         scale = self.prizes * self.rounds
         values.extend([min(1.0, view.totals[s] / scale) for s in order])

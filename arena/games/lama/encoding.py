@@ -61,49 +61,45 @@ class LamaEncoder(Encoder):
         ])
         actions = [*_VALUES, DRAW.text, QUIT.text]
         super().__init__(layout, actions, {**{card: i for i, card in enumerate(CARDS)}, DRAW: 7, QUIT: 8})
-        self._holds = layout["holds"]
-        self._counts = layout["counts"]
-        self._discard = layout["discard"]
-        self._piles = layout["draw_pile"]
+        self._holds = layout["holds"] - 1  # + a card's value
+        self._counts = layout["counts"] - 1
+        self._discard = layout["discard"] - 1
+        self._piles = (layout["draw_pile"], layout["discard_pile"])
         self._active = layout["active"]
         self._in_round = layout["in_round"]
-        self._sizes = layout["hand_sizes"]
-        self._totals = layout["totals"]
-        self._round = layout["round"]
+        self._numbers = list(range(layout["hand_sizes"], layout["round"] + 1))  # sizes, totals, round: end to end
         self._over = layout["over"]
+        self._orders = [[(seat + i) % seats for i in range(seats)] for seat in range(seats)]
 
-    def encode(self, view: View, subset: SubsetStep | None, base: int, ones: list[int], at: list[int],
+    def encode(self, view: View, subset: SubsetStep | None, ones: list[int], at: list[int],
                values: list[float]) -> None:
         assert isinstance(view, LamaView)
         seats = self.seats
         seat = view.seat
-        order = [(seat + i) % seats for i in range(seats)]
+        order = self._orders[seat]
         counts = [0] * 8
         for card in view.hand:
             counts[card.value] += 1
         held = [v for v in range(1, 8) if counts[v]]
-        ones.extend([base + self._holds + v - 1 for v in held])
-        at.extend([base + self._counts + v - 1 for v in held])
+        ones.extend([self._holds + v for v in held])
+        at.extend([self._counts + v for v in held])
         values.extend([min(1.0, counts[v] / COPIES) for v in held])
-        ones.append(base + self._discard + view.discard.value - 1)
+        ones.append(self._discard + view.discard.value)
         if view.active is None:
-            ones.append(base + self._over)
+            ones.append(self._over)
         else:
-            ones.append(base + self._active + (view.active - seat) % seats)
-        in_round = base + self._in_round
-        ones.extend([in_round + i for i, s in enumerate(order) if view.in_round[s]])
-        piles = base + self._piles
-        sizes = base + self._sizes
-        totals = base + self._totals
-        at.extend((piles, piles + 1))
-        at.extend(range(sizes, sizes + seats))
-        at.extend(range(totals, totals + seats))
-        at.append(base + self._round)
+            ones.append(self._active + (view.active - seat) % seats)
+        in_round = view.in_round
+        ones.extend([self._in_round + i for i, s in enumerate(order) if in_round[s]])
+        at.extend(self._piles)
+        at.extend(self._numbers)
         deck = float(len(DECK))
         values.extend((view.draw_size / deck, view.discard_size / deck))
-        values.extend([min(1.0, view.hand_sizes[s] / HAND_SCALE) for s in order])
+        hand_sizes = view.hand_sizes
+        totals = view.totals
+        values.extend([min(1.0, hand_sizes[s] / HAND_SCALE) for s in order])
         target = self.target
-        values.extend([min(1.0, view.totals[s] / target) for s in order])
+        values.extend([min(1.0, totals[s] / target) for s in order])
         values.append(min(1.0, view.round / ROUND_SCALE))
 
 
