@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from arena.games import game_packages, game_part_value
+from arena.games import game_packages, game_part, get_game
 from arena.games.base import Action, Decision, GameError, Pick, Prompt, View
 
 SKIP = "skip"
@@ -190,16 +190,18 @@ def encoding_of(game: str) -> GameEncoding:
     unknown game.
     """
     package = game_packages().get(game)
+    if package is None:
+        get_game(game)  # raises the unknown game's error
     try:
-        return game_part_value(game, "encoding", "ENCODING", GameEncoding)
-    except EncodingError:
-        raise
+        value = getattr(game_part(game, "encoding"), "ENCODING", None)
     except GameError as exc:
-        if package is None:
-            raise
         raise EncodingError(
             f"game {game!r} has no training encoding ({exc}): write {package}.encoding with ENCODING = an "
             f"arena.games.encoding.GameEncoding (docs/training.md, 'Encoding a game')") from None
+    if not isinstance(value, GameEncoding):
+        raise EncodingError(f"game {game!r}: its module {package}.encoding has no ENCODING (an "
+                            f"arena.games.encoding.GameEncoding, got {value!r}); docs/training.md, 'Encoding a game'")
+    return value
 
 
 def one_decision(prompt: Prompt, index: int, encoder: Encoder) -> Decision | None:

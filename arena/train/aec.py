@@ -30,7 +30,9 @@ class ArenaAEC(AECEnv):  # type: ignore[misc]  # PettingZoo has no type informat
     refuses or bad options, and :class:`arena.games.encoding.EncodingError` for a game without an encoding.
     """
 
-    metadata: dict[str, Any] = {"name": "arena_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata: dict[str, Any]
+    agent_selection: str
+    agents: list[str]
 
     def __init__(self, game: str | Game, seats: int, options: Mapping[str, Any] | None = None, *,
                  reward: str = "pairwise", render_mode: str | None = None) -> None:
@@ -39,7 +41,7 @@ class ArenaAEC(AECEnv):  # type: ignore[misc]  # PettingZoo has no type informat
         if render_mode not in (None, "ansi"):
             raise TrainError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"arena_{self._game.name}_v0"}
+        self.metadata = {"name": f"arena_{self._game.name}_v0", "render_modes": ["ansi"], "is_parallelizable": True}
         self._reward = check_reward(reward)
         self._table = Table(self._game, self._options, seats, self._encoder)
         self._seeds = DealSeeds()

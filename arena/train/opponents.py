@@ -2,8 +2,8 @@
 
 A bundled bot is a program (``bots/NAME/bot.py`` in its game's folder, listed in ``bots/bots.toml``) whose command
 runs a module (``python -m MODULE``); its bot is the one :class:`arena.games.bot.Bot` subclass that module
-defines, made with no arguments (a ``seed`` argument, where its class takes one, comes from the environment's
-generator so that seeded episodes repeat). Importing a bundled bot's module imports what it does (the SDK, and
+defines, made with no arguments. A class or function that takes a ``seed`` is given one from the environment's
+generator, so that seeded episodes repeat. Importing a bundled bot's module imports what it does (the SDK, and
 with it gRPC), but nothing connects: its decisions are plain calls.
 """
 
@@ -59,10 +59,16 @@ def bundled_bot(game: Game, name: str, rng: random.Random) -> Bot:
     if len(classes) != 1:
         raise TrainError(f"bundled bot {name!r}: its module {module.__name__} defines {len(classes)} bot classes, "
                          "not one; pass a bot object instead")
-    cls = classes[0]
-    if "seed" in inspect.signature(cls).parameters:
-        return cls(seed=rng.getrandbits(63))  # type: ignore[call-arg]
-    return cls()
+    return _made(classes[0], rng)
+
+
+def _made(make: Callable[..., Any], rng: random.Random) -> Any:
+    """Return ``make()``, given a ``seed`` from ``rng`` where it takes one (so that seeded episodes repeat)."""
+    try:
+        takes_seed = "seed" in inspect.signature(make).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    return make(seed=rng.getrandbits(63)) if takes_seed else make()
 
 
 def make_opponents(game: Game, spec: Opponent | Sequence[Opponent], count: int, rng: random.Random) -> list[Bot]:
@@ -73,7 +79,7 @@ def make_opponents(game: Game, spec: Opponent | Sequence[Opponent], count: int, 
     """
     specs: list[Opponent]
     if isinstance(spec, str | Bot) or callable(spec):
-        specs = [spec] * count  # type: ignore[list-item]
+        specs = [spec] * count
     else:
         specs = list(spec)
         if len(specs) != count:
@@ -88,7 +94,7 @@ def make_opponents(game: Game, spec: Opponent | Sequence[Opponent], count: int, 
         elif isinstance(item, str):
             bots.append(bundled_bot(game, item, rng))
         elif callable(item):
-            made = item()
+            made = _made(item, rng)
             if not isinstance(made, Bot):
                 raise TrainError(f"opponents: {item!r} made {made!r}, not an arena.games.bot.Bot")
             bots.append(made)

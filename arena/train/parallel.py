@@ -31,7 +31,7 @@ class ArenaParallel(ParallelEnv):  # type: ignore[misc]  # PettingZoo has no typ
     Arguments as :class:`arena.train.aec.ArenaAEC`'s.
     """
 
-    metadata: dict[str, Any] = {"name": "arena_v0", "render_modes": ["ansi"]}
+    metadata: dict[str, Any]
 
     def __init__(self, game: str | Game, seats: int, options: Mapping[str, Any] | None = None, *,
                  reward: str = "pairwise", render_mode: str | None = None) -> None:
@@ -39,7 +39,7 @@ class ArenaParallel(ParallelEnv):  # type: ignore[misc]  # PettingZoo has no typ
         if render_mode not in (None, "ansi"):
             raise TrainError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"arena_{self._game.name}_v0"}
+        self.metadata = {"name": f"arena_{self._game.name}_v0", "render_modes": ["ansi"]}
         self._reward = check_reward(reward)
         self._table = Table(self._game, self._options, seats, self._encoder)
         self._seeds = DealSeeds()

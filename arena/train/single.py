@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -34,8 +34,6 @@ class LearnerEnv(gymnasium.Env[Observation, np.int64]):
     seat count it refuses or bad options, and :class:`TrainError` for bad opponents.
     """
 
-    metadata = {"render_modes": ["ansi"]}
-
     def __init__(self, game: str | Game, seats: int, opponents: Opponent | Sequence[Opponent],
                  options: Mapping[str, Any] | None = None, *, reward: str = "pairwise",
                  render_mode: str | None = None) -> None:
@@ -43,6 +41,7 @@ class LearnerEnv(gymnasium.Env[Observation, np.int64]):
         if render_mode not in (None, "ansi"):
             raise TrainError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
+        self.metadata = {"render_modes": ["ansi"]}
         self._reward = check_reward(reward)
         self._seats = seats
         self._spec = opponents
@@ -53,7 +52,7 @@ class LearnerEnv(gymnasium.Env[Observation, np.int64]):
         self._learner = 0
         self._deals = random.Random()
         self._observation: Observation | None = None
-        self.observation_space = observation_space(self._encoder)
+        self.observation_space = cast(gymnasium.spaces.Space[Observation], observation_space(self._encoder))
         self.action_space = gymnasium.spaces.Discrete(len(self._encoder.actions))
 
     @property

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from arena.games import get_game
 from arena.games.base import Game
 from arena.games.encoding import Encoder, encoding_of
-from arena.train.table import Table, TrainError, check_reward
+from arena.train.table import Table, TrainError
 
 Observation = dict[str, npt.NDArray[Any]]
 
