@@ -77,6 +77,7 @@ class Table:
         self._taken: dict[int, list[Action]] = {}  # per seat deciding a subset: the candidates taken
         self._waiting: list[int] = []  # prompted seats with a turn to answer, in seat order
         self._legal: dict[int, list[int]] = {}  # per prompted seat: its legal indices, once asked for
+        self._views: dict[int, View] = {}  # per seat: its view of this step, once asked for
         self.decisions = 0
         """Prompts answered since the table was made (a referee's decisions: one per prompted seat and step)."""
 
@@ -114,7 +115,10 @@ class Table:
     def encode(self, seat: int, ones: list[int], at: list[int], values: list[float]) -> None:
         """Append ``seat``'s observation now: its view, and the candidate when it decides one
         (:meth:`arena.games.encoding.Encoder.encode`)."""
-        self.encoder.encode(self._state.view(seat), self.subset_step(seat), ones, at, values)
+        view = self._views.get(seat)
+        if view is None:  # a view holds for the whole step: a subset decision's candidates share it
+            view = self._views[seat] = self._state.view(seat)
+        self.encoder.encode(view, self.subset_step(seat), ones, at, values)
 
     def legal(self, seat: int) -> list[int]:
         """Return the legal action indices of ``seat``'s turn (empty when it has none)."""
@@ -227,6 +231,7 @@ class Table:
             self._done = {}
             self._taken = {}
             self._legal = {}
+            self._views = {}
             if self._waiting or not prompts:
                 return
             self._apply(begin=False)
