@@ -260,7 +260,8 @@ def test_g2_parallel_matches_that_differ_only_in_a_hidden_card_give_the_other_se
     for agent in ("seat_0", "seat_1"):
         assert dec_a[agent] == dec_b[agent] and final_a[agent] == final_b[agent]
         # waiting, a seat sees its last observation again: nothing that a window would change
-        assert waits_a[agent] <= {d[0] for d in dec_a[agent]} | {initial(pair_game("A"), agent)}
+        for decisions, waits in ((dec_a, waits_a), (dec_b, waits_b)):
+            assert waits[agent] <= {d[0] for d in decisions[agent]} | {initial(pair_game("A"), agent)}
 
 
 def initial(game: Arranged, agent: str) -> bytes:
@@ -277,9 +278,7 @@ def test_no_public_attribute_of_an_environment_leads_to_the_match_state_or_its_s
     envs[2].reset(seed=5)
     envs[3].reset()
     for env in envs:
-        seen: set[int] = set()
-
-        def walk(value: Any, path: str, depth: int = 0) -> None:
+        def walk(value: Any, path: str, seen: set[int], depth: int = 0) -> None:
             if id(value) in seen or depth > 4 or isinstance(value, str | bytes | int | float | np.ndarray):
                 return
             seen.add(id(value))
@@ -299,8 +298,8 @@ def test_no_public_attribute_of_an_environment_leads_to_the_match_state_or_its_s
                     if not callable(attribute) or isinstance(attribute, dict | list):
                         items.append((f"{path}.{name}", attribute))
             for where, item in items:
-                walk(item, where, depth + 1)
-        walk(env, type(env).__name__)
+                walk(item, where, seen, depth + 1)
+        walk(env, type(env).__name__, set())
 
 
 # ------------------------------------------------------------------------------------------ actions and errors
@@ -353,9 +352,9 @@ def test_stepping_a_finished_environment_raises_pettingzoos_error_then_ours() ->
     with pytest.raises(FinishedError):
         env.step(None)
     parallel = ArenaParallel("goofspiel", 2, {"cards": 3})
-    observations, _ = parallel.reset(seed=0)
+    parallel.reset(seed=0)
     while parallel.agents:
-        observations, *_ = parallel.step(dict.fromkeys(parallel.agents, 0))
+        parallel.step(dict.fromkeys(parallel.agents, 0))
     with pytest.raises(FinishedError):
         parallel.step({"seat_0": 0, "seat_1": 0})
     learner = LearnerEnv("goofspiel", 2, "goofspiel-random", {"cards": 3})
@@ -417,7 +416,7 @@ def test_a_game_without_an_encoding_names_the_module_to_write(tmp_path: Path) ->
                                                 r"arena\.games\.encoding\.GameEncoding"):
             ArenaAEC("plain", 2)
         (tmp_path / "plaingame" / "encoding.py").write_text("ENCODING = 3\n")
-        with pytest.raises(EncodingError, match="plaingame.encoding has no ENCODING"):
+        with pytest.raises(EncodingError, match=r"plaingame\.encoding has no ENCODING"):
             encoding_of("plain")
     finally:
         unregister("plain")
