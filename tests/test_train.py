@@ -169,6 +169,7 @@ def test_g2_an_observation_and_info_stay_byte_for_byte_when_another_seats_hidden
             zones = state.zones()
             if rng.random() < 0.3 and perturb(state, seat, rng):
                 assert state.zones() != zones
+                table._views.clear()  # changed behind the table's back: no view of before may be kept
                 env._select()  # the observation made again from the changed state
                 again = env.observe(agent)
                 assert (again["observation"].tobytes(), again["action_mask"].tobytes(),
@@ -225,12 +226,29 @@ def test_g2_aec_matches_that_differ_only_in_a_hidden_card_look_the_same_to_the_o
             log[agent].append((observation["observation"].tobytes(), observation["action_mask"].tobytes(),
                                repr(env.infos[agent])))
             return int(choose(agent, observation))
+        # what observe() gives seats 0 and 1 at every step, whoever is selected (each change once)
+        watched: dict[str, list[bytes]] = {"seat_0": [], "seat_1": []}
+
+        def watch(env: Any = env, watched: dict[str, list[bytes]] = watched) -> None:
+            for agent, shown in watched.items():
+                now = env.observe(agent)["observation"].tobytes()
+                if not shown or shown[-1] != now:
+                    shown.append(now)
+        original_step = env.step
+
+        def step(action: Any, original_step: Any = original_step, watch: Any = watch) -> None:
+            original_step(action)
+            if env.agents:
+                watch()
+        env.step = step
+        watch()
         play_aec(env, random.Random(0), record)
         for agent in env.possible_agents:  # the final observations too
             log[agent].append((env.observe(agent)["observation"].tobytes(), b"", ""))
+        log.update({f"observe {agent}": [(shown, b"", "") for shown in watched[agent]] for agent in watched})
         seen[which] = log
     assert len(seen["A"]["seat_2"]) == len(seen["B"]["seat_2"]) + 1  # A asked seat 2 to throw: a real pair
-    for agent in ("seat_0", "seat_1"):
+    for agent in ("seat_0", "seat_1", "observe seat_0", "observe seat_1"):
         assert seen["A"][agent] == seen["B"][agent], f"{agent} can tell the matches apart"
 
 
