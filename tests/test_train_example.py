@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("gymnasium", reason="the training extra is not installed: pip install -e '.[train]'")
+try:
+    import gymnasium  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError as exc:  # the training extra: CI installs it, so there a missing one fails
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip(f"the training extra is not installed ({exc.name}): pip install -e '.[train]'", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "train-cabanga"
