@@ -145,10 +145,7 @@ class SelfPlay:
         seats: list[int] = []
         ends = []  # per row: where its entries of ones, at and legal end
         for table in self._tables:
-            seat = table.deciders()[0]
-            seats.append(seat)
-            table.encode(seat, ones, at, values)
-            legal.extend(table.legal(seat))
+            seats.append(table.next_turn(ones, at, values, legal))
             ends.append((len(ones), len(at), len(legal)))
         # each row's positions are the row's own: shift them to the row's place in the flat arrays
         counts = np.diff(np.array([(0, 0, 0), *ends]), axis=0)
