@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.games import game_packages, game_part, get_game
-from arena.games.base import Action, Decision, GameError, Pick, Prompt, View
+from arena.games.base import Action, GameError, Pick, Prompt, View
 
 SKIP = "skip"
 """The text of the action that leaves a subset decision's candidate out (the throw's "keep this card")."""
@@ -204,23 +204,11 @@ def encoding_of(game: str) -> GameEncoding:
     return value
 
 
-def one_decision(prompt: Prompt, index: int, encoder: Encoder) -> Decision | None:
-    """Return the decision of one-of-N ``prompt`` whose action has ``index``, ``None`` when it is not legal."""
-    for action in prompt.choices:
-        if encoder.index(action) == index:
-            return (action,)
-    return None
-
-
-def seat_order(seat: int, seats: int) -> list[int]:
-    """Return the seats as an encoding lists them: ``seat`` first, then the seats after it around the table."""
-    return [(seat + i) % seats for i in range(seats)]
-
-
 def relative_labels(seats: int) -> tuple[str, ...]:
-    """Return the labels of a per-seat field in :func:`seat_order`: ``me``, ``next``, ``+2`` .."""
+    """Return the labels of a per-seat field, listed from the observing seat: ``me``, ``next`` (the seat after it),
+    ``+2`` .."""
     return tuple(["me", "next", *(f"+{i}" for i in range(2, seats))][:seats])
 
 
 __all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "SubsetStep",
-           "encoding_of", "one_decision", "relative_labels", "seat_order"]
+           "encoding_of", "relative_labels"]
