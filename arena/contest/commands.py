@@ -27,7 +27,12 @@ deadline = 1.0
 tables = 1
 data = "contest-data"          # databases, submissions and logs, beside this file
 listen = "127.0.0.1:8080"      # behind a TLS reverse proxy to open it to others (then behind_proxy = true)
+behind_proxy = false           # true: the client's address is the one the proxy reports, cookies HTTPS only
+proxies = ["127.0.0.1", "::1"] # behind_proxy: the proxy's own addresses; X-Forwarded-For from no other
 open_registration = false
+# No seed, on purpose: the contest draws a secret one, keeps it in its database and never shows it, and every
+# deal's seed is a keyed hash under it. A fixed seed (seed = N with public_seed = true) lets every submitted bot
+# compute every deal, opponents' hands included: for tests and benchmarks only.
 
 [limits]                       # what every submitted bot may use
 memory_mb = 1024

@@ -33,6 +33,7 @@ from arena.contest.archive import ArchiveError, unpack
 from arena.contest.build import BuildError, run_build
 from arena.contest.config import ContestConfig
 from arena.contest.manifest import Manifest, ManifestError, read_manifest
+from arena.contest.paths import UPLOAD, for_author
 from arena.contest.store import UNFINISHED, ContestStore, State, Submission
 from arena.core.referee import Clock
 from arena.games.base import Game
@@ -93,8 +94,9 @@ def bot_spec(config: ContestConfig, submission: Submission, manifest: Manifest) 
     command = list(manifest.command)
     if not runtime.program and "/" not in command[0]:
         command[0] = f"./{command[0]}"  # the bot's own program, never one found on the PATH
+    # its logs are named by the submission's id: two authors' names may mangle alike, ids never meet
     return BotSpec(submission.ladder_name, (*runtime.program, *command), config.bots / submission.id, config.limits,
-                   games=manifest.games)
+                   games=manifest.games, log_name=submission.id)
 
 
 class Pipeline:
@@ -178,7 +180,7 @@ class Pipeline:
             self.store.set_state(submission.id, State.CHECKING)
             await self._check(submission, spec)
         except Rejected as exc:
-            self.store.set_state(submission.id, State.REJECTED, str(exc))
+            self.store.set_state(submission.id, State.REJECTED, self._for_author(submission, str(exc)))
             shutil.rmtree(self.config.bots / submission.id, ignore_errors=True)
             return None
         finally:
@@ -200,7 +202,7 @@ class Pipeline:
         try:
             data = archive_path(self.config, submission.content_hash).read_bytes()
             unpack(data, source, self.config.submissions.archive)
-            manifest = read_manifest(source)
+            manifest = read_manifest(source, shown=UPLOAD)
         except OSError as exc:
             raise Rejected(f"its archive cannot be read: {exc.strerror or exc}") from None
         except (ArchiveError, ManifestError) as exc:
@@ -218,7 +220,8 @@ class Pipeline:
                                          binds=binds)
             except BuildError as exc:
                 raise Rejected(f"it cannot be built here: {exc}") from None
-            self.store.set_report(submission.id, f"build ({result.seconds:.1f} s):\n{result.output}")
+            self.store.set_report(submission.id, self._for_author(
+                submission, f"build ({result.seconds:.1f} s):\n{result.output}"))
             if not result.ok:
                 raise Rejected(f"build: {result.reason}")
         target = self.config.bots / submission.id
@@ -226,6 +229,13 @@ class Pipeline:
         target.parent.mkdir(parents=True, exist_ok=True)
         built.rename(target)
         return manifest
+
+    def _for_author(self, submission: Submission, text: str) -> str:
+        """Return ``text`` (a reason, a report) with the host's paths taken out (:func:`for_author`): paths in the
+        author's files relative to them."""
+        work = self.config.work / submission.id
+        return for_author(text, [work / "source", work / "built", self.config.bots / submission.id],
+                          self.config.data)
 
     def _check_manifest(self, submission: Submission, manifest: Manifest) -> None:
         game = self.config.game.name
@@ -252,7 +262,7 @@ class Pipeline:
         except ServerError as exc:  # the arena's own trouble: not the author's; tried again at the next start
             raise RuntimeError(f"arena check cannot run: {exc}") from exc
         before = self.store.report(submission.id)
-        text = "check:\n" + "\n".join(report.lines())
+        text = self._for_author(submission, "check:\n" + "\n".join(report.lines()))
         self.store.set_report(submission.id, f"{before}\n\n{text}" if before else text)
         if not report.passed:
             first = report.problems[0] if report.problems else None

@@ -27,6 +27,7 @@ from pathlib import Path
 from arena.contest.archive import ArchiveError, content_hash, unpack
 from arena.contest.config import ContestConfig
 from arena.contest.manifest import ManifestError, read_manifest
+from arena.contest.paths import UPLOAD, for_author
 from arena.contest.pipeline import Pipeline, Rejected, archive_path, bot_spec
 from arena.contest.store import Author, ContestStore, State, Submission
 from arena.games import bot_list
@@ -91,14 +92,15 @@ class Contest:
         house = self._house_bots()
         entered, retired = self._entered_bots()
         bots = house + entered
-        ladder_config = LadderConfig(config.game, config.options, config.seats, config.seed, bots,
+        ladder_config = LadderConfig(config.game, config.options, config.seats, config.seed or 0, bots,
                                      tables=config.tables, clock=config.clock, max_faults=config.max_faults,
                                      log_dir=config.logs, sandbox=sandbox, retired=frozenset(retired))
         self.ladder_store = Store(config.ladder_db)
         try:
             self.ladder = open_ladder(ladder_config, self.ladder_store, seed=config.seed, tables=config.tables,
                                       cluster=cluster, shared=config.data if cluster is not None else None,
-                                      sandbox_mode="strict", on_note=on_note, on_progress=on_progress,
+                                      sandbox_mode="strict", untrusted=True, on_note=on_note,
+                                      on_progress=on_progress,
                                       executor=executor).ladder
         except Exception:
             self.ladder_store.close()
@@ -163,11 +165,12 @@ class Contest:
             raise SubmitError(f"you have made {day} submissions in the last 24 hours, the most this contest takes")
         config.work.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=config.work, prefix="upload-") as scratch:
+            folder = Path(scratch) / "bot"
             try:
-                unpack(data, Path(scratch) / "bot", rules.archive)
-                manifest = read_manifest(Path(scratch) / "bot")
+                unpack(data, folder, rules.archive)
+                manifest = read_manifest(folder, shown=UPLOAD)
             except (ArchiveError, ManifestError) as exc:
-                raise SubmitError(str(exc)) from None
+                raise SubmitError(for_author(str(exc), [folder], config.data)) from None
         if config.game.name not in manifest.games:
             raise SubmitError(f"this contest plays {config.game.name!r}; bot.toml says the bot plays "
                               f"{', '.join(manifest.games)}")
@@ -200,7 +203,7 @@ class Contest:
         check = self.config.logs / f"check-{submission.id}"
         if check.is_dir():
             found += [(f"check: {p.name}", p) for p in sorted(check.glob("*.log"))]
-        own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
+        own = re.compile(re.escape(log_file_name(submission.id, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
         played: list[tuple[float, str, Path]] = []
         # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/
         for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*"))]:

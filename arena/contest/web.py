@@ -15,8 +15,9 @@ replay from its own seat. The API under ``/api/contest/`` does the same for ``ar
 may disable a bot or revoke an author.
 
 Every page and call checks that its author may see what it asks for; a submission that is not theirs is "not
-found", as one that does not exist (its id is 128 random bits). Logins and uploads are rate-limited, request
-bodies bounded, and every value shown is escaped.
+found", as one that does not exist (its id is 128 random bits). Logins and uploads are rate-limited by the client's
+address (the socket's, or behind a configured proxy the one it reports), every request body bounded before it is
+read (:mod:`arena.web.limits`), and every value shown is escaped.
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.contest.config import ContestConfig
 from arena.contest.service import Contest, SubmitError
 from arena.contest.store import Author, AuthorError, State, Submission
-from arena.web.app import Site, build_app
+from arena.web.app import Site, build_app, server_options
 from arena.web.data import NotFound, Reader
 
 log = logging.getLogger("arena.contest.web")
@@ -147,15 +149,13 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
     """Return the contest's web application: its own pages and API before ``arena serve``'s pages of ``reader``."""
     config = contest.config
     store = contest.store
-    site = Site(reader, links=[("/me", "My bots")], private_faults=True)
+    site = Site(reader, links=[("/me", "My bots")], private_faults=True, uploads=False)
     upload_limit = config.submissions.archive.archive_bytes + UPLOAD_OVERHEAD
 
     def client(request: Request) -> str:
-        host = request.client.host if request.client is not None else "?"
-        forwarded = request.headers.get("x-forwarded-for")
-        if config.behind_proxy and forwarded and host in ("127.0.0.1", "::1"):
-            return forwarded.split(",")[-1].strip()[:64] or host  # the proxy's own addition: the one it saw
-        return host
+        # the socket's address; behind a proxy of config.proxies, the one it reports (uvicorn's proxy_headers,
+        # set by serve_contest): never a header a client may write itself
+        return request.client.host[:64] if request.client is not None else "?"
 
     def cookie(response: Response, name: str, value: str, *, path: str = "/", max_age: int | None = None) -> None:
         response.set_cookie(name, value, max_age=max_age, path=path, httponly=True, samesite="strict",
@@ -528,9 +528,25 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
         Route("/api/contest/submissions/{id}", api(api_one), methods=["GET"]),
         Route("/api/contest/submissions/{id}/logs", api(api_logs), methods=["GET"]),
     ]
-    app = build_app(site, routes)
+    bodies = {("POST", "/me/submit"): upload_limit,
+              ("POST", "/api/contest/submissions"): config.submissions.archive.archive_bytes}
+
+    def bound(method: str, path: str) -> int:
+        return bodies.get((method, path), FORM_BYTES)
+
+    app = build_app(site, routes, bound)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+def contest_server_options(config: ContestConfig) -> dict[str, Any]:
+    """Return the HTTP server's settings of a contest: :func:`arena.web.app.server_options`, and behind a proxy
+    (``behind_proxy``) the client's address taken from the ``X-Forwarded-For`` of the proxies of ``proxies`` only;
+    not behind one, from the socket, whatever a client writes in its headers."""
+    options = server_options()
+    if config.behind_proxy:
+        options |= {"proxy_headers": True, "forwarded_allow_ips": list(config.proxies)}
+    return options
 
 
 STOP_SECONDS = 30.0
@@ -580,8 +596,7 @@ async def serve_contest(contest: Contest, on_ready: Callable[[str], None],
         sock.set_inheritable(False)
         reader = Reader(config.ladder_db)
         reader.start()
-        server = Server(uvicorn.Config(contest_app(contest, reader), log_level="warning", access_log=False,
-                                       lifespan="off"))
+        server = Server(uvicorn.Config(contest_app(contest, reader), **contest_server_options(config)))
         shown = f"[{config.host}]" if family == socket.AF_INET6 else config.host
         for sig in caught:
             loop.add_signal_handler(sig, stopping, sig)

@@ -1,8 +1,9 @@
 """The ladder: deal sets of seeded matches between bot processes, rated with TrueSkill, stored as they finish.
 
 A deal set is one seed played once per rotation of its bots' seating, so that every bot of the set gets
-every hand. Deal ``k``'s seed comes from the ladder seed alone, so the same ladder seed gives the same
-seeds, whatever was interrupted. Which bots play a new deal set is decided by the
+every hand. Deal ``k``'s seed is a keyed hash of ``k`` under the ladder seed (:func:`deal_seed`), so the same
+ladder seed gives the same seeds, whatever was interrupted, and without the ladder seed neither the code nor every
+earlier deal tells anything of the next. Which bots play a new deal set is decided by the
 scheduler (:mod:`arena.ladder.scheduler`) from the ratings and match counts at that moment. Every finished match is
 rated by the rating system (:mod:`arena.ladder.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
 the ratings after it, whole, before its table plays on (matches that finish together share one transaction:
@@ -31,6 +32,8 @@ together, and read only then.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import itertools
 import logging
 import random
@@ -61,9 +64,21 @@ class LadderError(RuntimeError):
     """A ladder that cannot run: too few bots for the seats, or too few bots left that start."""
 
 
-def deal_seed(ladder_seed: int, deal: int) -> int:
-    """Return the match seed of deal set ``deal`` of the ladder seeded ``ladder_seed``."""
-    return random.Random(f"arena-ladder/{ladder_seed}/deal/{deal}").randrange(2**53)
+DEAL_SEED_BITS = 53
+"""A deal's seed is a whole number below 2**53: exact in JSON and in every language a replay is read in."""
+
+
+def deal_seed(ladder_seed: int, deal: int, purpose: str = "deal") -> int:
+    """Return the match seed of deal set ``deal`` of the ladder seeded ``ladder_seed``.
+
+    It is HMAC-SHA256 of ``purpose/deal`` keyed by the ladder seed, cut to :data:`DEAL_SEED_BITS` bits: whoever
+    does not know the ladder seed learns nothing of one deal from the code and every other deal (a bot that sees
+    the hands of every finished deal set still cannot compute the next). ``purpose`` keeps apart the deals of
+    matches that must never share one (a contest's scrimmages are ``"scrimmage"``).
+    """
+    key = f"arena-ladder/{ladder_seed}".encode()
+    digest = hmac.new(key, f"{purpose}/{deal}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - DEAL_SEED_BITS)
 
 
 def rotation_seating(bots: Sequence[str], rotation: int) -> list[str]:
@@ -130,6 +145,8 @@ class LadderConfig:
     retired: frozenset[str] = frozenset()
     """Bots of ``bots`` that finish the deal sets they are in but are in no new one (a contest's replaced
     versions): the deals stay fair, and the board keeps them with their matches."""
+    seed_drawn: bool = False
+    """Whether ``seed`` was drawn at random (a secret, never shown) rather than given by the operator."""
     memory_budget: int | None = None
     """Bytes the warm bot processes of this machine may hold (default: half of what it may use,
     :func:`arena.launch.pool.default_memory_budget`); the least recently used idle ones are stopped beyond it."""
@@ -241,7 +258,8 @@ class Ladder:
         self.executor: Executor = executor or LocalExecutor(config.tables, seats=config.seats,
                                                             log_dir=config.log_dir, sandbox=config.sandbox,
                                                             memory_budget=config.memory_budget)
-        self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
+        self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json(),
+                                       config.seed_drawn)
         store.claim(self.identity)
         store.record_settings(config.settings())
         self.rating_system: RatingSystem = rating_system or TrueSkillSystem.for_game(config.game.name, config.seats)

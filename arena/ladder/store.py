@@ -25,7 +25,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,9 +121,13 @@ class LadderIdentity:
     seats: int
     seed: int
     options: dict[str, Any]
+    drawn: bool = False
+    """Whether the seed was drawn at random by the ladder (so it is a secret), not given by its operator."""
 
     def describe(self) -> str:
-        return f"{self.game}, {self.seats} seats, ladder seed {self.seed}, options {json.dumps(self.options)}"
+        """Return the identity for a person: a drawn seed is never shown (it would give away every deal)."""
+        seed = "a secret seed" if self.drawn else f"ladder seed {self.seed}"
+        return f"{self.game}, {self.seats} seats, {seed}, options {json.dumps(self.options)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +313,8 @@ class Store:
         if raw is None:
             return None
         data = json.loads(raw)
-        return LadderIdentity(str(data["game"]), int(data["seats"]), int(data["seed"]), dict(data["options"]))
+        return LadderIdentity(str(data["game"]), int(data["seats"]), int(data["seed"]), dict(data["options"]),
+                              bool(data.get("drawn", False)))
 
     def claim(self, identity: LadderIdentity) -> None:
         """Make this database hold ``identity``'s ladder. Raises :class:`StoreError` if it holds another."""
@@ -317,13 +322,24 @@ class Store:
         if stored is None:
             with self.transaction() as db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                db.execute("INSERT INTO meta VALUES ('ladder', ?)", (json.dumps({
-                    "game": identity.game, "seats": identity.seats, "seed": identity.seed,
-                    "options": identity.options}),))
+                db.execute("INSERT INTO meta VALUES ('ladder', ?)", (_identity_json(identity),))
             return
         if _canonical(stored) != _canonical(identity):
+            other = " (another seed)" if _canonical(replace(stored, seed=identity.seed)) == _canonical(identity) else ""
             raise StoreError(f"{str(self.path)!r} holds another ladder ({stored.describe()}), not "
-                             f"{identity.describe()}; use --db for a new file")
+                             f"{identity.describe()}{other}; use --db for a new file")
+
+    def rekey(self, seed: int) -> None:
+        """Give the ladder stored here the new, drawn secret ``seed``: the deal sets planned so far keep their seeds
+        (they are stored), every later one follows from ``seed``. For a ladder whose seed bots may know (a contest
+        made by an older arena, whose seed defaulted to 1). Raises :class:`StoreError` for a database without a
+        ladder."""
+        stored = self.identity()
+        if stored is None:
+            raise StoreError(f"{str(self.path)!r} holds no ladder to give a new seed")
+        with self.transaction() as db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'ladder'",
+                       (_identity_json(replace(stored, seed=seed, drawn=True)),))
 
     def record_settings(self, settings: dict[str, Any]) -> None:
         """Keep the settings of the latest run (clock, fault limit, tables, budget): shown by ``arena serve``.
@@ -543,6 +559,11 @@ class Store:
         rows.sort(key=lambda r: (-r[0], r[1]))
         return [BoardRow(i + 1, name, mu, sigma, cons, n, wins, points, faults, med * 1000, p99 * 1000)
                 for i, (cons, name, mu, sigma, n, wins, points, faults, med, p99) in enumerate(rows)]
+
+
+def _identity_json(identity: LadderIdentity) -> str:
+    return json.dumps({"game": identity.game, "seats": identity.seats, "seed": identity.seed,
+                       "options": identity.options, "drawn": identity.drawn})
 
 
 def _canonical(identity: LadderIdentity) -> str:

@@ -214,7 +214,7 @@ class ProcessPool:
         return keys
 
     def _new_session(self, key: Key, bot: BotSpec, name: str) -> BotSession:
-        log_path = self.log_dir / log_file_name(*key) if self.log_dir is not None else None
+        log_path = self.log_dir / log_file_name(bot.log_key, key[1]) if self.log_dir is not None else None
         session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
                              folder=None if bot.remote else self._session_folder(),
                              group=None if bot.remote else self._group(bot))
