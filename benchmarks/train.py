@@ -103,7 +103,8 @@ def bench(game: Game, seats: int, seconds: float, n: int) -> dict[str, object]:
     batched = Batched(game, seats, n)
     times = [0.0] * 4
     for _ in range(4):
-        for i, side in enumerate((engine, views, encoded, batched)):
+        sides: list[Engine | Batched] = [engine, views, encoded, batched]
+        for i, side in enumerate(sides):
             times[i] += side.run(seconds / 4)
     engine_rate = engine.decisions / times[0]
     batched_rate = batched.decisions / times[3]

@@ -59,7 +59,8 @@ def bundled_bot(game: Game, name: str, rng: random.Random) -> Bot:
     if len(classes) != 1:
         raise TrainError(f"bundled bot {name!r}: its module {module.__name__} defines {len(classes)} bot classes, "
                          "not one; pass a bot object instead")
-    return _made(classes[0], rng)
+    bot: Bot = _made(classes[0], rng)
+    return bot
 
 
 def _made(make: Callable[..., Any], rng: random.Random) -> Any:

@@ -60,7 +60,8 @@ def train(matches: int, seed: int = 0, minutes: float | None = None, batch: int 
         """Return which seats of a new match learn (and play the policy)."""
         if rng.random() < selfplay:
             return np.ones(seats, dtype=bool)
-        return np.arange(seats) == rng.integers(0, seats)
+        chosen: np.ndarray = np.arange(seats) == rng.integers(0, seats)
+        return chosen
 
     learning = [np.array([learners(play.seats) for _ in range(batch)]) for play in plays]
     # per match and seat: the (input, mask, action) of each of its decisions so far
