@@ -94,7 +94,7 @@ def test_the_bot_folder_is_a_contest_submission_that_enters_the_ladder(tmp_path:
     folder = tmp_path / "upload"
     shutil.copytree(BOT, folder, ignore=shutil.ignore_patterns("__pycache__", "bots.toml"))
     store = ContestStore(tmp_path / "contest.db")
-    store.add_author("alice")
+    store.authors.add("alice")
     config = parse_config({"game": "cabanga", "seats": 3, "data": "data", "submissions": {"check_rounds": 1}},
                           tmp_path)
     entered: list[Any] = []
@@ -111,10 +111,10 @@ def test_the_bot_folder_is_a_contest_submission_that_enters_the_ladder(tmp_path:
     path = archive_path(config, content_hash(data))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    submission = store.add_submission("alice", "cabanga-trained", content_hash(data))
+    submission = store.submissions.add("alice", "cabanga-trained", content_hash(data))
     entry = asyncio.run(pipe.process(submission.id))
-    stored = store.submission(submission.id)
-    assert stored is not None and entry is not None, (stored, store.report(submission.id))
+    stored = store.submissions.get(submission.id)
+    assert stored is not None and entry is not None, (stored, store.reports.get(submission.id))
     assert stored.state is State.PLAYING and [b.name for b in entered] == ["alice:cabanga-trained:v1"]
-    assert "PASS: alice:cabanga-trained:v1 answered" in (store.report(submission.id) or "")  # the real check ran
+    assert "PASS: alice:cabanga-trained:v1 answered" in (store.reports.get(submission.id) or "")  # the real check ran
     assert os.path.isfile(config.bots / submission.id / "policy.npz")
