@@ -5,9 +5,16 @@ its observation and its mask. :meth:`SelfPlay.step` takes one action per row, an
 returns the next batch; a match that ended in that step reports its rewards in its row and is dealt again at once,
 so every row always has a turn. One policy plays every seat (or the caller picks, row by row, by ``seats``).
 
-Numpy only (no PettingZoo, no Gymnasium): the fast path for training, about as fast per decision as the rules
-engine itself (``python benchmarks/train.py`` prints both). Observations, masks and rewards are those of the
-PettingZoo environments (:mod:`arena.train.aec`).
+Numpy only (no PettingZoo, no Gymnasium): the fast path for training (``python benchmarks/train.py`` prints its
+rate next to the rules engine's). Observations, masks and rewards are those of the PettingZoo environments
+(:mod:`arena.train.aec`).
+
+Two ways to the same batches. A game whose encoding has a fast path (a
+:class:`arena.games.encoding.StateEncoder`: Cabanga!, L.A.M.A., Goofspiel) is encoded straight from its match
+states, a step's seats at once, as integers that the whole batch expands with a few numpy operations; any other
+game, and any with ``views=True``, through each seat's view and the game's :class:`arena.games.encoding.Encoder`,
+one :class:`arena.train.table.Table` per match. Both draw the same deals, ask the same turns in the same order and
+make the same bytes (``tests/test_train_fast.py`` compares them).
 """
 
 from __future__ import annotations
@@ -15,17 +22,18 @@ from __future__ import annotations
 import contextlib
 import gc
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from arena.games.base import Game
-from arena.games.encoding import Encoder
+from arena.games.base import Decision, Game, MatchState, Pick, Prompt
+from arena.games.encoding import Encoder, Row, StateEncoder, encoding_of
 from arena.train.spaces import setup
-from arena.train.table import ActionError, Table, TrainError, check_reward
+from arena.train.table import ActionError, Table, TrainError, check_reward, match_rewards
 
 
 @dataclass
@@ -53,12 +61,13 @@ class SelfPlay:
     """``n`` matches of ``game`` at ``seats`` seats, played together by actions given row by row.
 
     ``options`` and ``reward`` as :class:`arena.train.aec.ArenaAEC`'s; ``seed`` seeds the deals (the same seed
-    and actions, the same batches). Raises :class:`arena.games.base.GameError` for an unknown game, a seat count
-    it refuses or bad options.
+    and actions, the same batches). ``views=True`` encodes every row from the seat's view even where the game has a
+    fast path (the same batches, slower: the reference the fast path is checked against). Raises
+    :class:`arena.games.base.GameError` for an unknown game, a seat count it refuses or bad options.
     """
 
     def __init__(self, game: str | Game, seats: int, n: int, options: Mapping[str, Any] | None = None, *,
-                 reward: str = "pairwise", seed: int = 0) -> None:
+                 reward: str = "pairwise", seed: int = 0, views: bool = False) -> None:
         self._game, self._options, self.encoder = setup(game, seats, options)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TrainError(f"n must be a number of matches >= 1, got {n!r}")
@@ -69,7 +78,9 @@ class SelfPlay:
         self.size = encoder.size
         self.actions = len(encoder.actions)
         self._deals = random.Random(seed)
-        self._tables = [Table(self._game, self._options, seats, encoder) for _ in range(n)]
+        fast = None if views else encoding_of(self._game.name).state_encoder(encoder)
+        self._matches: _Matches = (_ViewMatches(self._game, self._options, seats, encoder, n) if fast is None
+                                   else _StateMatches(self._game, self._options, seats, fast, n))
         self._batch = Batch(
             observations=np.zeros((n, self.size), dtype=np.float32),
             masks=np.zeros((n, self.actions), dtype=np.bool_),
@@ -83,20 +94,22 @@ class SelfPlay:
     @property
     def decisions(self) -> int:
         """Return the decisions answered so far (prompts, as a referee counts them), over every match."""
-        return sum(table.decisions for table in self._tables)
+        return self._matches.decisions
+
+    @property
+    def fast(self) -> bool:
+        """Return whether the rows are encoded from the match states (the game's fast path), not from views."""
+        return isinstance(self._matches, _StateMatches)
 
     def reset(self) -> Batch:
         """Deal a new match in every row and return the first batch."""
-        with _collector_paused():
-            for table in self._tables:
-                table.start(self._deals.getrandbits(63))
-            self._started = True
         batch = self._batch
         batch.done[:] = False
         batch.rewards[:] = 0.0
         batch.illegal[:] = False
         with _collector_paused():
-            self._fill()
+            self._matches.reset(self._deals, batch)
+        self._started = True
         return batch
 
     def step(self, actions: npt.ArrayLike) -> Batch:
@@ -109,42 +122,274 @@ class SelfPlay:
         if not self._started:
             raise TrainError("reset() needs to be called before step")
         chosen = np.asarray(actions)
-        if chosen.shape != (self.n,) or not np.issubdtype(chosen.dtype, np.integer):
+        if chosen.shape != (self.n,) or chosen.dtype.kind not in "iu":
             raise ActionError(f"actions must be {self.n} integer indices, one per row, got shape {chosen.shape} "
                               f"of {chosen.dtype}")
-        if self.n and (chosen.min() < 0 or chosen.max() >= self.actions):
-            bad = chosen[(chosen < 0) | (chosen >= self.actions)][0]
-            raise ActionError(f"action {int(bad)!r} is out of range: the action space has {self.actions} actions, "
+        indices = chosen.tolist()
+        if min(indices) < 0 or max(indices) >= self.actions:
+            bad = next(a for a in indices if not 0 <= a < self.actions)
+            raise ActionError(f"action {bad!r} is out of range: the action space has {self.actions} actions, "
                               f"0..{self.actions - 1}")
         batch = self._batch
-        seats = batch.seats.tolist()
-        illegal = batch.illegal
+        with _collector_paused():
+            ended = self._matches.step(indices, self._deals, batch)
         done = batch.done
         rewards = batch.rewards
         done[:] = False
         rewards[:] = 0.0
-        reward = self._reward
-        deals = self._deals
-        with _collector_paused():
-            for i, (table, action) in enumerate(zip(self._tables, chosen.tolist(), strict=True)):
-                illegal[i] = table.answer_index(seats[i], action)
-                if table.over:
-                    done[i] = True
-                    rewards[i] = table.rewards(reward)
-                    table.start(deals.getrandbits(63))
-            self._fill()
+        for row, places, totals in ended:
+            done[row] = True
+            rewards[row] = match_rewards(self._game, places, totals, self._reward)
         return batch
 
-    def _fill(self) -> None:
+
+class _Matches:
+    """The matches of a batch, stepped one way or the other (:class:`_StateMatches`, :class:`_ViewMatches`)."""
+
+    @property
+    def decisions(self) -> int:
+        """Return the prompts answered so far, over every match."""
+        raise NotImplementedError
+
+    def reset(self, deals: random.Random, batch: Batch) -> None:
+        """Deal a new match in every row (seeds drawn from ``deals`` in row order) and write the first batch."""
+        raise NotImplementedError
+
+    def step(self, actions: list[int], deals: random.Random,
+             batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        """Answer every row's turn (actions checked to be in range), deal a new match where one ended (a seed from
+        ``deals``, in row order), write the next turns and ``batch.illegal``; return (row, places, totals) per match
+        that ended."""
+        raise NotImplementedError
+
+
+class _Lane:
+    """One match of :class:`_StateMatches`: its state, the prompts of its pending step, and the turn being asked.
+
+    ``asked`` are the step's prompts that have choices, in seat order, with their ``rows``; prompt ``k`` is being
+    answered, by ``seat``, shown as ``word`` and ``numbers``. A one-of-N prompt is one turn (``one``); a subset
+    prompt's candidates are asked one after the other (``done`` of them so far, ``taken`` those taken).
+    """
+
+    __slots__ = ("answers", "asked", "base", "done", "k", "numbers", "one", "rows", "seat", "state", "taken", "word")
+
+    state: MatchState
+    asked: Sequence[Prompt]
+    rows: list[Row]
+    answers: dict[int, Decision]
+    k: int
+    seat: int
+    one: bool
+    word: int
+    numbers: list[int]
+    done: int
+    taken: list[Any]
+    base: int  # a subset prompt's word without its candidate
+
+
+class _StateMatches(_Matches):
+    """The fast path: rows made by the game's :class:`StateEncoder` from the match states, a step's seats at once.
+
+    Written for speed (a step of the rules costs a few microseconds, and this runs beside every one): the common
+    turn (a one-of-N prompt, the step's prompts all with choices) is answered and set up inline, the rest in
+    methods.
+    """
+
+    def __init__(self, game: Game, options: Any, seats: int, fast: StateEncoder, n: int) -> None:
+        self.game = game
+        self.options = options
+        self.seats = seats
+        self.fast = fast
+        self.skip, self.take = fast.encoder.skip, fast.encoder.take
+        self.lanes = [_Lane() for _ in range(n)]
+        self.answered = 0
+
+    @property
+    def decisions(self) -> int:
+        return self.answered
+
+    def reset(self, deals: random.Random, batch: Batch) -> None:
+        for lane in self.lanes:
+            self._deal(lane, deals.getrandbits(63))
+        lanes = self.lanes
+        self._write([lane.word for lane in lanes], [x for lane in lanes for x in lane.numbers],
+                    [lane.seat for lane in lanes], batch)
+        batch.illegal[:] = False
+
+    def step(self, actions: list[int], deals: random.Random,
+             batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        fast = self.fast
+        choices = fast.choices
+        rows_of = fast.rows
+        subset_flags = fast.subset_flags
+        size = fast.size
+        skip, take = self.skip, self.take
+        one = Pick.ONE
+        ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        illegal: list[int] = []
+        words: list[int] = []
+        numbers: list[int] = []
+        seats: list[int] = []
+        decisions = 0
+        for row, (lane, action) in enumerate(zip(self.lanes, actions, strict=True)):
+            asked = lane.asked
+            k = lane.k
+            if lane.one:  # a one-of-N turn
+                if lane.word >> size + action & 1:
+                    lane.answers[lane.seat] = (choices[action],)
+                else:
+                    lane.answers[lane.seat] = asked[k][4]  # the prompt's default
+                    illegal.append(row)
+                answered = True
+            else:  # a subset prompt's candidate
+                prompt = asked[k]
+                candidates = prompt[3]
+                candidate = candidates[lane.done]
+                if action == take:
+                    lane.taken.append(candidate)
+                elif action != skip:
+                    illegal.append(row)
+                    if candidate in prompt[4]:  # the default keeps what it would take
+                        lane.taken.append(candidate)
+                lane.done += 1
+                answered = lane.done == len(candidates)
+                if answered:
+                    lane.answers[lane.seat] = tuple(lane.taken)
+                else:
+                    lane.word = lane.base | subset_flags(candidates[lane.done], lane.taken)
+            if answered:
+                k += 1
+                if k < len(asked):  # the step's next seat
+                    prompt = asked[k]
+                    lane.k = k
+                    lane.seat = prompt[0]
+                    if prompt[2] is one:
+                        lane.one = True
+                        lane.word, lane.numbers = lane.rows[k]
+                    else:
+                        self._ask(lane, k)
+                else:  # every seat has answered: the step is applied
+                    state = lane.state
+                    decisions += len(lane.answers)
+                    state.apply(lane.answers)
+                    if state.over:
+                        ended.append((row, *self._result(lane)))
+                        self._deal(lane, deals.getrandbits(63))
+                    else:
+                        prompts = state.pending()
+                        if all(map(_choices, prompts)):
+                            lane.asked = prompts
+                            lane.answers = {}
+                            lane.rows = rows = rows_of(state, prompts)
+                            prompt = prompts[0]
+                            lane.k = 0
+                            lane.seat = prompt[0]
+                            if prompt[2] is one:
+                                lane.one = True
+                                lane.word, lane.numbers = rows[0]
+                            else:
+                                self._ask(lane, 0)
+                        else:
+                            self._begin(lane)
+            words.append(lane.word)
+            numbers += lane.numbers
+            seats.append(lane.seat)
+        self.answered += decisions
+        self._write(words, numbers, seats, batch)
+        flags = batch.illegal
+        flags[:] = False
+        if illegal:
+            flags[illegal] = True
+        return ended
+
+    def _write(self, words: list[int], numbers: list[int], seats: list[int], batch: Batch) -> None:
+        self.fast.write(words, numbers, seats, batch.observations, batch.masks)
+        batch.seats[:] = seats
+
+    def _deal(self, lane: _Lane, seed: int) -> None:
+        lane.state = self.game.new_match(self.seats, seed, self.options)
+        self._begin(lane)
+
+    def _begin(self, lane: _Lane) -> None:
+        """Set up the turns of the pending step (a subset prompt without candidates is answered at once)."""
+        state = lane.state
+        while True:
+            prompts = state.pending()
+            asked = tuple(p for p in prompts if p.choices)
+            lane.answers = {p.seat: () for p in prompts if not p.choices}
+            if asked:
+                break
+            self.answered += len(prompts)
+            state.apply(lane.answers)
+        lane.asked = asked
+        lane.rows = self.fast.rows(state, asked)
+        self._ask(lane, 0)
+
+    def _ask(self, lane: _Lane, k: int) -> None:
+        """Ask the step's prompt ``k`` (its first candidate, for a subset prompt)."""
+        prompt = lane.asked[k]
+        lane.k = k
+        lane.seat = prompt.seat
+        lane.one = prompt.pick is Pick.ONE
+        word, lane.numbers = lane.rows[k]
+        if lane.one:
+            lane.word = word
+            return
+        lane.done = 0
+        lane.taken = []
+        lane.base = word | self.fast.subset_mask
+        lane.word = lane.base | self.fast.subset_flags(prompt.choices[0], ())
+
+    def _result(self, lane: _Lane) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        result = lane.state.result
+        assert result is not None
+        return result.places, result.totals
+
+
+_choices = itemgetter(3)  # a prompt's choices
+
+
+class _ViewMatches(_Matches):
+    """The views path: one :class:`Table` per match, each row encoded from the deciding seat's view."""
+
+    def __init__(self, game: Game, options: Any, seats: int, encoder: Encoder, n: int) -> None:
+        self.n = n
+        self.size = encoder.size
+        self.actions = len(encoder.actions)
+        self.tables = [Table(game, options, seats, encoder) for _ in range(n)]
+
+    @property
+    def decisions(self) -> int:
+        return sum(table.decisions for table in self.tables)
+
+    def reset(self, deals: random.Random, batch: Batch) -> None:
+        for table in self.tables:
+            table.start(deals.getrandbits(63))
+        batch.illegal[:] = False
+        self._fill(batch)
+
+    def step(self, actions: list[int], deals: random.Random,
+             batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        seats = batch.seats.tolist()
+        illegal = batch.illegal
+        ended = []
+        for i, (table, action) in enumerate(zip(self.tables, actions, strict=True)):
+            illegal[i] = table.answer_index(seats[i], action)
+            if table.over:
+                ended.append((i, *table.result()))
+                table.start(deals.getrandbits(63))
+        self._fill(batch)
+        return ended
+
+    def _fill(self, batch: Batch) -> None:
         """Write every row's observation, mask and deciding seat."""
-        batch = self._batch
         ones: list[int] = []
         at: list[int] = []
         values: list[float] = []
         legal: list[int] = []
         seats: list[int] = []
         ends = []  # per row: where its entries of ones, at and legal end
-        for table in self._tables:
+        for table in self.tables:
             seats.append(table.next_turn(ones, at, values, legal))
             ends.append((len(ones), len(at), len(legal)))
         # each row's positions are the row's own: shift them to the row's place in the flat arrays

@@ -34,19 +34,24 @@ cards chosen so far in ``taken``. Why: every one of the 2^k subsets is one seque
 standard masked policy over one ``Discrete`` space plays it, the mask is exactly {skip, take}, and the
 probability of a throw is the product of its choices. Choosing whole subsets would need 2^k actions; adding cards
 one by one until a "done" action would reach one subset by k! orders and split its credit among them.
+
+:class:`CabangaStateEncoder` is the batch's fast path (:class:`arena.games.encoding.StateEncoder`): the same
+observations made from the match state, a throw's seats at once.
 """
 
 from __future__ import annotations
 
-from operator import add, attrgetter
+from collections.abc import Sequence
+from operator import add, attrgetter, itemgetter
 from typing import Any
 
-from arena.games.base import View
+from arena.games.base import Action, MatchState, Prompt, View
 from arena.games.cabanga.rules import (
     NUMBER_CARDS,
     PILE_NAMES,
     ROWS,
     CabangaOptions,
+    CabangaState,
     CabangaView,
     Card,
     PlayCard,
@@ -59,6 +64,10 @@ from arena.games.encoding import (
     Field,
     GameEncoding,
     Layout,
+    Number,
+    OneHot,
+    Row,
+    StateEncoder,
     SubsetStep,
     relative_labels,
 )
@@ -76,6 +85,7 @@ _CARD_LABELS = tuple(card.text for card in NUMBER_CARDS)
 _STEPS = {"play": 0, "throw": 1}
 _ROW_AT = {colour: i for i, colour in enumerate(ROWS)}
 _value = attrgetter("value")
+_top = itemgetter(-1)
 
 
 class CabangaEncoder(Encoder):
@@ -144,11 +154,71 @@ class CabangaEncoder(Encoder):
                        min(1.0, view.round / ROUND_SCALE)))
 
 
+class CabangaStateEncoder(StateEncoder):
+    """:class:`CabangaEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
+    what :meth:`CabangaState.view` would hold, read where the view reads it.
+
+    A hand is bits (each card's looked up: a card is interned and hashed by identity), with, in a PLAY step, the mask
+    bits of its two plays; everything else is values the batch places: the piles' top values, the step, the
+    colours, the seat to play, the sizes and totals. A throw's seats share those.
+    """
+
+    def __init__(self, encoder: CabangaEncoder) -> None:
+        seats = self.seats = encoder.seats
+        layout = encoder.layout
+        tops = layout["tops"]
+        super().__init__(encoder, [
+            Number(layout["hand_sizes"], HAND_SCALE, seats=seats),
+            Number(layout["totals"], encoder.target, seats=seats),
+            Number(layout["penalty_pile"], PILE_SCALE, clip=False),
+            Number(layout["set_aside"], PILE_SCALE, clip=False),
+            Number(layout["round"], ROUND_SCALE),
+            *(OneHot(tops + 18 * pile) for pile in range(len(PILE_NAMES))),  # a top's value (a start card's too)
+            OneHot(layout["step"]),
+            OneHot(layout["previous"]),
+            OneHot(layout["throw_row"]),
+            OneHot(layout["active"], seats=seats),
+        ])
+        hand, size = layout["hand"], self.size
+        plays = {play: i for i, play in enumerate(PLAYS)}
+        self._hand = {card: 1 << hand + i for card, i in _CARD_AT.items()}
+        # in a PLAY step the card's hand bit and its two plays' mask bits
+        self._hand_plays = {card: 1 << hand + i | 1 << size + plays[PlayCard(card, Side.LEFT)]
+                            | 1 << size + plays[PlayCard(card, Side.RIGHT)] for card, i in _CARD_AT.items()}
+        self._candidate = {card: 1 << layout["candidate"] + i for card, i in _CARD_AT.items()}
+        self._taken = {card: 1 << layout["taken"] + i for card, i in _CARD_AT.items()}.__getitem__
+
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        assert isinstance(state, CabangaState)
+        step = state._step
+        throwing = step == "throw"
+        previous = state._previous_colour
+        hands = state._hands
+        values = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round,
+                  *map(_value, map(_top, state._piles)), _STEPS.get(step, -1) + 1,  # type: ignore[arg-type]
+                  0 if previous is None else ROWS.index(previous) + 1, state._row + 1 if throwing else 0,
+                  0 if step is None else state._active + 1]
+        bits_of = self._hand if throwing else self._hand_plays
+        rows = []
+        for prompt in prompts:
+            word = 0
+            for card in hands[prompt[0]]:
+                word |= bits_of[card]
+            rows.append((word, values))
+        return rows
+
+    def subset_flags(self, candidate: Action, taken: Sequence[Action]) -> int:
+        return self._candidate[candidate] | sum(map(self._taken, taken))  # type: ignore[index,arg-type]
+
 class CabangaEncoding(GameEncoding):
     """Cabanga!'s encodings: one per seat count (the option ``target`` scales the totals)."""
 
     def encoder(self, options: Any, seats: int) -> CabangaEncoder:
         return CabangaEncoder(options, seats)
+
+    def state_encoder(self, encoder: Encoder) -> CabangaStateEncoder:
+        assert isinstance(encoder, CabangaEncoder)
+        return CabangaStateEncoder(encoder)
 
 
 ENCODING = CabangaEncoding()

@@ -21,15 +21,30 @@ field               values          meaning
 
 Actions: ``Discrete(cards)``: index ``i`` bids the card ``i + 1``. Every seat bids at once, sealed (GS3): an AEC
 environment asks the seats one by one, a Parallel one together. Goofspiel has no subset decision.
+
+:class:`GoofspielStateEncoder` is the batch's fast path (:class:`arena.games.encoding.StateEncoder`): the same
+observations made from the match state, every seat of a trick at once, sharing what the seats share.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from arena.games.base import View
-from arena.games.encoding import Encoder, Field, GameEncoding, Layout, SubsetStep, relative_labels
-from arena.games.goofspiel.rules import GoofspielOptions, GoofspielView, suit
+from arena.games.base import MatchState, Prompt, View
+from arena.games.encoding import (
+    Encoder,
+    Field,
+    GameEncoding,
+    Layout,
+    Number,
+    OneHot,
+    Row,
+    StateEncoder,
+    SubsetStep,
+    relative_labels,
+)
+from arena.games.goofspiel.rules import GoofspielOptions, GoofspielState, GoofspielView, suit
 
 
 class GoofspielEncoder(Encoder):
@@ -84,11 +99,79 @@ class GoofspielEncoder(Encoder):
         values.extend((min(1.0, view.trick / cards), min(1.0, view.round / self.rounds)))
 
 
+class GoofspielStateEncoder(StateEncoder):
+    """:class:`GoofspielEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
+    what :meth:`GoofspielState.view` would hold, read where the view reads it.
+
+    A set of cards is a bit mask (bit ``v - 1`` for the card ``v``), shifted to its field; every seat's bids are one
+    mask of ``seats * cards`` bits, rotated to each observer. A seat's bids this round are its suit less its hand
+    (the rules move a bid card from the one to the other; both are public, GS9), so the hands are read once, for
+    the hands and for the bids, and a trick reads them, the prize, the prizes to come, the pot and the totals once
+    for all the seats it prompts.
+    """
+
+    def __init__(self, encoder: GoofspielEncoder) -> None:
+        seats = self.seats = encoder.seats
+        cards = self.cards = encoder.cards
+        layout = encoder.layout
+        super().__init__(encoder, [
+            Number(layout["totals"], encoder.prizes * encoder.rounds, seats=seats),
+            Number(layout["pot"], encoder.prizes),
+            Number(layout["trick"], float(cards)),
+            Number(layout["round"], float(encoder.rounds)),
+            OneHot(layout["prize"]),
+        ])
+        self._hand = layout["hand"]
+        self._to_come = layout["to_come"]
+        self._bids = layout["bids"]
+        self._suit = (1 << cards + 1) - 2  # bits 1..cards: the masks are gathered with bit v for the card v
+        self._bits = seats * cards
+        self._all = (1 << self._bits) - 1
+
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        assert isinstance(state, GoofspielState)
+        cards = self.cards
+        suit = self._suit
+        hands = []
+        bids = 0  # seat s's bids at bits s * cards ..
+        shift = 0
+        for hand in state._hands:
+            mask = 0
+            for card in hand:
+                mask |= 1 << card._value
+            hands.append(mask >> 1)
+            bids |= (suit ^ mask) >> 1 << shift
+            shift += cards
+        bids |= bids << self._bits  # twice over: each observer's rotation is one slice of it
+        deck = 0
+        for card in state._deck:
+            deck |= 1 << card._value
+        shared = deck >> 1 << self._to_come
+        pot = 0
+        for card in state._pot:
+            pot += card._value
+        prize = state._prize
+        values = [*state._totals, pot, state._trick, state._round, 0 if prize is None else prize._value]
+        every = self._all
+        at_hand, at_bids, at_mask = self._hand, self._bids, self.size
+        rows = []
+        for prompt in prompts:
+            seat = prompt[0]
+            held = hands[seat]  # also the legal bids: action v - 1 bids the card v
+            rows.append((shared | held << at_hand | (bids >> seat * cards & every) << at_bids | held << at_mask,
+                         values))
+        return rows
+
+
 class GoofspielEncoding(GameEncoding):
     """Goofspiel's encodings: one per number of cards, rounds and seat count."""
 
     def encoder(self, options: Any, seats: int) -> GoofspielEncoder:
         return GoofspielEncoder(options, seats)
+
+    def state_encoder(self, encoder: Encoder) -> GoofspielStateEncoder:
+        assert isinstance(encoder, GoofspielEncoder)
+        return GoofspielStateEncoder(encoder)
 
 
 ENCODING = GoofspielEncoding()

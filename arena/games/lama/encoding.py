@@ -24,15 +24,31 @@ field               values     meaning
 
 Actions: ``Discrete(9)``: 0..5 play ``L1``..``L6``, 6 plays ``LL``, 7 is ``draw`` and 8 ``quit``. L.A.M.A. has no
 subset decision.
+
+:class:`LamaStateEncoder` is the batch's fast path (:class:`arena.games.encoding.StateEncoder`): the same
+observations made from the match state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
-from arena.games.base import View
-from arena.games.encoding import Encoder, Field, GameEncoding, Layout, SubsetStep, relative_labels
-from arena.games.lama.rules import CARDS, COPIES, DECK, DRAW, QUIT, LamaOptions, LamaView
+from arena.games.base import MatchState, Prompt, View
+from arena.games.encoding import (
+    Encoder,
+    Field,
+    GameEncoding,
+    Layout,
+    Number,
+    OneHot,
+    Row,
+    StateEncoder,
+    SubsetStep,
+    relative_labels,
+)
+from arena.games.lama.rules import CARDS, COPIES, DECK, DRAW, QUIT, LamaOptions, LamaState, LamaView
 
 HAND_SCALE = 16.0
 ROUND_SCALE = 10.0
@@ -103,11 +119,60 @@ class LamaEncoder(Encoder):
         values.append(min(1.0, view.round / ROUND_SCALE))
 
 
+class LamaStateEncoder(StateEncoder):
+    """:class:`LamaEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
+    what :meth:`LamaState.view` would hold, read where the view reads it (a hand is kept as counts per value)."""
+
+    def __init__(self, encoder: LamaEncoder) -> None:
+        seats = self.seats = encoder.seats
+        layout = encoder.layout
+        deck = float(len(DECK))
+        super().__init__(encoder, [
+            *(Number(layout["counts"] + i, float(COPIES)) for i in range(len(CARDS))),
+            Number(layout["draw_pile"], deck, clip=False),
+            Number(layout["discard_pile"], deck, clip=False),
+            Number(layout["hand_sizes"], HAND_SCALE, seats=seats),
+            Number(layout["totals"], encoder.target, seats=seats),
+            Number(layout["round"], ROUND_SCALE),
+            OneHot(layout["discard"]),
+            OneHot(layout["active"], seats=seats),
+        ])
+        self._holds = (0, *(1 << layout["holds"] + i for i in range(len(CARDS))))  # by value, as a hand's counts
+        self._over = 1 << layout["over"]
+        # per observing seat, the in_round bit of every seat (listed from the observer)
+        self._in_round = [tuple(1 << layout["in_round"] + (other - seat) % seats for other in range(seats))
+                          for seat in range(seats)]
+
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        assert isinstance(state, LamaState)
+        discard = state._discard
+        # the view's active seat is None once the match is over
+        over = not state._pending
+        tail = [len(state._draw), len(discard), *state._sizes, *state._totals, state._round, discard[-1]._value,
+                0 if over else state._active + 1]
+        in_round = state._in_round
+        mask = self._mask_bits.__getitem__
+        rows = []
+        for prompt in prompts:
+            seat = prompt[0]
+            counts = state._hands[seat]
+            word = sum(compress(self._holds, counts)) | sum(compress(self._in_round[seat], in_round))
+            word |= sum(map(mask, map(id, prompt[3])))
+            if over:
+                word |= self._over
+            rows.append((word, counts[1:] + tail))
+        return rows
+
+
 class LamaEncoding(GameEncoding):
     """L.A.M.A.'s encodings: one per seat count (the option ``target`` scales the totals)."""
 
     def encoder(self, options: Any, seats: int) -> LamaEncoder:
         return LamaEncoder(options, seats)
+
+    def state_encoder(self, encoder: Encoder) -> LamaStateEncoder:
+        assert isinstance(encoder, LamaEncoder)
+        return LamaStateEncoder(encoder)
 
 
 ENCODING = LamaEncoding()
