@@ -47,6 +47,13 @@ active = 2
 archive_mb = 8
 build_seconds = 300
 
+[scrimmages]                   # authors' unrated matches against opponents they choose, on tables of their own
+enabled = true
+matches = 100                  # a request that names no number
+max_matches = 1000             # the most one request asks for
+matches_per_hour = 1000        # an author's matches an hour (and one scrimmage at a time)
+share = 0.25                   # their tables: this share of the ladder's, at least one
+
 [runtimes.python]
 program = ["{python}"]
 [runtimes.native]
