@@ -73,7 +73,7 @@ from protocol import bare_round_trip  # the bare stream of benchmarks/protocol.p
 ROOT = Path(__file__).resolve().parent.parent
 # the bundled random bot as `arena ladder` starts it: from the arena package imported here, so that with an older
 # checkout on PYTHONPATH the bots run that checkout's SDK too
-RANDOM_BOT = next(b for b in load_bot_list(Path(arena.games.__file__).parent / "cabanga" / "bots" / BOT_LIST)
+RANDOM_BOT = next(b for b in load_bot_list(Path(arena.games.__file__).parent / "cabanga" / BOT_LIST)
                   if b.name == "cabanga-random")
 CLOCK = Clock(1.0)
 HALF_BOT = BotSpec("half", ("{python}", "bot.py"), ROOT / "benchmarks" / "bots" / "half_deadline")
