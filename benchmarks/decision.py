@@ -65,6 +65,7 @@ from arena.games import BOT_LIST, get_game
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.pool import ProcessPool
 from arena.launch.runner import latency_summary, serving
+from arena.launch.sandbox import Mode, Sandbox, choose_sandbox
 from arena.protocol.seats import RemoteSeat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -119,7 +120,7 @@ def cpu_since(before: dict[tuple[int, int], int]) -> float:
 
 async def play(seats: int, tables: int, matches: int, *, bot: BotSpec = RANDOM_BOT, clock: Clock = CLOCK,
                first_seed: int = 0, profile: cProfile.Profile | None = None,
-               pyspy: Path | None = None) -> dict[str, Any]:
+               pyspy: Path | None = None, sandbox: Sandbox | None = None) -> dict[str, Any]:
     """Play ``matches`` whole Cabanga! matches of ``bot`` at ``seats`` seats on ``tables`` tables at once.
 
     Returns the arena's and the bots' CPU seconds in the matches, their wall time, every decision's latency
@@ -129,7 +130,7 @@ async def play(seats: int, tables: int, matches: int, *, bot: BotSpec = RANDOM_B
     latencies: list[float] = []
     records: list[MatchRecord] = []
     async with serving() as server:
-        pools = [ProcessPool(server) for _ in range(tables)]
+        pools = [ProcessPool(server, sandbox=sandbox) for _ in range(tables)]
         try:
             # seated once for every match: each match has a seed of its own, so no deal repeats
             seat_lists = await asyncio.gather(*(p.seat([bot] * seats, [f"t{i}s{s}" for s in range(seats)],
@@ -146,7 +147,7 @@ async def play(seats: int, tables: int, matches: int, *, bot: BotSpec = RANDOM_B
 
             spy = None
             if pyspy is not None:
-                spy = subprocess.Popen([_pyspy(), "record", "--native", "--threads", "--rate", "500", "--format",
+                spy = subprocess.Popen([_pyspy(), "record", "--nonblocking", "--threads", "--rate", "1000", "--format",
                                         "raw", "--output", str(pyspy), "--pid", str(os.getpid())],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 await asyncio.sleep(1.0)  # py-spy attaches
@@ -202,8 +203,11 @@ def main() -> None:
     parser.add_argument("--half-matches", type=int, default=2, help="matches of the half-deadline bots (default 2)")
     parser.add_argument("--profile", type=Path, help="profile one more 4-seat, one-table run into this file")
     parser.add_argument("--profile-mode", choices=["cprofile", "pyspy"], default="cprofile")
+    parser.add_argument("--sandbox", choices=[m.value for m in Mode], default="auto",
+                        help="the bots' isolation (default auto: the strongest this machine gives, as a ladder)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
+    sandbox = choose_sandbox(args.sandbox)
     seat_counts = args.seats or [3, 4, 6]
     table_counts = args.tables or [1, 2]
     configs = [(s, t) for s in seat_counts for t in table_counts]
@@ -216,7 +220,7 @@ def main() -> None:
         bare_cpu.append((time.process_time() - cpu) / args.rounds)  # the warm-up tenth included
         bare.extend(samples)
         for seats, tables in configs:
-            runs[(seats, tables)].append(asyncio.run(play(seats, tables, args.matches,
+            runs[(seats, tables)].append(asyncio.run(play(seats, tables, args.matches, sandbox=sandbox,
                                                           first_seed=run * args.matches)))
     rows: list[dict[str, Any]] = []
     for (seats, tables), figures in runs.items():
@@ -226,7 +230,7 @@ def main() -> None:
         arena_us = _median([p[0] for p in per]) * 1e6
         bots_us = _median([p[1] for p in per]) * 1e6
         rows.append({
-            "measure": "decision", "seats": seats, "tables": tables, "runs": len(figures),
+            "measure": "decision", "seats": seats, "tables": tables, "sandbox": sandbox.level, "runs": len(figures),
             "decisions": sum(f["decisions"] for f in figures),
             "arena_cpu_us": round(arena_us, 1), "arena_cpu_us_runs": [round(p[0] * 1e6, 1) for p in per],
             "loop_thread_cpu_us": round(_median([p[3] for p in per]) * 1e6, 1),
@@ -241,7 +245,7 @@ def main() -> None:
                  "server_cpu_us": round(_median(bare_cpu) * 1e6, 1), "samples": len(bare)})
     if args.half_deadline_ms > 0:
         deadline = args.half_deadline_ms / 1000
-        half = asyncio.run(play(4, 1, args.half_matches, bot=HALF_BOT, clock=Clock(deadline)))
+        half = asyncio.run(play(4, 1, args.half_matches, bot=HALF_BOT, clock=Clock(deadline), sandbox=sandbox))
         rows.append({"measure": "half_deadline", "seats": 4, "deadline_ms": args.half_deadline_ms,
                      "matches": half["matches"], "decisions": half["decisions"],
                      "latency_us": round(latency_summary(half["latencies"])[0] * 1e6, 1),
