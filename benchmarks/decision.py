@@ -26,7 +26,7 @@ The bare and arena figures are taken in turns (one bare run before each run of t
 shared machine weighs on both.
 
 Last, ``half_deadline``: matches in which every seat is a bot that answers each request after half its deadline
-(``--half-deadline-ms``, default 20 ms), and the faults they were charged (expected: 0), so a cheaper arena is
+(``--half-deadline-ms``, default 100 ms), and the faults they were charged (expected: 0), so a cheaper arena is
 seen to keep its clocks.
 
 --profile FILE profiles the arena during one extra 4-seat, one-table run: with cProfile (the default; Python
@@ -198,8 +198,8 @@ def main() -> None:
     parser.add_argument("--seats", type=int, action="append", help="seat counts (default 3, 4 and 6)")
     parser.add_argument("--tables", type=int, action="append", help="tables at once (default 1 and 2)")
     parser.add_argument("--rounds", type=int, default=2000, help="bare ping-pong round trips per run (default 2000)")
-    parser.add_argument("--half-deadline-ms", type=float, default=20.0,
-                        help="the deadline of the half-deadline bots (default 20 ms; 0: skip them)")
+    parser.add_argument("--half-deadline-ms", type=float, default=100.0,
+                        help="the deadline of the half-deadline bots (default 100 ms; 0: skip them)")
     parser.add_argument("--half-matches", type=int, default=2, help="matches of the half-deadline bots (default 2)")
     parser.add_argument("--profile", type=Path, help="profile one more 4-seat, one-table run into this file")
     parser.add_argument("--profile-mode", choices=["cprofile", "pyspy"], default="cprofile")
