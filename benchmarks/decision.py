@@ -29,10 +29,13 @@ Last, ``half_deadline``: matches in which every seat is a bot that answers each 
 (``--half-deadline-ms``, default 100 ms), and the faults they were charged (expected: 0), so a cheaper arena is
 seen to keep its clocks.
 
---profile FILE profiles the arena during one extra 4-seat, one-table run: with cProfile (the default; Python
-frames only, and it slows what it measures) it prints the functions with the most own time and writes the
-statistics to FILE; with ``--profile-mode pyspy`` (``pip install py-spy``) it samples the arena process from
-outside at 1,000 Hz, native frames included (gRPC's C core), and writes FILE as py-spy's raw (collapsed) stacks.
+--profile FILE profiles the arena during one extra 4-seat, one-table run: with cProfile (the default) on the
+loop thread's CPU clock (``time.thread_time``: waits and preemption are not counted; Python frames only, and the
+profiler's cost per call weighs on call-heavy code), it prints the functions with the most own time and writes the
+statistics to FILE; with ``--profile-mode pyspy`` (``pip install py-spy``) py-spy samples the arena's Python
+stacks from outside at 1,000 Hz without stopping it and writes FILE as raw (collapsed) stacks, summarized here.
+py-spy samples wall time: a thread preempted in a system call, or blocked in gRPC's C core, is sampled as busy.
+--sandbox limits plays the bots without the jail (the arena's side is the same).
 """
 
 from __future__ import annotations
