@@ -36,6 +36,12 @@ statistics to FILE; with ``--profile-mode pyspy`` (``pip install py-spy``) py-sp
 stacks from outside at 1,000 Hz without stopping it and writes FILE as raw (collapsed) stacks, summarized here.
 py-spy samples wall time: a thread preempted in a system call, or blocked in gRPC's C core, is sampled as busy.
 --sandbox limits plays the bots without the jail (the arena's side is the same).
+
+--fake-transport N plays N 4-seat matches in this process only: the referee, the remote seats, their connections
+and the codec as in a match, over a fake stream whose bot answers every request at once with its first choice.
+It prints the decisions and the CPU per decision of that Python alone, which a machine's load does not change when
+counted in instructions: ``valgrind --tool=callgrind python benchmarks/decision.py --fake-transport N`` for two
+values of N, the difference of the totals over the difference of the decisions.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +77,8 @@ from arena.launch.pool import ProcessPool
 from arena.launch.runner import latency_summary, serving
 from arena.launch.sandbox import Mode, Sandbox, choose_sandbox
 from arena.protocol.seats import RemoteSeat
+from arena.protocol.server import Connection, Outgoing, Slot
+from arena.v2 import arena_pb2 as pb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from protocol import bare_round_trip  # the bare stream of benchmarks/protocol.py
@@ -184,6 +193,32 @@ async def play(seats: int, tables: int, matches: int, *, bot: BotSpec = RANDOM_B
             "fault_kinds": sorted({f.kind.value for r in records for f in r.faults})}
 
 
+async def fake_transport(matches: int) -> int:
+    """Play ``matches`` 4-seat Cabanga! matches over connections whose bot answers at once; return the decisions."""
+    game = get_game("cabanga")
+    loop = asyncio.get_running_loop()
+    seats = []
+    for i in range(4):
+        slot = Slot(f"s{i}", f"t{i}")
+
+        def answerer(slot: Slot) -> Callable[[Outgoing], Awaitable[None]]:
+            async def write(message: Outgoing) -> None:
+                connection = slot.connection
+                if isinstance(message, bytes) and connection is not None:  # a request: answered with its first choice
+                    answer = pb.BotMessage(answer=pb.Answer(request_id=connection._next_id, picks=[0]))
+                    loop.call_soon(connection.on_message, answer)
+                await asyncio.sleep(0)  # a write completes later, as on a stream
+            return write
+
+        slot.connection = Connection(slot, answerer(slot))
+        seats.append(RemoteSeat(slot))
+    decisions = 0
+    for seed in range(matches):
+        record = await referee_match(game, seats, seed, clock=CLOCK)
+        decisions += sum(len(seat) for seat in record.latencies)
+    return decisions
+
+
 def _pyspy() -> str:
     """Return py-spy's program: beside this interpreter (a venv's), else on the PATH."""
     beside = Path(sys.executable).parent / "py-spy"
@@ -208,8 +243,16 @@ def main() -> None:
     parser.add_argument("--profile-mode", choices=["cprofile", "pyspy"], default="cprofile")
     parser.add_argument("--sandbox", choices=[m.value for m in Mode], default="auto",
                         help="the bots' isolation (default auto: the strongest this machine gives, as a ladder)")
+    parser.add_argument("--fake-transport", type=int, metavar="N",
+                        help="only play N matches in this process over a fake stream (see above)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
+    if args.fake_transport is not None:
+        cpu = time.process_time()
+        decisions = asyncio.run(fake_transport(args.fake_transport))
+        print(json.dumps({"measure": "fake_transport", "matches": args.fake_transport, "decisions": decisions,
+                          "cpu_us": round((time.process_time() - cpu) / max(1, decisions) * 1e6, 1)}))
+        return
     sandbox = choose_sandbox(args.sandbox)
     seat_counts = args.seats or [3, 4, 6]
     table_counts = args.tables or [1, 2]
