@@ -65,10 +65,13 @@ def codec_for(game: str) -> GameCodec:
 def _url(message: Message) -> str:
     """Return the type URL of ``message`` (found once per message type)."""
     kind = type(message)
-    url = TYPE_URLS.get(kind)
+    url = _urls.get(kind)
     if url is None:
-        url = TYPE_URLS[kind] = type_url(kind)
+        url = _urls[kind] = type_url(kind)
     return url
+
+
+_urls: dict[type[Message], str] = {}
 
 
 def _pack(message: Message) -> AnyMessage:
