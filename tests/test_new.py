@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from toolchain import assert_explained, recorded_match
 
 from arena.cli import main
+from arena.contest.manifest import Manifest, read_manifest
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
-from arena.contest.manifest import Manifest, read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 
