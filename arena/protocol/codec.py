@@ -217,7 +217,7 @@ NOT_UTF8 = "[not UTF-8: bad bytes replaced by \N{REPLACEMENT CHARACTER}] "
 
 
 def debug_text(raw: bytes) -> str:
-    """Return an Answer's debug bytes as text: "" for none; bytes that are not UTF-8 each replaced by U+FFFD,
+    """Return an Answer's debug bytes as text: "" for none; bytes that are not UTF-8 replaced by U+FFFD,
     with :data:`NOT_UTF8` in front. Never raises. Neither cut nor escaped: the referee does both."""
     if not raw:
         return ""
