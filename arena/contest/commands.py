@@ -87,7 +87,30 @@ config_option = click.option(
     show_default=True, help="The contest's configuration file (arena contest --example prints one).")
 
 
-@click.command("contest")
+class ContestGroup(click.Group):
+    """``arena contest CONFIG`` runs a contest (its ``run`` command); ``arena contest COMMAND ...`` does one of its
+    other jobs."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        elif not args:
+            args = ["run"]
+        return super().parse_args(ctx, args)
+
+
+@click.group("contest", cls=ContestGroup)
+def contest() -> None:
+    """Run a contest (arena contest CONFIG), or do one of its other jobs.
+
+    \b
+    arena contest CONFIG            run it: the ladder that takes submissions, its pages and API
+    arena contest --example         print an example configuration
+    arena contest export --to DIR   write every complete deal set's results and replays
+    """
+
+
+@contest.command("run")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option("--example", is_flag=True, help="Print an example configuration and exit.")
 @click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
@@ -95,7 +118,7 @@ config_option = click.option(
                    "(pip install 'arena[cluster]'). Submissions are built and checked here; every node must see the "
                    "contest's data folder at the same path (a shared folder) and run the strict jail (as root). A "
                    "node that does not is refused, with the reason.")
-def contest(config_path: Path | None, example: bool, cluster: str | None) -> None:
+def run_contest(config_path: Path | None, example: bool, cluster: str | None) -> None:
     """Run a contest: a ladder that takes submissions while it runs, with its web pages and submission API.
 
     CONFIG (TOML) names the game, its seats and options, the bots' limits, the house bots, the submission limits,
@@ -166,6 +189,34 @@ def contest(config_path: Path | None, example: bool, cluster: str | None) -> Non
     finally:
         running.close()
         store.close()
+
+
+@contest.command("export")
+@click.option("--to", "dest", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The folder to write (made if missing; files of an earlier export are replaced).")
+@config_option
+def contest_export(dest: Path, config_path: Path) -> None:
+    """Write every complete deal set of the contest's ladder as files: results.jsonl (a match a line) and
+    replays/MATCH.json, which arena replay re-runs and verifies. It only reads the database, so it runs beside
+    the contest. Debug text, each author's own, is left out; docs/contest-api.md has the format."""
+    config = _config(config_path)
+    from arena.contest.export import export_ladder
+    from arena.ladder.store import Store, StoreError
+
+    try:
+        store = Store(config.ladder_db, readonly=True)
+    except StoreError as exc:
+        raise ContestCommandError(str(exc)) from None
+    try:
+        done = export_ladder(store, dest)
+    except OSError as exc:
+        raise ContestCommandError(f"cannot write the export into {str(dest)!r}: {exc.strerror or exc}") from None
+    except StoreError as exc:
+        raise ContestCommandError(str(exc)) from None
+    finally:
+        store.close()
+    later = f"; {done.incomplete} deal sets not complete yet are left out" if done.incomplete else ""
+    click.echo(f"wrote {done.matches} matches of {done.deal_sets} deal sets into {dest}{later}")
 
 
 @click.group("author")

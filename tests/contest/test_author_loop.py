@@ -136,3 +136,32 @@ def test_an_authors_matches_replays_and_logs_come_as_files(loop: tuple[Contest, 
     assert code == 0 and "may not choose your bots" in out
     code, _, err = cli(contest, tokens["alice"], "--scrimmage", "firsty", "--against", "bob:anything")
     assert code == 1 and "bob does not take part" in err
+
+
+def test_the_operators_export_holds_every_complete_deal_set_and_each_replay_verifies(
+        loop: tuple[Contest, dict[str, str], Path], tmp_path: Path) -> None:
+    contest, _, folder = loop
+    wait_matches(contest, "alice:firsty:v1", count=3)
+    result = CliRunner().invoke(main, ["contest", "export", "--to", str(tmp_path / "export"), "--contest",
+                                       str(folder / "contest.toml")])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in (tmp_path / "export" / "results.jsonl").read_text().splitlines()]
+    assert lines and f"wrote {len(lines)} matches" in result.output
+    assert [line["match"] for line in lines] == sorted(line["match"] for line in lines)
+    by_deal: dict[int, list[int]] = {}
+    for line in lines:
+        by_deal.setdefault(line["deal"], []).append(line["rotation"])
+    assert all(sorted(rotations) == [0, 1, 2] for rotations in by_deal.values())  # complete deal sets only
+    from arena.core import replay as replay_format
+
+    for line in lines:
+        data = replay_format.read(tmp_path / "export" / "replays" / f"{line['match']}.json")
+        assert "debug" not in data and data["names"] == line["bots"]
+        _, difference = replay_format.verify(data)
+        assert difference is None, line
+        assert data["result"]["totals"] == line["totals"]
+    one = CliRunner().invoke(main, ["replay", str(tmp_path / "export" / "replays" / f"{lines[0]['match']}.json")])
+    assert one.exit_code == 0 and "replay verified" in one.output
+    bad = CliRunner().invoke(main, ["contest", "export", "--to", str(tmp_path / "x"), "--contest",
+                                    str(tmp_path / "none.toml")])
+    assert bad.exit_code == 1 and "cannot read the contest configuration" in bad.output
