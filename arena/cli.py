@@ -579,6 +579,8 @@ def show_seat(data: Mapping[str, Any], seat: int, decisions: list[dict[str, Any]
         took = f" in {latency:.2f} ms" if isinstance(latency, (int, float)) else " (not asked)"
         answer = visible(str(decision.get("decision")))
         click.echo(f"  answer: {answer}{took}")
+        if decision.get("debug"):
+            click.echo(f"  debug: {visible(str(decision['debug']), newline=CONTINUATION)}")
         fault = decision.get("fault")
         if isinstance(fault, dict):
             click.echo(f"  fault: {visible(str(fault.get('kind')))} ({visible(str(fault.get('detail')))}); the "
@@ -1150,7 +1152,8 @@ def serve(db_path: Path | None, replay_path: Path | None, host: str, port: int) 
             reader = Reader(db_path)
         except StoreError as exc:
             raise CommandError(str(exc)) from None
-    site = Site(reader, replay_data, replay_path.name if replay_path is not None else "")
+    # the operator's own server: the bots' debug text is shown (a contest's public pages never show it)
+    site = Site(reader, replay_data, replay_path.name if replay_path is not None else "", debug=True)
     try:
         serve_site(site, host, port, lambda url: click.echo(f"serving {url} (Ctrl-C stops)"))
     except OSError as exc:

@@ -71,7 +71,7 @@ def local_seat(bot: Bot, name: str) -> LocalSeat:
 
     The seat's ``last_debug`` is the debug text of the bot's latest decision (as the arena would read it).
     """
-    from arena.core.referee import LocalSeat, Request
+    from arena.core.referee import Explained, LocalSeat, Request, SeatFault
 
     class _LocalBotSeat(LocalSeat):
         last_debug = ""
@@ -85,9 +85,13 @@ def local_seat(bot: Bot, name: str) -> LocalSeat:
                 if request.events:
                     bot.on_events(request.events)
                 bot.on_clock(request.timeout)
-                return await super().decide(request)
-            finally:
-                self.last_debug = wire.debug_text(take_debug(bot))
+                decision = await super().decide(request)
+            except SeatFault as fault:
+                self.last_debug = fault.debug = wire.debug_text(take_debug(bot))
+                raise
+            # the referee records it as it records a remote bot's (Explained)
+            self.last_debug = wire.debug_text(take_debug(bot))
+            return Explained(decision, self.last_debug) if self.last_debug else decision
 
         async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
                              result: MatchResult) -> None:

@@ -36,6 +36,7 @@ from arena.sdk import run
 
 class First(CabangaBot):
     def play(self, view, choices):
+        self.debug(f"DEBUG-{mark}: the first of {{len(choices)}}")
         return choices[0]
 
     def throw(self, view, candidates):
