@@ -170,12 +170,23 @@ def bundled_lists() -> list[Path]:
     return [path for game in game_names() if (path := bot_list(game)) is not None]
 
 
+BOT_ALIASES = "aliases.toml"
+"""Beside a game's bundled list: ``[aliases]`` old name = new name, the bundled bots' old names kept for a release."""
+
+
 def bundled_bots() -> dict[str, BotSpec]:
-    """Return every bundled example bot, by name, from the bundled lists of all games."""
+    """Return every bundled example bot, by name, from the bundled lists of all games; an old name (the game's
+    ``aliases.toml``) finds the bot under its new name too."""
     found: dict[str, BotSpec] = {}
     for path in bundled_lists():
         for bot in load_bot_list(path):
             found.setdefault(bot.name, bot)
+    for path in bundled_lists():
+        aliases = path.with_name(BOT_ALIASES)
+        if aliases.is_file():
+            for old, new in tomllib.loads(aliases.read_text()).get("aliases", {}).items():
+                if new in found:
+                    found.setdefault(old, found[new])
     return found
 
 
