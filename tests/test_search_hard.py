@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.core.referee import Clock, referee_match
-from arena.games.base import Prompt
+from arena.games.base import Decision, Game, MatchState, Prompt
+from arena.games.bot import Bot
 from arena.games.cabanga import CABANGA, CabangaState, Card, PlayCard, Side
 from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
 from arena.games.cabanga.bots.hard.bot import HardCabanga
@@ -47,21 +49,21 @@ from arena.games.lama import LAMA
 from arena.games.lama.bots.greedy.bot import GreedyLama
 from arena.games.lama.bots.hard.bot import HardLama
 from arena.games.lama.search import LamaModel, greedy_policy, quitting_policy
-from arena.games.search import SearchClock, told_events
+from arena.games.search import Policy, SearchClock, told_events
 from arena.sdk import local_seat
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALL_CARDS = Counter(range(72))
 
 
-def after(seats: int, seed: int, steps: int, policies: list[object] | None = None) -> CabangaState:
-    """A Cabanga! match played ``steps`` steps on by greedy seats, or by ``policies`` (one per seat)."""
+def after(seats: int, seed: int, steps: int) -> CabangaState:
+    """A Cabanga! match played ``steps`` steps on by greedy seats (which throw every card they may)."""
     state = CABANGA.new_match(seats, seed)
+    assert isinstance(state, CabangaState)
     for _ in range(steps):
         if state.over:
             break
-        state.apply({p.seat: (policies[p.seat] if policies else cabanga_greedy)(state, p)  # type: ignore[operator]
-                     for p in state.pending()})
+        state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
     return state
 
 
@@ -190,11 +192,11 @@ def test_c10_c12_a_throw_rollout_throws_what_it_is_told_and_others_by_their_poli
 # ------------------------------------------------------------------------------------- the opponent model
 
 
-def never_throws(state: object, prompt: Prompt) -> tuple[object, ...]:
-    return () if prompt.kind == "throw" else cabanga_greedy(state, prompt)  # type: ignore[arg-type]
+def never_throws(state: MatchState, prompt: Prompt) -> Decision:
+    return () if prompt.kind == "throw" else cabanga_greedy(state, prompt)
 
 
-def sheds(state: object, prompt: Prompt) -> tuple[object, ...]:
+def sheds(state: MatchState, prompt: Prompt) -> Decision:
     """Play the costliest card wherever it opens the widest gap; throw everything."""
     if prompt.kind == "throw":
         return prompt.choices
@@ -206,7 +208,8 @@ def sheds(state: object, prompt: Prompt) -> tuple[object, ...]:
         other = state._piles[2 * row + (play.side is Side.LEFT)][-1].value
         return symbols[play.card.value - 1], abs(other - play.card.value)
 
-    return (max(prompt.choices, key=key),)  # type: ignore[arg-type]
+    plays = [play for play in prompt.choices if isinstance(play, PlayCard)]
+    return (max(plays, key=key),)
 
 
 def test_the_cabanga_model_learns_who_throws_and_who_sheds_as_they_play() -> None:
@@ -214,7 +217,8 @@ def test_the_cabanga_model_learns_who_throws_and_who_sheds_as_they_play() -> Non
     a match, seat 1's throwing chance is below 1 and it is not trusted, seat 2's dumping chance is above seat 3's
     and seat 3 is trusted to throw everything; before any play every seat is taken as greedy."""
     state = CABANGA.new_match(4, 3)
-    policies = [cabanga_greedy, never_throws, sheds, cabanga_greedy]
+    assert isinstance(state, CabangaState)
+    policies: list[Policy] = [cabanga_greedy, never_throws, sheds, cabanga_greedy]
     knowledge, model = CabangaKnowledge(0, 4), CabangaModel(0, 4)
     assert model.trusted() == [True] * 4 and [model.dump_rate(s) for s in range(4)] == [0.0] * 4
     seen = 0
@@ -224,7 +228,7 @@ def test_the_cabanga_model_learns_who_throws_and_who_sheds_as_they_play() -> Non
         model.observe(told[seen:], knowledge, tuple(state._hands[0]))
         seen = len(told)
         rates.append(model.throw_rate(1))
-        state.apply({p.seat: policies[p.seat](state, p) for p in state.pending()})  # type: ignore[operator]
+        state.apply({p.seat: policies[p.seat](state, p) for p in state.pending()})
     assert rates[0] == 1.0 and rates[-1] < 0.7
     assert model.trusted() == [True, False, True, True]
     assert model.dump_rate(2) > model.dump_rate(3) + 0.1
@@ -328,18 +332,20 @@ def test_the_hard_cabanga_bot_searches_throws_and_keeps_to_its_choices() -> None
     assert bot.report.worlds == 30 and bot.report.rollouts > 30
 
 
-def _match(bots: list[object], game: object, seed: int) -> list[object]:
-    seats = [local_seat(bot, f"b{i}") for i, bot in enumerate(bots)]  # type: ignore[arg-type]
-    record = asyncio.run(referee_match(game, seats, seed=seed, clock=Clock(5.0)))  # type: ignore[arg-type]
+def _match(bots: Sequence[Bot], game: Game, seed: int) -> list[dict[int, str]]:
+    seats = [local_seat(bot, f"b{i}") for i, bot in enumerate(bots)]
+    record = asyncio.run(referee_match(game, seats, seed=seed, clock=Clock(5.0)))
     assert record.faults == [] and record.result is not None
     return record.steps
 
 
 def test_the_hard_bots_are_deterministic_for_a_seed_with_a_fixed_search() -> None:
     """Same seed, same number of worlds: the same match; another deal: another match."""
-    for game, make, other in ((CABANGA, lambda: HardCabanga(seed=4, worlds=3), GreedyCabanga),
-                              (LAMA, lambda: HardLama(seed=4, worlds=3), GreedyLama),
-                              (GOOFSPIEL, lambda: HardGoofspiel(seed=4, rollouts=3), MatcherGoofspiel)):
+    cases: list[tuple[Game, Callable[[], Bot], Callable[[], Bot]]] = [
+        (CABANGA, lambda: HardCabanga(seed=4, worlds=3), GreedyCabanga),
+        (LAMA, lambda: HardLama(seed=4, worlds=3), GreedyLama),
+        (GOOFSPIEL, lambda: HardGoofspiel(seed=4, rollouts=3), MatcherGoofspiel)]
+    for game, make, other in cases:
         seats = 3 if game is CABANGA else 2
         runs = [_match([make(), *(other() for _ in range(seats - 1))], game, seed=11) for _ in range(2)]
         assert runs[0] == runs[1]

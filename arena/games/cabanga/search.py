@@ -667,15 +667,14 @@ class SeatPolicy:
 
 def rollout(world: PackedWorld, first: tuple[int, bool] | int, policies: Sequence[SeatPolicy], cache: PlanCache,
             rng: random.Random, max_steps: int = 100_000) -> tuple[int, list[int]]:
-    """Play ``first`` in a copy of ``world``, then the round on by ``policies``; return (steps, standings).
+    """Play ``first`` in a copy of ``world`` (at a PLAY step: the active seat's play, as (card int, right side)),
+    then the round on by ``policies``; return (steps, standings).
 
-    ``first`` is at a PLAY step the active seat's play (card int, right side), at a THROW step the values of the
-    throw row that the seat ``policies`` leaves out... no: the mask of values the deciding seat throws, with
-    every other prompted seat throwing by its policy; the deciding seat is then the one with
-    ``policies[seat].throw`` ignored, given as ``first_seat`` in :func:`rollout_throw`. The rules are the
-    engine's (C8-C15), step for step as :func:`simulate` counts them: with every policy the greedy one
-    (``throw`` 1, ``dump`` 0) and an ``ordered`` pile, the same plays and draws as the engine with the same
-    ``rng``. Standings: each seat's total plus its hand's symbols (:func:`standing`).
+    A seat's policy says how often it throws at a gap and how often it plays the dumping plan instead of the
+    greedy one (:class:`SeatPolicy`). The rules are the engine's (C8-C15), steps counted as :func:`simulate`
+    counts them: with every policy the greedy one (``throw`` 1, ``dump`` 0) and an ``ordered`` pile, the same
+    plays, throws, draws and reshuffles as the engine with the same ``rng`` (:func:`playout`). Standings: each
+    seat's total plus its hand's symbols (:func:`standing`). ``world`` is not changed.
     """
     return _run(world, first, -1, policies, cache, rng, max_steps)
 
@@ -696,7 +695,6 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
     penalty = world.penalty[:]
     aside = world.aside[:]
     ordered = world.ordered
-    points = cache.points
     inside = _INSIDE
     greedy_rows = cache.greedy
     dump_rows = cache.dump

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games.base import Action, Decision, Event, MatchOver, MatchState, Prompt, RoundScored
-from arena.games.lama.rules import HAND_SIZE
 from arena.games.lama import (
     CARDS,
     CLIMB_ANY,
@@ -36,6 +35,7 @@ from arena.games.lama import (
     RoundStarted,
     TurnAction,
 )
+from arena.games.lama.rules import HAND_SIZE
 from arena.games.search import Policy, SearchClock, Slot, deal, round_utility, simulate, told_events
 
 QUIT_AT = 4
@@ -314,9 +314,9 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
     """Return the turn that did best over sampled worlds (determinized search, PIMC).
 
     Every choice is tried in every world sampled (common random numbers), the round played out by
-    ``policies`` (one for every seat, or one per seat; default :func:`greedy_policy`) and scored by :func:`~arena.games.search.round_utility`. Worlds are
-    sampled until ``clock`` expires (a world cut short does not count) or ``max_worlds``; with no complete
-    world the greedy turn is returned.
+    ``policies`` (one for every seat, or one per seat; default :func:`greedy_policy`) and scored by
+    :func:`~arena.games.search.round_utility`. Worlds are sampled until ``clock`` expires (a world cut short
+    does not count) or ``max_worlds``; with no complete world the greedy turn is returned.
     """
     first = greedy_turn(view, choices)
     candidates = [first, *(c for c in choices if c is not first)]
