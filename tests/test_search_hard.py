@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -127,6 +128,22 @@ def test_g2_c10_c13_a_packed_world_agrees_with_every_public_event(seats: int, se
 
 
 CABANGA_CARDS = {i: c for c, i in _INT_OF.items()}
+
+
+def test_c13_after_a_reshuffle_a_packed_world_draws_only_from_the_rebuilt_pile() -> None:
+    """Six greedy seats, 98 steps in: the penalty pile was rebuilt from 24 set-aside cards and 18 are left; every
+    packed world's pile is 18 of those 24, and the other cards the seat cannot see are in the hands."""
+    state = after(6, 0, 98)
+    seat = state.pending()[0].seat
+    knowledge = knowledge_from(state, seat)
+    assert knowledge.pool is not None and len(knowledge.pool) == 24 and len(state._penalty) == 18
+    sampler = WorldSampler(state.view(seat), knowledge)
+    rng = random.Random(2)
+    pool = {_INT_OF[c] for c in knowledge.pool}
+    for _ in range(50):
+        world = sampler.sample(rng)
+        assert len(world.penalty) == 18 and set(world.penalty) <= pool
+        assert hidden_of(world, seat) == hidden_in(state, seat)
 
 
 def test_c10_an_untrusted_seat_may_hold_the_cards_of_a_gap_it_let_pass() -> None:
@@ -286,6 +303,10 @@ class CountingClock(SearchClock):
         return self.looks > self.checks
 
 
+def _overrun(signum: int, frame: object) -> None:
+    raise TimeoutError("the search ran 20 s past an expired clock")
+
+
 def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
     """The search looks at its clock after every rollout and stops at once: the rollouts played are the looks."""
     from arena.games.cabanga.search import SearchReport, ranked_plays
@@ -295,12 +316,17 @@ def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
         state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
     prompt = state.pending()[0]
     view = state.view(prompt.seat)
+    plays = ranked_plays(view, [p for p in prompt.choices if isinstance(p, PlayCard)], state.options.symbols)
     for checks in (0, 5, 40):
         clock = CountingClock(checks)
         report = SearchReport()
-        plays = ranked_plays(view, prompt.choices, state.options.symbols)  # type: ignore[arg-type]
-        choice = hard_search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
-                             random.Random(1), clock, PlanCache(state.options.symbols), report=report)
+        signal.signal(signal.SIGALRM, _overrun)
+        signal.alarm(20)  # a search that never looks at its clock fails here instead of running on
+        try:
+            choice = hard_search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
+                                 random.Random(1), clock, PlanCache(state.options.symbols), report=report)
+        finally:
+            signal.alarm(0)
         assert 0 <= choice < len(plays)
         assert report.rollouts == checks + 1 == clock.looks
 
