@@ -473,6 +473,17 @@ def _greedy_int(hands: list[list[int]], seat: int, tops: list[int], previous: in
     return best_card, best_right
 
 
+# The values strictly between a row's two tops as a bit mask, by the tops as one int (left | right << 5).
+_GAP_OF_PAIR: list[int] = [0] * (19 << 5)
+for _left in range(19):
+    for _right in range(19):
+        _GAP_OF_PAIR[_left | _right << 5] = _INSIDE[min(_left, _right)][max(_left, _right)]
+
+# The seats other than each seat, in seat order, by the number of seats.
+_OTHERS: dict[int, list[tuple[int, ...]]] = {n: [tuple(s for s in range(n) if s != a) for a in range(n)]
+                                             for n in range(1, 7)}
+
+
 # ------------------------------------------------------------------------------------------------ search
 
 
@@ -561,6 +572,7 @@ def options_from(raw: Mapping[str, Any]) -> CabangaOptions:
 # or prompt is made per step. Card ints are those of :data:`_INT_OF`: ``row * 18 + value - 1``.
 
 _CARD_OF: tuple[Card, ...] = NUMBER_CARDS
+_FOUR = (0, 1, 2, 3)
 _ROW_BIT: tuple[tuple[int, int], ...] = tuple((i // 18, 1 << (i % 18 + 1)) for i in range(72))
 
 
@@ -695,9 +707,13 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
     penalty = world.penalty[:]
     aside = world.aside[:]
     ordered = world.ordered
-    inside = _INSIDE
-    greedy_rows = cache.greedy
+    gaps = _GAP_OF_PAIR
+    others_of = _OTHERS[seats]
+    greedy_get = cache.greedy.get
     dump_rows = cache.dump
+    dumps = [policy.dump for policy in policies]
+    throws = [policy.throw for policy in policies]
+    pairs = [tops[2 * r] | tops[2 * r + 1] << 5 for r in _FOUR]
     row_plan = cache.row_plan
     random_ = rng.random
     active = world.active
@@ -724,15 +740,13 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
             sizes[active] -= 1
             total_cards -= 1
             tops[2 * row + right] = value
+            pairs[row] = tops[2 * row] | tops[2 * row + 1] << 5
             owed = 1 if row == previous else 0
         # C10-C12: the other seats throw into the gap of the row just played
-        a, b = tops[2 * row], tops[2 * row + 1]
-        gap_mask = inside[a][b] if a < b else inside[b][a]
+        gap_mask = gaps[pairs[row]]
         if gap_mask:
             prompted = False
-            for s in range(seats):
-                if s == active:
-                    continue
+            for s in others_of[active]:
                 held = hands[s][row] & gap_mask
                 if not held:
                     continue
@@ -745,7 +759,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
                 if s == decider and stage == 1:
                     throw = held & mine
                 else:
-                    p = policies[s].throw
+                    p = throws[s]
                     throw = held if p >= 1.0 or (p > 0.0 and random_() < p) else 0
                 if throw:
                     hands[s][row] ^= throw
@@ -789,32 +803,41 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
         # the next play, by the seat's plan
         hand = hands[active]
         size = sizes[active]
-        factor = (total_cards - size) / max(1, 72 - size - len(aside)) * 2
+        unseen = 72 - size - len(aside)
+        factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
         if factor > 1.0:
             factor = 1.0
-        policy = policies[active]
-        dump = policy.dump > 0.0 and random_() < policy.dump
-        table = dump_rows if dump else greedy_rows
-        best_cost = 0.0
-        best_tie = 0
-        row = -1
-        for r in range(4):
-            mask = hand[r]
-            if not mask:
-                continue
-            left, rt = tops[2 * r], tops[2 * r + 1]
-            plan = table.get(left | rt << 5 | mask << 10)
-            if plan is None:
-                plan = row_plan(left, rt, mask, dump)
-            if dump:
-                # the costliest card first, then the least expected penalty
-                cost = (1.0 if r == previous else 0.0) + plan[0] * factor
-                if row < 0 or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
-                    best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
-            else:
-                cost = (1.0 if r == previous else 0.0) + plan[0] * factor
-                if row < 0 or cost < best_cost or (cost == best_cost and plan[1] < best_tie):
-                    best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+        chance = dumps[active]
+        if chance > 0.0 and random_() < chance:
+            # the dumping plan: the costliest card first, then the least expected penalty
+            best_cost = 0.0
+            best_tie = 0
+            row = -1
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = dump_rows.get(pairs[r] | mask << 10)
+                    if plan is None:
+                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, True)
+                    cost = (1.0 if r == previous else 0.0) + plan[0] * factor
+                    if row < 0 or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
+                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+        else:
+            # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
+            # the same floats as its ``colour + gap * factor``, so the same ties
+            best_cost = 1e9
+            best_tie = 0
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = greedy_get(pairs[r] | mask << 10)
+                    if plan is None:
+                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                    cost = plan[0] * factor
+                    if r == previous:
+                        cost = 1.0 + cost
+                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
 
 
 def _standings(totals: Sequence[int], hands: Sequence[Sequence[int]], cache: PlanCache) -> list[int]:
@@ -832,13 +855,13 @@ def _standings(totals: Sequence[int], hands: Sequence[Sequence[int]], cache: Pla
     return out
 
 
-def partial_sample(rng: random.Random) -> Callable[[Sequence[int], int], list[int]]:
-    """Return ``sample(cards, k)``: ``k`` of ``cards`` drawn without replacement, uniformly (a partial
-    Fisher-Yates shuffle of a copy, on ``rng.random``: cheaper than :meth:`random.Random.sample` for these
-    sizes, and every draw is the same law)."""
+def partial_sample(rng: random.Random) -> Callable[[Sequence[int], int], tuple[list[int], list[int]]]:
+    """Return ``sample(cards, k)``: ``k`` of ``cards`` drawn without replacement, uniformly, and the cards left (a
+    partial Fisher-Yates shuffle of a copy, on ``rng.random``: cheaper than :meth:`random.Random.sample` for these
+    sizes, and the same law)."""
     random_ = rng.random
 
-    def sample(cards: Sequence[int], k: int) -> list[int]:
+    def sample(cards: Sequence[int], k: int) -> tuple[list[int], list[int]]:
         pool = list(cards)
         n = len(pool)
         if k > n:
@@ -846,7 +869,7 @@ def partial_sample(rng: random.Random) -> Callable[[Sequence[int], int], list[in
         for i in range(k):
             j = i + int(random_() * (n - i))
             pool[i], pool[j] = pool[j], pool[i]
-        return pool[:k]
+        return pool[:k], pool[k:]
 
     return sample
 
@@ -924,12 +947,11 @@ class WorldSampler:
         avail = self.unseen
         sample = partial_sample(rng)
         if self.extra > 0:
-            gone = set(sample(avail, self.extra))
-            avail = [c for c in avail if c not in gone]
+            _, avail = sample(avail, self.extra)
         penalty: list[int] | None = None
         if self.pool is not None:
             pool = self.pool
-            penalty = sample([c for c in avail if c in pool], self.penalty_size)
+            penalty, _ = sample([c for c in avail if c in pool], self.penalty_size)
             taken = set(penalty)
             avail = [c for c in avail if c not in taken]
         hands: list[list[int]] = [[0, 0, 0, 0] for _ in range(self.seats)]
@@ -941,7 +963,7 @@ class WorldSampler:
             if len(allowed) < size:
                 self.relaxed += 1
                 allowed = avail
-            chosen = sample(allowed, size)
+            chosen, _ = sample(allowed, size)
             masks = hands[seat]
             for c in chosen:
                 row, bit = row_bit[c]
@@ -949,25 +971,20 @@ class WorldSampler:
             taken = set(chosen)
             avail = [c for c in avail if c not in taken]
         wanted = sum(n for _, n in self.free)
-        if wanted:
-            chosen = sample(avail, wanted)
-            at = 0
-            for seat, n in self.free:
-                masks = hands[seat]
-                for c in chosen[at:at + n]:
-                    row, bit = row_bit[c]
-                    masks[row] |= bit
-                at += n
-            taken = set(chosen)
-            avail = [c for c in avail if c not in taken]
+        chosen, avail = sample(avail, wanted)
+        at = 0
+        for seat, n in self.free:
+            masks = hands[seat]
+            for c in chosen[at:at + n]:
+                row, bit = row_bit[c]
+                masks[row] |= bit
+            at += n
         aside = self.aside_known[:]
         if penalty is None:
             if self.hidden_aside > 0:
-                hidden = sample(avail, self.hidden_aside)
+                hidden, avail = sample(avail, self.hidden_aside)
                 aside.extend(hidden)
-                taken = set(hidden)
-                avail = [c for c in avail if c not in taken]
-            penalty = avail if avail is not self.unseen else avail[:]
+            penalty = avail
         else:
             aside.extend(avail)
         return PackedWorld(self.seats, self.view.active, self.previous, self.throw, self.row, self.owed, hands,
