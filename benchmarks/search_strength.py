@@ -77,8 +77,8 @@ def compare(game: str, first: str, second: str, args: argparse.Namespace, folder
     seconds = time.monotonic() - start
     row: dict[str, Any] = {"game": game, "first": first, "second": second, "verdict": out.split(" (")[0],
                            "seconds": round(seconds)}
-    found = re.search(r"(\d+) shared deal sets, mean score of .* ([0-9.]+)(?:, 95% interval ([0-9.]+)-([0-9.]+))?",
-                      out)
+    found = re.search(r"(\d+) shared deal sets, mean score of \S+ against \S+ ([0-9.]+)"
+                      r"(?:, 95% interval ([0-9.]+)-([0-9.]+))?", out)
     if found:
         row.update(deal_sets=int(found[1]), mean=float(found[2]),
                    low=float(found[3]) if found[3] else None, high=float(found[4]) if found[4] else None)

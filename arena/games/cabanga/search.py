@@ -601,6 +601,7 @@ class PackedWorld:
     aside: list[int]
     totals: list[int]
     ordered: bool = False
+    seen: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
 
 def pack_world(world: CabangaState) -> PackedWorld:
@@ -622,7 +623,16 @@ def pack_world(world: CabangaState) -> PackedWorld:
         throw=throw, row=world._row if throw else -1, owed=world._owed if throw else 0, hands=hands,
         sizes=[len(h) for h in world._hands], tops=[pile[-1].value for pile in world._piles],
         penalty=[index[c] for c in world._penalty], aside=[index[c] for c in world._set_aside],
-        totals=list(world._totals), ordered=True)
+        totals=list(world._totals), ordered=True, seen=_seen_masks(
+            [c for pile in world._piles for c in pile[1:]] + list(world._set_aside)))
+
+
+def _seen_masks(cards: Iterable[Card]) -> list[int]:
+    masks = [0, 0, 0, 0]
+    for card in cards:
+        row, bit = _ROW_BIT[_INT_OF[card]]
+        masks[row] |= bit
+    return masks
 
 
 class PlanCache:
@@ -639,6 +649,38 @@ class PlanCache:
         self.greedy: dict[int, tuple[int, int, int, bool]] = {}
         self.dump: dict[int, tuple[int, int, int, bool]] = {}
         self.mask_points: dict[int, int] = {}
+        self.tracked_rows: dict[int, tuple[tuple[int, int, int, bool], ...]] = {}
+
+    def tracked(self, left: int, right: int, mask: int, seen: int) -> tuple[tuple[int, int, int, bool], ...]:
+        """Return the tracking plan's candidates in a row: (cards still out in the gap, symbols, value, right side)
+        for every play no other play beats on both (fewer cards out, more symbols shed), fewest out first.
+
+        The tracking plan is a card-counting heuristic's: a play costs the cards of its gap that are neither in
+        the hand nor known out of play (``seen``), times 1.5 times the chance another seat holds one, plus one for
+        a repeated colour, less 0.3 a symbol shed; the least cost wins (the heuristic of
+        ``benchmarks/outside_bots/cabanga_tracker.py``, which beats the greedy plan)."""
+        key = left | right << 5 | mask << 10 | seen << 29
+        found = self.tracked_rows.get(key)
+        if found is not None:
+            return found
+        symbols = self.symbols
+        known = mask | seen
+        plays = []
+        for value in range(1, 19):
+            if not mask >> value & 1:
+                continue
+            for side_right in (False, True):
+                other = left if side_right else right
+                low, high = (value, other) if value < other else (other, value)
+                out = (_INSIDE[low][high] & ~known).bit_count() if high - low > 1 else 0
+                plays.append((out, symbols[value - 1], value, side_right))
+        plays.sort(key=lambda p: (p[0], -p[1]))
+        kept: list[tuple[int, int, int, bool]] = []
+        for play in plays:
+            if not kept or play[1] > kept[-1][1]:
+                kept.append(play)
+        found = self.tracked_rows[key] = tuple(kept)
+        return found
 
     def row_plan(self, left: int, right: int, mask: int, dump: bool) -> tuple[int, int, int, bool]:
         """Return (gap, -symbols, value, right side) of the row's best play for the plan."""
@@ -671,10 +713,12 @@ class PlanCache:
 @dataclass(slots=True)
 class SeatPolicy:
     """How a rollout plays one seat: ``throw`` the chance it throws what it may at a gap (else nothing), ``dump``
-    the chance a play is the dumping plan (the costliest card) instead of the greedy plan."""
+    the chance a play is the dumping plan (the costliest card) instead of its plan (greedy, or tracking)."""
 
     throw: float = 1.0
     dump: float = 0.0
+    track: bool = False
+    """Play by the tracking plan (:meth:`PlanCache.tracked`) instead of the greedy plan."""
 
 
 def rollout(world: PackedWorld, first: tuple[int, bool] | int, policies: Sequence[SeatPolicy], cache: PlanCache,
@@ -713,6 +757,10 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
     dump_rows = cache.dump
     dumps = [policy.dump for policy in policies]
     throws = [policy.throw for policy in policies]
+    tracks = [policy.track for policy in policies]
+    seen = world.seen[:]
+    seen_count = sum(m.bit_count() for m in seen)
+    tracked = cache.tracked
     pairs = [tops[2 * r] | tops[2 * r + 1] << 5 for r in _FOUR]
     row_plan = cache.row_plan
     random_ = rng.random
@@ -741,6 +789,9 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
             total_cards -= 1
             tops[2 * row + right] = value
             pairs[row] = tops[2 * row] | tops[2 * row + 1] << 5
+            if not seen[row] >> value & 1:
+                seen[row] |= 1 << value
+                seen_count += 1
             owed = 1 if row == previous else 0
         # C10-C12: the other seats throw into the gap of the row just played
         gap_mask = gaps[pairs[row]]
@@ -763,7 +814,9 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
                     throw = held if p >= 1.0 or (p > 0.0 and random_() < p) else 0
                 if throw:
                     hands[s][row] ^= throw
+                    seen[row] |= throw
                     count = throw.bit_count()
+                    seen_count += count
                     sizes[s] -= count
                     total_cards -= count
                     owed += count
@@ -782,6 +835,11 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
                     if not aside:
                         break
                     penalty, aside = aside, []
+                    for card in penalty:  # back in the pile: no longer known out of play
+                        bit = 1 << (card % 18 + 1)
+                        if seen[card // 18] & bit:
+                            seen[card // 18] ^= bit
+                            seen_count -= 1
                     if ordered:
                         rng.shuffle(penalty)
                 if ordered:
@@ -808,7 +866,21 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
         if factor > 1.0:
             factor = 1.0
         chance = dumps[active]
-        if chance > 0.0 and random_() < chance:
+        dumping = chance > 0.0 and random_() < chance
+        if tracks[active] and not dumping:
+            # the tracking plan: the cards still out in the gap, times the chance another seat holds one
+            out_cost = (total_cards - size) / max(1, 72 - seen_count - size)
+            out_cost = 1.5 * (out_cost if out_cost < 1.0 else 1.0)
+            best_cost = 1e9
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    base_cost = 1.0 if r == previous else 0.0
+                    for out, symbols_shed, v, side in tracked(tops[2 * r], tops[2 * r + 1], mask, seen[r]):
+                        cost = base_cost + out * out_cost - 0.3 * symbols_shed
+                        if cost < best_cost:
+                            best_cost, row, value, right = cost, r, v, side
+        elif dumping:
             # the dumping plan: the costliest card first, then the least expected penalty
             best_cost = 0.0
             best_tie = 0
@@ -940,6 +1012,7 @@ class WorldSampler:
         self.throw = view.step == "throw"
         self.row = ROWS.index(view.throw_row) if view.throw_row is not None else -1
         self.owed = 1 if self.throw and knowledge.penalty_owed else 0
+        self.seen = _seen_masks(knowledge.played | knowledge.aside)
         self.relaxed = 0
 
     def sample(self, rng: random.Random) -> PackedWorld:
@@ -988,7 +1061,7 @@ class WorldSampler:
         else:
             aside.extend(avail)
         return PackedWorld(self.seats, self.view.active, self.previous, self.throw, self.row, self.owed, hands,
-                           sizes, self.tops[:], penalty, aside, list(self.view.totals))
+                           sizes, self.tops[:], penalty, aside, list(self.view.totals), seen=self.seen)
 
 
 # ------------------------------------------------------------------------------------------ opponent model
@@ -1021,6 +1094,7 @@ class CabangaModel:
 
     seat: int
     seats: int
+    track: bool = True
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)
@@ -1138,8 +1212,8 @@ class CabangaModel:
 
     def policies(self) -> list[SeatPolicy]:
         """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
-        return [SeatPolicy() if s == self.seat else SeatPolicy(self.throw_rate(s), self.dump_rate(s))
-                for s in range(self.seats)]
+        return [SeatPolicy(track=self.track) if s == self.seat else
+                SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track) for s in range(self.seats)]
 
 
 # ----------------------------------------------------------------------------------------- the hard search

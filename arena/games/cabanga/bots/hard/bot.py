@@ -51,11 +51,15 @@ class HardCabanga(CabangaBot):
     agent = "cabanga-hard"
 
     def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
-                 plain: bool = False) -> None:
+                 plain: bool = False, width: int | None = None, search_throws: bool = True,
+                 tracking: bool = True) -> None:
         self.clock = SearchClock(ms, share=share)
         self.seed = seed
         self.worlds = worlds
         self.plain = plain
+        self.width = width
+        self.search_throws = search_throws
+        self.tracking = tracking
         self.deadline: float | None = None
         self.seconds_left: float | None = None
         self.knowledge: CabangaKnowledge | None = None
@@ -69,7 +73,7 @@ class HardCabanga(CabangaBot):
     def on_match_start(self, info: MatchInfo) -> None:
         seats = len(info.names)
         self.knowledge = CabangaKnowledge(info.seat, seats)
-        self.model = CabangaModel(info.seat, seats)
+        self.model = CabangaModel(info.seat, seats, track=self.tracking)
         self.options = options_from(info.options)
         self.cache = PlanCache(self.options.symbols)
         self.deadline = info.clock.deadline
@@ -89,11 +93,11 @@ class HardCabanga(CabangaBot):
                 len(self.knowledge.free) != seats:
             # no match start seen (a test's local seat): trust only the view
             self.knowledge = CabangaKnowledge(view.seat, seats, assume_full_throws=False)
-            self.model = CabangaModel(view.seat, seats)
+            self.model = CabangaModel(view.seat, seats, track=self.tracking)
         self.hand = view.hand
         model = self.model
         if self.plain:
-            model = CabangaModel(view.seat, seats)  # no evidence: every seat greedy and trusted
+            model = CabangaModel(view.seat, seats, track=self.tracking)  # no evidence: every seat trusted
         return self.knowledge, model
 
     def _start_clock(self) -> None:
@@ -103,7 +107,7 @@ class HardCabanga(CabangaBot):
 
     def play(self, view: CabangaView, choices: Sequence[PlayCard]) -> PlayCard:
         knowledge, model = self._ready(view)
-        ranked = ranked_plays(view, choices, self.options.symbols)
+        ranked = ranked_plays(view, choices, self.options.symbols)[:self.width]
         self._start_clock()
         best = hard_search(view, ranked, knowledge, model, self.rng, self.clock, self.cache,
                            max_worlds=self.worlds, report=self.report)
@@ -111,7 +115,7 @@ class HardCabanga(CabangaBot):
 
     def throw(self, view: CabangaView, candidates: Sequence[Card]) -> Sequence[Card]:
         knowledge, model = self._ready(view)
-        options = throw_options(view, candidates)
+        options = throw_options(view, candidates) if self.search_throws else [tuple(candidates)]
         self._start_clock()
         best = hard_search(view, options, knowledge, model, self.rng, self.clock, self.cache,
                            max_worlds=self.worlds, report=self.report)
@@ -127,8 +131,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the bot's own randomness (default 0)")
     parser.add_argument("--worlds", type=int, default=None, help="deals per decision, whatever the clock says")
     parser.add_argument("--plain", action="store_true", help="no opponent model (for measuring what it adds)")
+    parser.add_argument("--width", type=int, default=None, help="plays tried, best first by the greedy plan (all)")
+    parser.add_argument("--throw-all", action="store_true", help="throw every card it may (for measuring the search)")
+    parser.add_argument("--greedy-rollouts", action="store_true",
+                        help="the greedy plan in the rollouts instead of the tracking plan (for measuring it)")
     args = parser.parse_args(argv)
-    run(HardCabanga(args.share, args.ms, args.seed, args.worlds, args.plain))
+    run(HardCabanga(args.share, args.ms, args.seed, args.worlds, args.plain, args.width, not args.throw_all,
+                    not args.greedy_rollouts))
 
 
 if __name__ == "__main__":
