@@ -13,6 +13,7 @@ import random
 import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -376,3 +377,28 @@ def test_the_hard_bots_are_deterministic_for_a_seed_with_a_fixed_search() -> Non
         runs = [_match([make(), *(other() for _ in range(seats - 1))], game, seed=11) for _ in range(2)]
         assert runs[0] == runs[1]
         assert _match([make(), *(other() for _ in range(seats - 1))], game, seed=12) != runs[0]
+
+
+# ------------------------------------------------------------------------------------------------ names
+
+
+def test_the_house_levels_are_bundled_and_the_old_names_find_them_for_a_release(tmp_path: Path) -> None:
+    """Every game lists its three levels first, hard first; an old name in an author's list finds the bot it
+    became (under the old name), and a name that never was one is still an error."""
+    from arena.games import bot_list, game_names
+    from arena.launch.botlist import BotListError, bundled_aliases, bundled_bots, load_bot_list, parse_bot_list
+
+    for game in game_names():
+        path = bot_list(game)
+        assert path is not None
+        names = [bot.name for bot in load_bot_list(path)]
+        assert names[:3] == [f"{game}-hard", f"{game}-medium", f"{game}-easy"]
+    known = bundled_bots()
+    aliases = bundled_aliases()
+    assert aliases["cabanga-search"] == "cabanga-medium" and aliases["lama-search"] == "lama-medium"
+    for old, new in aliases.items():
+        assert old not in known and new in known
+        (bot,) = parse_bot_list({"bot": [{"bundled": old}]}, tmp_path)
+        assert (bot.name, bot.command) == (old, known[new].command)
+    with pytest.raises(BotListError, match="'cabanga-nothing'"):
+        parse_bot_list({"bot": [{"bundled": "cabanga-nothing"}]}, tmp_path)
