@@ -635,6 +635,10 @@ def _seen_masks(cards: Iterable[Card]) -> list[int]:
     return masks
 
 
+CACHE_ROWS = 200_000
+"""Rows a :class:`PlanCache` table holds at most between searches (about 40 MB of tuples)."""
+
+
 class PlanCache:
     """The rollout policies' choice within one row, by the row's two tops and the hand's values in it, remembered.
 
@@ -650,6 +654,12 @@ class PlanCache:
         self.dump: dict[int, tuple[int, int, int, bool]] = {}
         self.mask_points: dict[int, int] = {}
         self.tracked_rows: dict[int, tuple[tuple[int, int, int, bool], ...]] = {}
+
+    def trim(self, most: int = CACHE_ROWS) -> None:
+        """Forget every table that holds more than ``most`` rows (a long match's searches meet many)."""
+        for table in (self.greedy, self.dump, self.mask_points, self.tracked_rows):
+            if len(table) > most:
+                table.clear()
 
     def tracked(self, left: int, right: int, mask: int, seen: int) -> tuple[tuple[int, int, int, bool], ...]:
         """Return the tracking plan's candidates in a row: (cards still out in the gap, symbols, value, right side)
@@ -1251,6 +1261,7 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     """
     if len(options) == 1:
         return 0
+    cache.trim()
     sampler = WorldSampler(view, knowledge, model.trusted())
     policies = model.policies()
     seat = view.seat
