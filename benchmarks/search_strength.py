@@ -104,13 +104,15 @@ def compare(game: str, first: str, second: str, args: argparse.Namespace, folder
 
 
 def rollouts_per_second(game: str, decisions: int = 12) -> float:
-    """Return the hard bot's rollouts a second while deciding, in-process at its default clock (1 s deadline)."""
+    """Return the hard bot's rollouts a second while deciding, in-process at its default clock (1 s deadline), over
+    ``decisions`` decisions of greedy matches (wall time: what the clock spends)."""
     from arena.games import get_game
 
     module = __import__(f"arena.games.{game}.bots.hard.bot", fromlist=["main"])
     bot_class = next(v for k, v in vars(module).items() if k.startswith("Hard") and isinstance(v, type))
     game_obj = get_game(game)
-    policy = __import__(f"arena.games.{game}.search", fromlist=["greedy_policy"]).greedy_policy
+    tools = __import__(f"arena.games.{game}.search", fromlist=["search"])
+    policy = getattr(tools, "greedy_policy", lambda state, prompt: (prompt.choices[0],))  # Goofspiel: the lowest
     rng = random.Random(3)
     spent = rollouts = 0.0
     seed = 0
@@ -141,6 +143,7 @@ def main() -> None:
     parser.add_argument("--sandbox", default="strict", choices=("auto", "strict", "limits"))
     parser.add_argument("--keep", type=Path, default=None, help="folder for the bot lists and databases")
     parser.add_argument("--no-speed", action="store_true", help="skip the rollouts-a-second measurement")
+    parser.add_argument("--speed-only", action="store_true", help="only the rollouts-a-second measurement")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
     games = ("cabanga", "lama", "goofspiel") if args.game == "all" else (args.game,)
@@ -149,6 +152,8 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         for game in games:
             pairs = ([tuple(p.split(":")) for p in args.pairs.split(",")] if args.pairs else default_pairs(game))
+            if args.speed_only:
+                pairs = []
             for first, second in pairs:
                 row = compare(game, first, second, args, folder)
                 if args.json:
