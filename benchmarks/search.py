@@ -12,7 +12,7 @@ steps a second.
 Then the inner loop of a search, in rollouts a second, where a rollout is one sampled world played out (sample a
 world, play a first play, the round on by every seat's plan): (5) the medium bot's loop (``sample_world`` into a
 ``CabangaState``, ``pack``, ``playout``) and (6) the hard bot's (``WorldSampler.sample`` into a packed world,
-``rollout``: row masks, no card, event or prompt per step, a pile drawn from without shuffling), and their ratio,
+``RolloutPlan.run``: row masks, no card, event or prompt a step, a pile drawn from without shuffling), and their ratio,
 measured interleaved in one run (the median of three each). Target (issue 36): the hard bot's loop at least 3
 times the medium bot's. The hard bot itself rolls out with the tracking plan (``SeatPolicy(track=True)``), about
 half as fast as the greedy plan measured here: (7) that loop too.
@@ -108,9 +108,11 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
                 tools.playout(tools.pack(tools.sample_world(view, knowledge, rng)), play, rng)
             return len(firsts)
 
+        plan = tools.RolloutPlan(greedy, cache)
+
         def hard_loop() -> int:
             for sampler, first in samplers:
-                tools.rollout(sampler.sample(rng), first, greedy, cache, rng)
+                plan.run(sampler.sample(rng), first, rng)
             return len(samplers)
 
         olds, news = [], []
@@ -121,11 +123,11 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
         print(f"{'':8} {seats} seats: {old:8,.0f} rollouts/s, the medium bot's loop (sample_world + pack + playout)")
         print(f"{'':8} {seats} seats: {new:8,.0f} rollouts/s, the hard bot's loop (WorldSampler.sample + rollout): "
               f"{new / old:.1f} times the medium bot's")
-        tracking = [tools.SeatPolicy(track=True)] * seats
+        tracking = tools.RolloutPlan([tools.SeatPolicy(track=True)] * seats, cache)
 
         def tracking_loop() -> int:
             for sampler, first in samplers:
-                tools.rollout(sampler.sample(rng), first, tracking, cache, rng)
+                tracking.run(sampler.sample(rng), first, rng)
             return len(samplers)
 
         print(f"{'':8} {seats} seats: {rate(tracking_loop, seconds):8,.0f} rollouts/s, the same with the tracking "

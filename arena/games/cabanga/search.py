@@ -720,7 +720,7 @@ class PlanCache:
         return best
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class SeatPolicy:
     """How a rollout plays one seat: ``throw`` the chance it throws what it may at a gap (else nothing), ``dump``
     the chance a play is the dumping plan (the costliest card) instead of its plan (greedy, or tracking)."""
@@ -731,7 +731,7 @@ class SeatPolicy:
     """Play by the tracking plan (:meth:`PlanCache.tracked`) instead of the greedy plan."""
 
 
-def rollout(world: PackedWorld, first: tuple[int, bool] | int, policies: Sequence[SeatPolicy], cache: PlanCache,
+def rollout(world: PackedWorld, first: tuple[int, bool], policies: Sequence[SeatPolicy], cache: PlanCache,
             rng: random.Random, max_steps: int = 100_000) -> tuple[int, list[int]]:
     """Play ``first`` in a copy of ``world`` (at a PLAY step: the active seat's play, as (card int, right side)),
     then the round on by ``policies``; return (steps, standings).
@@ -742,17 +742,41 @@ def rollout(world: PackedWorld, first: tuple[int, bool] | int, policies: Sequenc
     plays, throws, draws and reshuffles as the engine with the same ``rng`` (:func:`playout`). Standings: each
     seat's total plus its hand's symbols (:func:`standing`). ``world`` is not changed.
     """
-    return _run(world, first, -1, policies, cache, rng, max_steps)
+    return RolloutPlan(policies, cache).run(world, first, rng, max_steps)
 
 
 def rollout_throw(world: PackedWorld, seat: int, thrown: int, policies: Sequence[SeatPolicy], cache: PlanCache,
                   rng: random.Random, max_steps: int = 100_000) -> tuple[int, list[int]]:
     """At a THROW step: ``seat`` throws the values of the mask ``thrown`` (of the throw row), every other seat
     by its policy; then the round goes on as in :func:`rollout`."""
-    return _run(world, thrown, seat, policies, cache, rng, max_steps)
+    return RolloutPlan(policies, cache).run_throw(world, seat, thrown, rng, max_steps)
 
 
-def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, policies: Sequence[SeatPolicy],
+_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool]]
+
+
+class RolloutPlan:
+    """The rollouts of one search: every seat's policy read once into lists by seat, then :meth:`run` and
+    :meth:`run_throw` as :func:`rollout` and :func:`rollout_throw` (which make one for each call)."""
+
+    def __init__(self, policies: Sequence[SeatPolicy], cache: PlanCache) -> None:
+        tracks = [policy.track for policy in policies]
+        self.cache = cache
+        self.prepared: _Prepared = ([policy.dump for policy in policies], [policy.throw for policy in policies],
+                                    tracks, any(tracks), [not p.track and p.dump <= 0.0 for p in policies])
+
+    def run(self, world: PackedWorld, first: tuple[int, bool], rng: random.Random,
+            max_steps: int = 100_000) -> tuple[int, list[int]]:
+        """Return :func:`rollout` ``(world, first, ...)``."""
+        return _run(world, first, -1, self.prepared, self.cache, rng, max_steps)
+
+    def run_throw(self, world: PackedWorld, seat: int, thrown: int, rng: random.Random,
+                  max_steps: int = 100_000) -> tuple[int, list[int]]:
+        """Return :func:`rollout_throw` ``(world, seat, thrown, ...)``."""
+        return _run(world, thrown, seat, self.prepared, self.cache, rng, max_steps)
+
+
+def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepared: _Prepared,
          cache: PlanCache, rng: random.Random, max_steps: int) -> tuple[int, list[int]]:
     seats = world.seats
     hands = [h[:] for h in world.hands]
@@ -765,13 +789,11 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
     others_of = _OTHERS[seats]
     greedy_get = cache.greedy.get
     dump_rows = cache.dump
-    dumps = [policy.dump for policy in policies]
-    throws = [policy.throw for policy in policies]
-    tracks = [policy.track for policy in policies]
+    dumps, throws, tracks, tracking, plain = prepared
     seen = world.seen[:]
-    seen_count = sum(m.bit_count() for m in seen)
+    seen_count = sum(m.bit_count() for m in seen) if tracking else 0
     tracked = cache.tracked
-    pairs = [tops[2 * r] | tops[2 * r + 1] << 5 for r in _FOUR]
+    pairs = [tops[0] | tops[1] << 5, tops[2] | tops[3] << 5, tops[4] | tops[5] << 5, tops[6] | tops[7] << 5]
     row_plan = cache.row_plan
     random_ = rng.random
     active = world.active
@@ -799,7 +821,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
             total_cards -= 1
             tops[2 * row + right] = value
             pairs[row] = tops[2 * row] | tops[2 * row + 1] << 5
-            if not seen[row] >> value & 1:
+            if tracking and not seen[row] >> value & 1:
                 seen[row] |= 1 << value
                 seen_count += 1
             owed = 1 if row == previous else 0
@@ -845,7 +867,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
                     if not aside:
                         break
                     penalty, aside = aside, []
-                    for card in penalty:  # back in the pile: no longer known out of play
+                    for card in penalty if tracking else ():  # back in the pile: no longer known out of play
                         bit = 1 << (card % 18 + 1)
                         if seen[card // 18] & bit:
                             seen[card // 18] ^= bit
@@ -875,6 +897,23 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, polici
         factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
         if factor > 1.0:
             factor = 1.0
+        if plain[active]:
+            # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
+            # the same floats as its ``colour + gap * factor``, so the same ties
+            best_cost = 1e9
+            best_tie = 0
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = greedy_get(pairs[r] | mask << 10)
+                    if plan is None:
+                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                    cost = plan[0] * factor
+                    if r == previous:
+                        cost = 1.0 + cost
+                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+            continue
         chance = dumps[active]
         dumping = chance > 0.0 and random_() < chance
         if tracks[active] and not dumping:
@@ -1263,7 +1302,7 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
         return 0
     cache.trim()
     sampler = WorldSampler(view, knowledge, model.trusted())
-    policies = model.policies()
+    plan = RolloutPlan(model.policies(), cache)
     seat = view.seat
     before = view.totals
     throwing = view.step == "throw"
@@ -1291,9 +1330,9 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
         for i in alive:
             sim.seed(world_seed)
             if throwing:
-                steps, after = rollout_throw(world, seat, moves[i], policies, cache, sim)
+                steps, after = plan.run_throw(world, seat, moves[i], sim)
             else:
-                steps, after = rollout(world, moves[i], policies, cache, sim)
+                steps, after = plan.run(world, moves[i], sim)
             if report is not None:
                 report.rollouts += 1
                 report.steps += steps + 1
