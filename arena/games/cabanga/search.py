@@ -1143,7 +1143,7 @@ class CabangaModel:
 
     seat: int
     seats: int
-    track: bool = True
+    track: bool = False
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)

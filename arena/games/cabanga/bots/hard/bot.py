@@ -3,8 +3,10 @@
 Every decision (a PLAY, or a THROW it is asked with the others, sealed): deal the cards it cannot see so that
 they agree with every public event and with what each other seat has shown of its plan in this match (a seat
 that never throws may hold the cards of a gap it did not throw into; one that always throws may not), try each
-choice in every deal (common random numbers), play the round on with each seat's fitted plan (how often it
-throws, how often it sheds its costliest card), and keep the choice that did best on average. Choices far behind
+choice in every deal (common random numbers), play the round on with each seat's fitted plan (the greedy plan,
+with how often it throws and how often it sheds its costliest card as fitted), and keep the choice that did best
+on average. (``--tracking-rollouts`` plays the rollouts by a card-counting plan instead, which beats the greedy
+plan as a bot, but made no stronger search and halves the rollouts a second: docs/figures.md.) Choices far behind
 are dropped as deals come in, so the time goes to the close ones. A throw is weighed like a play: what it sheds
 from the hand against the cards it may still fill a gap with. See :func:`arena.games.cabanga.search.hard_search`.
 
@@ -13,9 +15,10 @@ deadline), less when the request left less (it stops 30 ms before the time the r
 a time bank when there is one (:class:`arena.games.search.SearchClock`). ``--ms`` caps it further.
 
 Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.hard.bot
-[--share 0.4] [--ms MS] [--seed 0] [--worlds N] [--plain]. ``--worlds N``: N deals per decision whatever the
-clock says (deterministic for a seed and match id). ``--plain``: no opponent model (every seat played by the
-greedy plan and trusted to throw everything), for measuring what the model adds.
+[--share 0.4] [--ms MS] [--seed 0] [--worlds N] [--plain] [--width N] [--throw-all] [--tracking-rollouts].
+``--worlds N``: N deals per decision whatever the clock says (deterministic for a seed and match id). For
+measuring what each part adds: ``--plain`` (no opponent model: every seat played by the greedy plan and trusted
+to throw everything), ``--width N`` (only the N best plays by the greedy plan), ``--throw-all`` (no throw search).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class HardCabanga(CabangaBot):
 
     def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
                  plain: bool = False, width: int | None = None, search_throws: bool = True,
-                 tracking: bool = True) -> None:
+                 tracking: bool = False) -> None:
         self.clock = SearchClock(ms, share=share)
         self.seed = seed
         self.worlds = worlds
@@ -133,11 +136,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plain", action="store_true", help="no opponent model (for measuring what it adds)")
     parser.add_argument("--width", type=int, default=None, help="plays tried, best first by the greedy plan (all)")
     parser.add_argument("--throw-all", action="store_true", help="throw every card it may (for measuring the search)")
-    parser.add_argument("--greedy-rollouts", action="store_true",
-                        help="the greedy plan in the rollouts instead of the tracking plan (for measuring it)")
+    parser.add_argument("--tracking-rollouts", action="store_true",
+                        help="the tracking plan in the rollouts instead of the greedy plan (for measuring it)")
     args = parser.parse_args(argv)
     run(HardCabanga(args.share, args.ms, args.seed, args.worlds, args.plain, args.width, not args.throw_all,
-                    not args.greedy_rollouts))
+                    args.tracking_rollouts))
 
 
 if __name__ == "__main__":
