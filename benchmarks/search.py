@@ -14,8 +14,8 @@ world, play a first play, the round on by every seat's plan): (5) the medium bot
 ``CabangaState``, ``pack``, ``playout``) and (6) the hard bot's (``WorldSampler.sample`` into a packed world,
 ``RolloutPlan.run``: row masks, no card, event or prompt a step, a pile drawn from without shuffling), and their ratio,
 measured interleaved in one run (the median of three each). Target (issue 36): the hard bot's loop at least 3
-times the medium bot's. The hard bot itself rolls out with the tracking plan (``SeatPolicy(track=True)``), about
-half as fast as the greedy plan measured here: (7) that loop too.
+times the medium bot's. Last (7) the same loop with the tracking plan in the rollouts (``SeatPolicy(track=True)``,
+what ``cabanga-hard --tracking-rollouts`` plays).
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
             return len(samplers)
 
         print(f"{'':8} {seats} seats: {rate(tracking_loop, seconds):8,.0f} rollouts/s, the same with the tracking "
-              "plan in the rollouts (what cabanga-hard plays)")
+              "plan in the rollouts (cabanga-hard --tracking-rollouts)")
 
 
 def main() -> None:
