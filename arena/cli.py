@@ -15,7 +15,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import click
 from arena.contest import commands as contest_commands
 from arena.core import replay as replay_format
 from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
-from arena.games import BOT_LIST, ENVIRONMENT, bot_list, get_game, register_text
+from arena.games import BOT_LIST, ENVIRONMENT, bot_list, game_folder, get_game, register_text
 from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder.board import Board, BoardLine, build_board
@@ -41,6 +41,7 @@ from arena.launch.runner import latency_summary, new_match_id, run_match, seat_n
 from arena.launch.sandbox import Mode, Sandbox, SandboxError
 from arena.protocol.server import ServerError
 from arena.text import CONTINUATION, visible
+from arena.tools import gamecheck
 from arena.tools.check import ask_again, check_bot
 from arena.tools.new import LANGUAGES, ScaffoldError, write_bot
 
@@ -200,17 +201,88 @@ def main() -> None:
 
 
 @main.command("games")
-def list_games() -> None:
-    """List the registered games: name, seats, decision kinds and options with their defaults."""
-    for name in registered_games():
+@click.argument("game_name", required=False, type=GAME_CHOICE, metavar="[GAME]")
+@click.option("--check", is_flag=True,
+              help="Run the checks every game must pass on GAME, or on every registered game: seat counts, legal "
+                   "defaults, random playouts, determinism, views and hiding (G2), codec, its recorded match. "
+                   "Exits with 1 naming each check that fails.")
+@click.option("--record", is_flag=True,
+              help=f"Record GAME's match for the golden check into its folder ({gamecheck.GOLDEN}): a seeded match "
+                   "between random players, its events included. Record again only when the rules change on "
+                   "purpose.")
+@click.option("--seats", type=int, default=None, help="With --record: the seats (default: the game's fewest).")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="With --record: the match's seed.")
+@options_option
+def list_games(game_name: str | None, check: bool, record: bool, seats: int | None, seed: int,
+               options: tuple[str, ...]) -> None:
+    """List the registered games (or GAME): name, seats, decision kinds and options with their defaults.
+
+    With --check, run on them the checks every game must pass, built in or plug-in (docs/adding-a-game.md); -o
+    sets the options they play with. With --record, record GAME's match for the golden check.
+    """
+    if record:
+        record_golden(game_name, seats, seed, options)
+        return
+    if check:
+        check_games([game_name] if game_name else registered_games(), options)
+        return
+    if seats is not None or options:
+        raise click.UsageError("--seats and -o go with --check or --record")
+    for name in [game_name] if game_name else registered_games():
         try:
             game = get_game(name)
         except GameError as exc:
             click.echo(f"{name}: cannot be loaded: {visible(str(exc))}")
             continue
-        options = ", ".join(f"{k}={v}" for k, v in game.options().to_json().items())
+        option_texts = ", ".join(f"{k}={v}" for k, v in game.options().to_json().items())
         click.echo(f"{name}: {game.title}, {game.min_seats}-{game.max_seats} seats; decisions: "
-                   f"{', '.join(game.kinds)}; options: {options or 'none'}")
+                   f"{', '.join(game.kinds)}; options: {option_texts or 'none'}")
+
+
+def check_games(names: Sequence[str], options: Sequence[str]) -> None:
+    """Run :func:`arena.tools.gamecheck.check_game` on each game and print every outcome; exit 1 when one fails."""
+    failing: list[str] = []
+    for name in names:
+        try:
+            game = get_game(name)
+            opts = game_options(game, options)
+        except GameError as exc:
+            click.echo(f"{name}: cannot be loaded: {visible(str(exc))}")
+            failing.append(f"{name} (cannot be loaded)")
+            continue
+        click.echo(f"{name}: {game.title}, {game.min_seats}-{game.max_seats} seats")
+        outcomes = gamecheck.check_game(game, options=opts)
+        for outcome in outcomes:
+            click.echo("  " + visible(outcome.line()))
+        failed = [o.check for o in outcomes if o.status is gamecheck.Status.FAILED]
+        if failed:
+            failing.append(f"{name} ({', '.join(failed)})")
+    if failing:
+        raise CommandError(f"checks fail: {'; '.join(failing)}")
+    click.echo(f"PASS: every check of {len(names)} game{'s' if len(names) != 1 else ''}")
+
+
+def record_golden(game_name: str | None, seats: int | None, seed: int, options: Sequence[str]) -> None:
+    """Write GAME's recorded match (:func:`arena.tools.gamecheck.record_golden`) into its folder."""
+    if game_name is None:
+        raise click.UsageError("--record needs a GAME")
+    game = get_game(game_name)
+    seats = game.min_seats if seats is None else seats
+    if not game.min_seats <= seats <= game.max_seats:
+        raise click.BadParameter(f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, not {seats}",
+                                 param_hint="--seats")
+    folder = game_folder(game.name)
+    if folder is None:
+        raise CommandError(f"cannot find the folder of game {game.name!r} to record its match in")
+    data = gamecheck.record_golden(game, seats, seed, game_options(game, options))
+    path = folder / gamecheck.GOLDEN
+    try:
+        replay_format.write(path, data)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc}") from None
+    click.echo(f"recorded {len(data['steps'])} steps and {len(data['events'])} events of {game.title} ({seats} "
+               f"seats, seed {seed}) to {path}")
 
 
 @main.command("demo")
@@ -434,17 +506,49 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
     decisions instead (its own hand, never another's, nor the seed); with --bot it also asks a bot again.
     """
     data = load_replay(source, db_path)
+    if replay_format.is_seat_replay(data):
+        show_seat_replay(source, data, seat, step, bot_path, as_json)
+        return
     if seat is None:
         if step is not None or bot_path is not None:
             raise click.UsageError("--step and --bot need --seat")
         show_whole_replay(source, data, as_json)
         return
     try:
-        decisions = replay_format.seat_decisions(data, seat)
+        names = [str(n) for n in data["names"]]
+        decisions = [d.to_json(names) for d in replay_format.seat_decisions(data, seat)]
     except replay_format.ReplayError as exc:
         raise CommandError(f"replay {source!r}: {exc}") from None
+    show_seat(data, seat, decisions, step, as_json)
+    if bot_path is not None:
+        ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
+
+
+def show_seat_replay(source: str, data: dict[str, Any], seat: int | None, step: int | None,
+                     bot_path: Path | None, as_json: bool) -> None:
+    """Print one seat's replay (``arena submit --replay`` writes them): its decisions as the seat met them. It
+    holds no seed, so it is shown, not re-run."""
+    own = data.get("seat")
+    if not isinstance(own, int) or not isinstance(data.get("decisions"), list):
+        raise CommandError(f"{source!r} is not a readable seat's replay (no seat or decisions)")
+    if seat is not None and seat != own:
+        raise CommandError(f"{source!r} is the replay of seat {own} alone: it holds nothing of seat {seat}")
+    if bot_path is not None:
+        raise click.UsageError("--bot asks a bot a whole replay's requests again; a seat's replay holds no seed")
+    show_seat(data, own, [d for d in data["decisions"] if isinstance(d, dict)], step, as_json)
+    for line in data.get("after") or []:
+        if not as_json:
+            click.echo(f"  told: {visible(str(line))}")
+    if not as_json:
+        click.echo("a seat's replay: shown, not re-run (it holds no seed nor the other seats' hands)")
+
+
+def show_seat(data: Mapping[str, Any], seat: int, decisions: list[dict[str, Any]], step: int | None,
+              as_json: bool) -> None:
+    """Print ``seat``'s decisions (:meth:`arena.core.replay.SeatDecision.to_json` with names), from ``step`` on
+    (then only the first)."""
     if step is not None:
-        decisions = [d for d in decisions if d.step >= step][:1]
+        decisions = [d for d in decisions if int(d.get("step", -1)) >= step][:1]
         if not decisions:
             raise CommandError(f"seat {seat} has no decision at or after step {step}")
     names = [visible(str(n)) for n in data["names"]]
@@ -458,23 +562,27 @@ def replay_command(source: str, db_path: Path | None, seat: int | None, step: in
                    f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''}{match}")
     for decision in decisions:
         if as_json:
-            click.echo(json.dumps({"event": "decision", **decision.to_json()}, separators=(",", ":")))
+            shown = {k: v for k, v in decision.items() if k != "told"}
+            click.echo(json.dumps({"event": "decision", **shown}, separators=(",", ":")))
             continue
         # step: the referee's count of every step; request: the seat's own count, the one its log names
-        sent = f"request {decision.request}" if decision.request is not None else "not sent"
-        click.echo(f"\nstep {decision.step}, {sent}: {decision.prompt.kind}, pick "
-                   f"{decision.prompt.pick.value} of: {decision.prompt.choice_texts() or '(nothing)'}")
-        for event in decision.events:
-            click.echo(f"  told: {event.describe(names)}")
-        view = ", ".join(f"{k} {_short(v)}" for k, v in decision.view.to_json().items())
-        click.echo(f"  view: {view}")
-        took = f" in {decision.latency_ms:.2f} ms" if decision.latency_ms is not None else " (not asked)"
-        click.echo(f"  answer: {visible(decision.decision)}{took}")
-        if decision.fault is not None:
-            click.echo(f"  fault: {decision.fault.kind.value} ({visible(decision.fault.detail)}); the default "
-                       f"{decision.decision} was applied")
-    if bot_path is not None:
-        ask_bot_again(bot_path, bot_name, data, seat, deadline, step, as_json)
+        request = decision.get("request")
+        sent = f"request {request}" if request is not None else "not sent"
+        choices = " ".join(str(c) for c in decision.get("choices") or []) or "(nothing)"
+        click.echo(f"\nstep {decision.get('step')}, {sent}: {visible(str(decision.get('kind')))}, pick "
+                   f"{visible(str(decision.get('pick')))} of: {visible(choices)}")
+        for line in decision.get("told") or []:
+            click.echo(f"  told: {visible(str(line))}")
+        view = ", ".join(f"{k} {_short(v)}" for k, v in (decision.get("view") or {}).items())
+        click.echo(f"  view: {visible(view)}")
+        latency = decision.get("latency_ms")
+        took = f" in {latency:.2f} ms" if isinstance(latency, (int, float)) else " (not asked)"
+        answer = visible(str(decision.get("decision")))
+        click.echo(f"  answer: {answer}{took}")
+        fault = decision.get("fault")
+        if isinstance(fault, dict):
+            click.echo(f"  fault: {visible(str(fault.get('kind')))} ({visible(str(fault.get('detail')))}); the "
+                       f"default {answer} was applied")
 
 
 def _short(value: Any) -> str:
@@ -760,9 +868,10 @@ def _duration(seconds: float) -> str:
                                  "each node (its .git, __pycache__, node_modules and *.db left out); the bots "
                                  "start from the copy.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Ladder seed: the same ladder seed gives the same match seeds. Default: the seed the "
-                   "database holds, or for a new ladder a secret random one (a known seed would let a bot "
-                   "work out every deal).")
+              help="Ladder seed: the same ladder seed gives the same match seeds. For tests and benchmarks "
+                   "with bots you trust only: a bot that knows the seed works out every deal. Default: the seed "
+                   "the database holds, or for a new ladder a secret random one, kept in the database and never "
+                   "shown.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("arena.db"),
               show_default=True, help="The ladder database (SQLite); a rerun with it resumes the ladder.")
 @options_option
@@ -849,6 +958,9 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
                    f"{db_path} ({before} matches stored), {budget}", err=True)
         if sandbox is not None:
             click.echo(sandbox.describe(), err=True)
+        if seed is not None and not heading:
+            click.echo(f"note: --seed {seed} is a fixed ladder seed: a bot that knows it (or guesses it) works out "
+                       "every deal; leave --seed out for bots you do not trust (a secret seed is drawn)", err=True)
         if runner.done and matches is not None and before >= matches:
             click.echo(f"the database already holds {before} matches; nothing to play "
                        "(raise --matches to play more)", err=True)

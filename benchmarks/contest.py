@@ -44,7 +44,6 @@ import os
 import re
 import shutil
 import signal
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -54,15 +53,19 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import arena.v2
 from arena.contest.store import ContestStore
+from arena.ladder.readmodel import ReadModel
+from arena.ladder.store import Store, StoreError
 from arena.launch.botlist import bundled_folder
 from arena.tools.new import write_bot as write_python_bot
 
+T = TypeVar("T")
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
 HOUSE = ("greedy", "tidy", "random")
 AUTHORS = ("alice", "bob", "carol")
@@ -206,19 +209,17 @@ def _call(url: str, token: str | None = None) -> Any:
         raise BenchError(f"GET {url}: {getattr(exc, 'reason', exc)}") from None
 
 
-def _ladder(path: Path, sql: str, *args: object) -> tuple[Any, ...] | None:
-    """Return the first row of ``sql`` on the ladder database at ``path``, opened read-only (``None`` while it or
-    its tables do not exist yet)."""
-    if not path.exists():
-        return None
-    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=10)
+def _ladder(path: Path, question: Callable[[ReadModel], T]) -> T | None:
+    """Return the answer of the ladder database at ``path``, opened read-only, to ``question`` (``None`` while it
+    does not exist or holds no ladder yet)."""
     try:
-        row: tuple[Any, ...] | None = db.execute(sql, args).fetchone()
-        return row
-    except sqlite3.OperationalError:
+        store = Store(path, readonly=True)
+    except StoreError:
         return None
+    try:
+        return question(ReadModel(store))
     finally:
-        db.close()
+        store.close()
 
 
 def write_bot(folder: Path, name: str, version: int) -> Path:
@@ -250,7 +251,7 @@ class Contest:
         (folder / "data").mkdir()
         store = ContestStore(folder / "data" / "contest.db")
         try:
-            self.tokens = {name: store.add_author(name) for name in authors}
+            self.tokens = {name: store.authors.add(name) for name in authors}
         finally:
             store.close()
         self.ladder_db = folder / "data" / "ladder.db"
@@ -301,17 +302,16 @@ class Contest:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self.alive()
-            row = _ladder(self.ladder_db, "SELECT min(finished_at) FROM matches")
-            if row is not None and row[0] is not None:
-                return float(row[0])
+            first = _ladder(self.ladder_db, ReadModel.first_finished)
+            if first is not None:
+                return first
             time.sleep(PUBLIC_PERIOD)
         raise BenchError(f"the contest stored no match in {timeout:.0f} s")
 
     def matches_between(self, start: float, end: float) -> tuple[int, float]:
         """Return the matches stored after ``start`` until ``end``, and the seconds played in them."""
-        row = _ladder(self.ladder_db, "SELECT count(*), coalesce(sum(seconds), 0) FROM matches "
-                      "WHERE finished_at > ? AND finished_at <= ?", start, end)
-        return (int(row[0]), float(row[1])) if row is not None else (0, 0.0)
+        played = _ladder(self.ladder_db, lambda read: read.finished_between(start, end))
+        return played if played is not None else (0, 0.0)
 
     def submit_command(self, folder: Path, author: str) -> tuple[list[str], dict[str, str]]:
         return ([*ARENA, "submit", str(folder), "--to", self.url],

@@ -45,6 +45,7 @@ from typing import Any
 from arena.games import BOT_LIST, game_names, get_game
 from arena.ladder.executor import LocalExecutor
 from arena.ladder.ladder import Ladder, LadderConfig
+from arena.ladder.readmodel import ReadModel
 from arena.ladder.store import Store
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.pool import PoolFigures
@@ -136,7 +137,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
             pool = ladder.executor.pool if isinstance(ladder.executor, LocalExecutor) else None
             figures = pool.figures if pool is not None else PoolFigures()
             stored = store.match_count()
-            steps = int(store.db.execute("SELECT sum(steps) FROM matches").fetchone()[0] or 0)
+            steps = ReadModel(store).steps()
         finally:
             store.close()
     capacity = timing.wall * tables

@@ -3,13 +3,15 @@
     python benchmarks/serve.py                       # fills arena-serve-bench.db in the temporary folder once (kept)
     python benchmarks/serve.py --matches 100000 --db other.db --fresh
 
-The database is filled fast (executemany in big transactions, indexes built at the end) with synthetic
-matches of 8 bots in deal sets of 4 rotations: random places, totals, faults and a random walk of ratings;
-every match stores the same real replay (a Cabanga! match between random players), so the file has the size
-of a real ladder's. Then `arena serve` starts on it (printed: when it listens, and when each whole-database
-figure, computed in the background, is ready), and every page and its JSON are asked for REPEAT times each:
-the median and the worst time to first byte are printed (target: under 200 ms each). Last, matches are added
-as a running ladder would, and the board's answer time and how long it takes to show them are printed.
+The database is filled through the ladder's store (arena.ladder.store: its deal sets, and its matches
+20,000 to a transaction) with synthetic matches of 8 bots in deal sets of 4 rotations: random places, totals,
+faults, decision times and a random walk of ratings; every match stores the same real replay (a Cabanga! match
+between random players), so the file has the size of a real ladder's. Then `arena serve` starts on it
+(printed: when it listens, and when each whole-database figure, computed in the background, is ready), and
+every page and its JSON are asked for REPEAT times each: the median and the worst time to first byte are
+printed (target: under 200 ms each). Last, a deal set of 4 matches is added as a running ladder adds it (they
+stay: the kept database grows by 4 matches a run), and the board's answer time and how long it takes to show
+them are printed.
 """
 
 from __future__ import annotations
@@ -21,22 +23,22 @@ import json
 import random
 import re
 import select
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.core import replay  # noqa: E402
-from arena.core.referee import random_seat, referee_match  # noqa: E402
+from arena.core.referee import Fault, FaultKind, MatchSummary, random_seat, referee_match  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.ladder.store import SCHEMA, SCHEMA_VERSION  # noqa: E402
+from arena.ladder.ratings import Rating  # noqa: E402
+from arena.ladder.readmodel import ReadModel  # noqa: E402
+from arena.ladder.store import Finished, LadderIdentity, Store  # noqa: E402
 
 BOTS = [f"bot-{i}" for i in range(8)]
 SEATS = 4
@@ -53,77 +55,52 @@ def real_replay() -> tuple[int, bytes]:
 
 
 def fill(path: Path, matches: int) -> None:
-    """Write a ladder database of ``matches`` synthetic matches at ``path``."""
+    """Write a ladder database of ``matches`` synthetic matches at ``path``, through the ladder's store."""
     began = time.monotonic()
     seed, blob = real_replay()
-    tables: list[str] = []
-    indexes: list[str] = []
-    for statement in SCHEMA.split(";"):
-        (indexes if "CREATE INDEX" in statement else tables).append(statement)
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = OFF")
-    db.executescript(";".join(tables))
-    db.execute("BEGIN")
-    db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-    db.execute("INSERT INTO meta VALUES ('ladder', ?)", (json.dumps(
-        {"game": "cabanga", "seats": SEATS, "seed": 123456789, "options": get_game("cabanga").options().to_json()}),))
-    db.execute("INSERT INTO meta VALUES ('settings', ?)", (json.dumps(
-        {"deadline": 1.0, "time_bank": 0.0, "max_faults": 3, "tables": 2, "matches": matches, "hours": None}),))
-    db.executemany("INSERT INTO bots (id, name, fingerprint, command, mu, sigma, added_at) VALUES (?, ?, '', '[]', "
-                   "25.0, 8.333, 0)", [(i + 1, name) for i, name in enumerate(BOTS)])
-    db.execute("COMMIT")
-    rng = random.Random(1)
-    skill = [rng.gauss(0, 1) for _ in BOTS]
-    mu = [25.0] * len(BOTS)
-    sigma = [8.333] * len(BOTS)
-    batch = 20_000
-    now = time.time() - matches
-    match_id = 0
-    deal = 0
-    while match_id < matches:
-        deals: list[tuple[Any, ...]] = []
-        rows: list[tuple[Any, ...]] = []
-        seats: list[tuple[Any, ...]] = []
-        ratings: list[tuple[Any, ...]] = []
-        faults: list[tuple[Any, ...]] = []
-        while match_id < matches and len(rows) < batch:
+    store = Store(path)
+    try:
+        store.claim(LadderIdentity("cabanga", SEATS, 123456789, get_game("cabanga").options().to_json()))
+        store.record_settings({"deadline": 1.0, "time_bank": 0.0, "max_faults": 3, "tables": 2, "matches": matches,
+                               "hours": None})
+        for name in BOTS:
+            store.register_bot(name, name, [], Rating(25.0, 8.333))
+        rng = random.Random(1)
+        skill = [rng.gauss(0, 1) for _ in BOTS]
+        mu = [25.0] * len(BOTS)
+        sigma = [8.333] * len(BOTS)
+        speed = [rng.uniform(0.0002, 0.02) for _ in BOTS]  # each bot's typical seconds a decision
+        batch: list[Finished] = []
+        stored = deal = 0
+        while stored < matches:
             group = rng.sample(range(len(BOTS)), SEATS)
-            deals.append((deal, 1000 + deal, json.dumps([BOTS[b] for b in group])))
-            for rotation in range(SEATS):
-                if match_id >= matches:
-                    break
-                match_id += 1
+            store.plan_deal(deal, 1000 + deal, [BOTS[b] for b in group])
+            for rotation in range(min(SEATS, matches - stored)):
+                stored += 1
                 seating = [group[(s - rotation) % SEATS] for s in range(SEATS)]
-                rows.append((match_id, deal, rotation, seed, now + match_id, 0.1, 60, blob))
                 scores = [skill[b] + rng.gauss(0, 1.5) for b in seating]
                 order = sorted(range(SEATS), key=lambda s: -scores[s])
+                places = [0] * SEATS
+                totals = [0] * SEATS
+                faults = []
+                after = {}
                 for place, s in enumerate(order, 1):
                     bot = seating[s]
-                    fault = 1 if rng.random() < 0.002 else 0
-                    seats.append((match_id, s, bot + 1, 4 * place + rng.randrange(4), place, 0, fault, 60))
-                    if fault:
-                        faults.append((match_id, s, rng.randrange(60), "timeout", "no answer within 1.000 s"))
+                    places[s], totals[s] = place, 4 * place + rng.randrange(4)
+                    if rng.random() < 0.002:
+                        faults.append(Fault(s, rng.randrange(60), FaultKind.TIMEOUT, "no answer within 1.000 s"))
                     mu[bot] += (2.5 - place) * 0.1 * sigma[bot] / 8.333
                     sigma[bot] = max(0.8, sigma[bot] * 0.995)
-                    ratings.append((match_id, bot + 1, mu[bot], sigma[bot]))
+                    after[BOTS[bot]] = Rating(mu[bot], sigma[bot])
+                latencies = tuple(tuple(rng.expovariate(1 / speed[b]) for _ in range(3)) for b in seating)
+                summary = MatchSummary(seed, 60, tuple(totals), tuple(places), frozenset(), tuple(faults), latencies)
+                batch.append(Finished(deal, rotation, summary, tuple(BOTS[b] for b in seating), after, 0.1, blob))
             deal += 1
-        db.execute("BEGIN")
-        db.executemany("INSERT INTO deals VALUES (?, ?, ?)", deals)
-        db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", seats)
-        db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)", ratings)
-        db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?)", faults)
-        db.execute("COMMIT")
-    db.execute("BEGIN")
-    db.executemany("UPDATE bots SET mu = ?, sigma = ? WHERE id = ?",
-                   [(mu[b], sigma[b], b + 1) for b in range(len(BOTS))])
-    db.executemany("INSERT INTO latency VALUES (?, ?, ?)",
-                   [(b + 1, bucket, rng.randrange(1, 50_000)) for b in range(len(BOTS)) for bucket in range(120, 200)])
-    db.execute("COMMIT")
-    db.executescript(";".join(indexes))
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
+            if len(batch) >= 20_000 or stored >= matches:
+                store.record_matches(batch)
+                batch = []
+    finally:
+        store.close()
     print(f"filled {path} with {matches} matches in {time.monotonic() - began:.0f} s "
           f"({path.stat().st_size / 2**20:.0f} MiB)")
 
@@ -161,7 +138,9 @@ def main() -> None:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{args.db}{suffix}").unlink(missing_ok=True)
         fill(args.db, args.matches)
-    count = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True).execute("SELECT max(id) FROM matches").fetchone()[0]
+    store = Store(args.db, readonly=True)
+    count = ReadModel(store).newest_match()
+    store.close()
     print(f"database {args.db}: {count} matches")
 
     began = time.monotonic()
@@ -208,37 +187,26 @@ def main() -> None:
 
 def live(path: Path, host: str, port: int, count: int) -> None:
     """Add a deal set as a ladder would; print the board's answer time and when it shows the new matches."""
-    db = sqlite3.connect(path, isolation_level=None)
+    store = Store(path)  # the one writer, beside the server's read-only connections
     try:
-        rows: Any = db.execute("SELECT deal, rotation, seed, finished_at, seconds, steps, replay FROM matches "
-                               "WHERE id = 1").fetchone()
-        seats = db.execute("SELECT seat, bot_id, total, place, benched, faults, decisions FROM seats "
-                           "WHERE match_id = 1").fetchall()
-        deal = int(db.execute("SELECT max(deal) FROM deals").fetchone()[0]) + 1
-        db.execute("BEGIN")
-        db.execute("INSERT INTO deals VALUES (?, 1, '[]')", (deal,))
-        for rotation in range(SEATS):
-            cursor = db.execute("INSERT INTO matches (deal, rotation, seed, finished_at, seconds, steps, replay) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?)", (deal, rotation, *rows[2:]))
-            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           [(cursor.lastrowid, *seat) for seat in seats])
-        db.execute("COMMIT")
+        last = store.deals()[-1]
+        group, blob = last.bots, store.replay(1)
+        planned = store.plan_deal(last.deal + 1, last.seed + 1, group)
+        summary = MatchSummary(blob["seed"], 60, tuple(range(1, SEATS + 1)), tuple(range(1, SEATS + 1)), frozenset(),
+                               (), tuple((0.001,) for _ in range(SEATS)))
+        store.record_matches([Finished(planned.deal, rotation, summary, (*group[rotation:], *group[:rotation]), {}, 0.1,
+                                       replay.compress(blob)) for rotation in range(SEATS)])
     finally:
-        db.close()
+        store.close()
     began = time.perf_counter()
-    first, _ = ttfb(host, port, "/api/board")
+    first_byte, _ = ttfb(host, port, "/api/board")
     while True:
         at = json.loads(get(host, port, "/api/board"))["at"]
         if at >= count + SEATS or time.perf_counter() - began > 120:
             break
         time.sleep(0.2)
-    print(f"after {SEATS} new matches: /api/board answered in {first * 1000:.1f} ms; it showed them "
+    print(f"after {SEATS} new matches: /api/board answered in {first_byte * 1000:.1f} ms; it showed them "
           f"{time.perf_counter() - began:.1f} s later (recomputed in the background)")
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("DELETE FROM seats WHERE match_id > ?", (count,))
-    db.execute("DELETE FROM matches WHERE id > ?", (count,))
-    db.execute("DELETE FROM deals WHERE deal = ?", (deal,))
-    db.close()
 
 
 if __name__ == "__main__":

@@ -6,14 +6,14 @@ For each deadline (default 0.5, 0.2 and 0.1 s), runs `arena ladder` (a temporary
 one round a match) with three bundled Cabanga! bots and a hostile bot that, in each of its processes (a table
 keeps one per rotation of a deal), forks C children (default 3) that spin the CPU for good, and plays on.
 Prints, per deadline, the faults charged to the innocent bots (what must stay 0) and to the spinner, and the
-matches stored. Run it with ``PYTHONPATH=<another checkout>`` to measure that code with the same bots.
+matches stored (both read by `arena leaderboard --json`). Run it with ``PYTHONPATH=<another checkout>`` to measure
+that code with the same bots.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -39,12 +39,14 @@ def measure(deadline: float, matches: int, children: int, sandbox: str) -> dict[
             capture_output=True, text=True, timeout=1800, cwd=folder, check=False)
         if done.returncode != 0:
             raise SystemExit(f"the ladder failed: {done.stderr[-2000:]}")
-        with sqlite3.connect(db) as con:
-            stored = con.execute("SELECT count(*) FROM matches").fetchone()[0]
-            rows = con.execute(
-                "SELECT b.name, count(*) FROM faults f JOIN seats s ON s.match_id = f.match_id AND s.seat = f.seat "
-                "JOIN bots b ON b.id = s.bot_id GROUP BY b.name").fetchall()
-    faults = dict(rows)
+        board = subprocess.run(
+            [sys.executable, "-c", "from arena.cli import run; run()", "leaderboard", "--db", str(db), "--json"],
+            capture_output=True, text=True, timeout=300, cwd=folder, check=False)
+        if board.returncode != 0:
+            raise SystemExit(f"the leaderboard failed: {board.stderr[-2000:]}")
+    rows = [row for row in map(json.loads, board.stdout.splitlines()) if "pair" not in row]
+    stored = sum(int(row["matches"]) for row in rows) // 4  # every match has 4 seats
+    faults = {str(row["bot"]): int(row["faults"]) for row in rows}
     innocent = sum(n for name, n in faults.items() if name != "spinner")
     return {"deadline": deadline, "matches": stored, "innocent_faults": innocent,
             "spinner_faults": faults.get("spinner", 0)}

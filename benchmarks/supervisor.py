@@ -2,8 +2,8 @@
 
     python benchmarks/supervisor.py [--starts 50]
 
-For the native supervisor (arena/launch/supervisor.c, built on first use) and the Python one
-(``python -I -S supervisor.py``), each with rlimits only (no cgroups, no jail: the supervisor's own cost):
+For the supervisor (arena/launch/supervisor.c: this machine's, or the build ARENA_SUPERVISOR names), with rlimits
+only (no cgroups, no jail: the supervisor's own cost):
 
   private dirty   the supervisor's private dirty memory (Private_Dirty of /proc/PID/smaps_rollup), KiB: what
                   each bot process adds that no other process shares
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's supervisors, not an installed one
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's supervisor, not an installed one
 
 from arena.launch import native
 
@@ -68,18 +68,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--starts", type=int, default=50, help="runs of `supervisor -- /bin/true` each")
     args = parser.parse_args()
-    chosen = native.default_supervisor()
-    if not chosen.native:
-        print(f"no native supervisor here: {chosen.why_not}")
-    twins = [("native", chosen)] if chosen.native else []
-    twins.append(("python", native.python_supervisor()))
-    print(f"{'supervisor':<10} {'private dirty KiB':>18} {'pss KiB':>9} {'rss KiB':>9} "
-          f"{'start ms (mean, min, max)':>27}")
-    for name, supervisor in twins:
-        used = memory(supervisor)
-        times = start_ms(supervisor, args.starts)
-        print(f"{name:<10} {used['Private_Dirty']:>18} {used['Pss']:>9} {used['Rss']:>9} "
-              f"{statistics.mean(times):>11.1f} {min(times):>7.1f} {max(times):>7.1f}")
+    supervisor = native.default_supervisor()
+    if not supervisor.available:
+        sys.exit(f"no supervisor here: {supervisor.why_not}")
+    print(f"{'private dirty KiB':>18} {'pss KiB':>9} {'rss KiB':>9} {'start ms (mean, min, max)':>27}")
+    used = memory(supervisor)
+    times = start_ms(supervisor, args.starts)
+    print(f"{used['Private_Dirty']:>18} {used['Pss']:>9} {used['Rss']:>9} "
+          f"{statistics.mean(times):>11.1f} {min(times):>7.1f} {max(times):>7.1f}")
 
 
 if __name__ == "__main__":

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from pathlib import Path
 
-from arena.ladder.store import Store
+from arena.ladder.store import Store, StoreError
 
 
 def stored_count(db: Path) -> int:
-    """Return how many matches the database holds (0 before it exists); read-only, never waits for a lock."""
+    """Return how many matches the database holds (0 before it exists or holds a ladder); read-only, never waits
+    for the writer's lock."""
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
-            return int(conn.execute("SELECT count(*) FROM matches").fetchone()[0])
-    except sqlite3.Error:
+        store = Store(db, readonly=True)
+    except StoreError:
         return 0
+    try:
+        return store.match_count()
+    except sqlite3.Error:  # a file being made by the ladder
+        return 0
+    finally:
+        store.close()
 
 
 def seeds(db: Path) -> list[tuple[int, int, int]]:

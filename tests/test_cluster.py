@@ -127,7 +127,7 @@ def test_a_contest_on_the_cluster_checks_a_submission_here_and_plays_it_on_the_n
                       'baseline = "house.toml"\ndata = "data"\ntables = 2\n[submissions]\ncheck_rounds = 1\n')
     (tmp_path / "data").mkdir()
     store = ContestStore(tmp_path / "data" / "contest.db")
-    token = store.add_author("alice")
+    token = store.authors.add("alice")
     store.close()
     bot = tmp_path / "firsty"
     bot.mkdir()

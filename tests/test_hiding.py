@@ -17,13 +17,11 @@ import random
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 import pytest
-from google.protobuf.any_pb2 import Any as AnyMessage
-from google.protobuf.message import Message
 
 from arena.core.referee import Clock, MatchRecord, Request, SeatFaulted, referee_match
 from arena.games import all_games, get_game
@@ -38,6 +36,8 @@ from arena.protocol import codec as wire
 from arena.protocol import server as server_module
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import Connection, Outgoing, Slot
+from arena.tools import gamecheck
+from arena.tools.gamecheck import varint
 from arena.v2 import arena_pb2 as pb
 
 CONFIGS = [(game, seats) for game in all_games() for seats in range(game.min_seats, game.max_seats + 1)]
@@ -47,81 +47,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SPY = ROOT / "tests" / "adversarial" / "hostile.py"
 
 
-def _packed_types() -> dict[str, type[Message]]:
-    """Return every message a google.protobuf.Any may carry, by type URL: each game's view and events, and the
-    envelope's shared events."""
-    types: dict[str, type[Message]] = {url: kind for url, (kind, _) in wire._SHARED_FROM_PB.items()}
-    for game in all_games():
-        codec = wire.codec_for(game.name)
-        types[codec.view_url] = codec.view_message
-        types.update({url: event.message for url, event in codec.events_by_url.items()})
-    return types
-
-
-PACKED = _packed_types()
-
-
-def fields(message: Message) -> Iterator[tuple[str, Any]]:
-    """Yield (name, value) for every set field of ``message`` and of its sub-messages (a packed one unpacked),
-    lists whole."""
-    if isinstance(message, AnyMessage):
-        assert message.type_url in PACKED, f"an unknown message type is on the wire: {message.type_url}"
-        message = PACKED[message.type_url].FromString(message.value)
-    for descriptor, value in message.ListFields():
-        if descriptor.message_type is not None and descriptor.message_type.GetOptions().map_entry:
-            yield from ((f"{descriptor.name}[{k}]", v) for k, v in value.items())
-        elif descriptor.message_type is not None:
-            children = value if descriptor.is_repeated else [value]
-            for child in children:
-                yield from fields(child)
-        else:
-            yield descriptor.name, list(value) if descriptor.is_repeated else value
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((value & 0x7F) | (0x80 if value > 0x7F else 0))
-        value >>= 7
-        if not value:
-            return bytes(out)
-
-
-def check_secrets(data: bytes, message: Message, state: MatchState, seat: int, tokens: list[str]) -> None:
-    """Nothing in ``message`` (sent to ``seat``, serialized as ``data``) is a secret of ``state``."""
+def check_secrets(data: bytes, message: pb.ArenaMessage, state: MatchState, seat: int, tokens: list[str]) -> None:
+    """Nothing in ``message`` (sent to ``seat``, serialized as ``data``) is a token or a secret of ``state`` (the
+    library's check: :func:`arena.tools.gamecheck.check_message_hides`)."""
     for token in tokens:
         assert token.encode() not in data, "a token is on the wire"
-    assert str(state.seed).encode() not in data and varint(state.seed) not in data, "the seed is on the wire"
-    values = list(fields(message))
-    assert all(value != state.seed for _, value in values)
-    card_lists = [value for _, value in values if isinstance(value, list) and value and isinstance(value[0], str)]
     game = get_game(state.game)
-    deck = game.deck(getattr(state, "options", game.options()), state.seats)
-    rank = {card: len(deck) - i for i, card in enumerate(reversed(deck))}  # a card's first place in the deck
-    unique = len(set(deck)) == len(deck)
-    zones = state.zones()
-    own = Counter(c.text for c in zones[f"hand {seat}"])
-    for name, cards in zones.items():
-        texts = [c.text for c in cards]
-        if name.startswith("hand ") and name != f"hand {seat}" and len(texts) >= 2 and Counter(texts) != own:
-            for lst in card_lists:
-                assert Counter(lst) != Counter(texts), f"seat {seat} is sent {name}: {lst}"
-        if name in game.hidden_order and len(texts) >= 2:
-            for lst in card_lists:
-                # a pile in the deck's order is in the order a view lists a set of cards in (the prizes to come)
-                if not in_order([rank[c] for c in cards]):
-                    assert lst != texts and lst != texts[::-1], f"seat {seat} is sent the order of the {name}"
-                if unique and len(texts) >= 3:  # every card of the game is unique: no run of three either
-                    runs = {tuple(texts[i:i + 3]) for i in range(len(texts) - 2)
-                            if not in_order([rank[c] for c in cards[i:i + 3]])}
-                    runs |= {run[::-1] for run in runs}
-                    assert not runs & {tuple(lst[i:i + 3]) for i in range(len(lst) - 2)}, \
-                        f"seat {seat} is sent a run of the {name}"
-
-
-def in_order(ranks: list[int]) -> bool:
-    """Whether ``ranks`` rise or fall."""
-    return ranks == sorted(ranks) or ranks == sorted(ranks, reverse=True)
+    gamecheck.check_message_hides(game, data, message, state, seat, gamecheck.packed_types(wire.codec_for(game.name)),
+                                  "a message")
 
 
 class Watched(Protocol):

@@ -1,5 +1,6 @@
 """A plain `pip install .` (not editable) into a fresh virtual environment ships everything the default
-`arena ladder` needs: the bundled bots and their lists (issue 11).
+`arena ladder` needs: the bundled bots and their lists (issue 11), and the bots' supervisor, compiled by the
+install (issue 37).
 
 The environment sees the packages of the environment running the tests (grpcio, protobuf, pip, setuptools),
 after its own, so that nothing is downloaded (it also passes in a fresh venv of a bare interpreter); the test
@@ -32,7 +33,9 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
                          capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()}
     (Path(own) / "outer-environment.pth").write_text("\n".join(sorted(outer)) + "\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # no other supervisor named, and a cache folder of its own: the one the install built must be the one that runs
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ARENA_SUPERVISOR")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                               "--disable-pip-version-check", str(source)],
                              capture_output=True, text=True, timeout=300, env=env)
@@ -40,11 +43,12 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     shutil.rmtree(source)  # nothing may come from the source tree any more
     work = tmp_path / "elsewhere"
     work.mkdir()
-    # the games' bundled bot lists (in their folders, arena/games/GAME/bots/) and the other languages' examples
-    # and the native supervisor's source, which the machine builds at first use
+    # the games' bundled bot lists (in their folders, arena/games/GAME/bots/) and the other languages' examples,
+    # and the supervisor the install compiled, which is the one that runs
     code = ("import arena, bots; from arena.games import bot_list, game_names; from arena.launch import native\n"
-            "assert native.SOURCE.is_file(), native.SOURCE\n"
-            "print(arena.__file__, bots.__file__, native.SOURCE, *(bot_list(game) for game in game_names()))")
+            "supervisor = native.default_supervisor()\n"
+            "assert supervisor.program == str(native.PACKAGED) and native.SOURCE.is_file(), supervisor\n"
+            "print(arena.__file__, bots.__file__, supervisor.program, *(bot_list(game) for game in game_names()))")
     where = subprocess.run([str(python), "-c", code], cwd=work, capture_output=True, text=True, timeout=60, env=env)
     assert where.returncode == 0, where.stderr
     assert len(where.stdout.split()) == 6 and all(line.startswith(str(venv)) for line in where.stdout.split()), \
@@ -57,6 +61,14 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
     assert ladder.returncode == 0, ladder.stdout + ladder.stderr
     assert "cabanga-easy" in ladder.stdout and "4 matches played" in ladder.stderr
     assert (work / "arena.db").is_file()
+    assert not (tmp_path / "cache" / "arena").exists()  # nothing was built at first use
+    sandbox = subprocess.run([str(venv / "bin" / "arena"), "sandbox", "--sandbox", "limits"], cwd=work,
+                             capture_output=True, text=True, timeout=60, env=env)
+    assert sandbox.returncode == 0 and sandbox.stdout.startswith("bot sandbox: limits"), sandbox
+    # a built-in game's recorded match ships with it: the checks re-run it
+    checked = subprocess.run([str(venv / "bin" / "arena"), "games", "--check", "goofspiel"], cwd=work,
+                             capture_output=True, text=True, timeout=120, env=env)
+    assert checked.returncode == 0 and "ok       golden: golden.json: " in checked.stdout, checked
     # arena new copies the bundled examples and the .proto: shipped too
     for lang in ("js", "cpp", "go", "java", "rust"):
         made = subprocess.run([str(venv / "bin" / "arena"), "new", f"my-{lang}", "--lang", lang], cwd=work,

@@ -40,7 +40,7 @@ from arena.ladder.scheduler import FairScheduler, FieldState
 from arena.ladder.store import Finished, Store, StoreError
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
-from arena.launch.supervisor import descendants
+from arena.launch.procs import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
@@ -706,6 +706,54 @@ def test_default_ladder_seed_is_secret_random_and_kept_by_the_database(
         assert len(seeds(db)) == 6
     assert seeds_seen[0] != seeds_seen[1] and min(seeds_seen) > 1000
     assert len(fake_tables.made) == 4 and len(fake_tables.seatings) == 12  # every run played, in this process
+
+
+def test_a_fixed_ladder_seed_is_said_to_be_known(tmp_path: Path, in_process_players: Fakes) -> None:
+    bots = write_bot_list(tmp_path / "bots.toml", ["lama-greedy", "lama-steady", "lama-random"])
+    code, _, err, _ = cli("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--matches", "3", "--seed", "7",
+                          "--tables", "1", "--db", tmp_path / "a.db", "-o", "rounds=1")
+    assert code == 0, err
+    assert "note: --seed 7 is a fixed ladder seed: a bot that knows it (or guesses it) works out every deal" in err
+    store = Store(tmp_path / "a.db", readonly=True)
+    try:
+        identity = store.identity()
+    finally:
+        store.close()
+    assert identity is not None and identity.seed == 7 and not identity.drawn
+    assert "ladder seed 7" in identity.describe()
+
+
+def test_a_given_seed_of_strangers_bots_is_replaced_by_a_secret_and_planned_deals_keep_theirs(
+        tmp_path: Path) -> None:
+    """An older contest's ladder was seeded 1 by default: opened for untrusted bots, it gets a drawn secret for
+    every deal set from now on; the ones already planned (and maybe played) keep their seeds."""
+    from arena.ladder.setup import SECRET_BITS, ladder_seed
+    from arena.ladder.store import LadderIdentity
+
+    game = get_game("lama")
+    config = LadderConfig(game, game.options({"rounds": 1}), 3, 0, [])
+    store = Store(tmp_path / "old.db")
+    try:
+        store.claim(LadderIdentity("lama", 3, 1, config.options.to_json()))
+        store.plan_deal(0, deal_seed(1, 0), ["a", "b", "c"])
+        assert ladder_seed(store, None, config=config) == (1, False)  # trusted bots: as it was
+        secret, drawn = ladder_seed(store, None, untrusted=True, config=config)
+        assert drawn and secret != 1 and secret.bit_length() > SECRET_BITS - 16
+        held = store.identity()
+        assert held is not None and (held.seed, held.drawn) == (secret, True)
+        assert "a secret seed" in held.describe() and str(secret) not in held.describe()
+        assert [d.seed for d in store.deals()] == [deal_seed(1, 0)]
+        assert ladder_seed(store, None, untrusted=True, config=config) == (secret, True)  # kept, not drawn again
+        other = LadderConfig(get_game("cabanga"), get_game("cabanga").options({}), 3, 0, [])
+        fresh = Store(tmp_path / "other.db")
+        try:
+            fresh.claim(LadderIdentity("lama", 3, 1, config.options.to_json()))
+            # another ladder's database is not re-keyed: claiming it fails later, with the reason
+            assert ladder_seed(fresh, None, untrusted=True, config=other) == (1, False)
+        finally:
+            fresh.close()
+    finally:
+        store.close()
 
 
 def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:

@@ -21,10 +21,10 @@ from arena.core.deals import DealKey
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.process import LaunchError
+from arena.launch.procs import processes_naming
 from arena.launch.runner import serving
 from arena.launch.sandbox import choose_sandbox
 from arena.launch.session import BotSession
-from arena.launch.supervisor import processes_naming
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")

@@ -116,6 +116,38 @@ def test_g2_replay_seat_shows_what_the_seat_saw_and_nothing_else(tmp_path: Path,
         main, ["replay", "1", "--db", str(path), "--seat", str(seat)]).output
 
 
+@pytest.mark.parametrize(("game", "seats"), [("cabanga", 4), ("lama", 3)])
+def test_g2_a_seats_replay_holds_what_the_seat_met_and_reads_as_the_whole_one_shows_it(
+        tmp_path: Path, game: str, seats: int) -> None:
+    """What an author downloads of a contest match: one seat's decisions with what it was told and saw, no seed,
+    no other seat's view or decision; `arena replay FILE` reads it as `--seat` shows the whole replay."""
+    path, record = stored_match(tmp_path, game, seats)
+    whole = replay_format.from_record(record)
+    mine = replay_format.seat_replay(whole, 1)
+    text = json.dumps(mine)
+    assert replay_format.is_seat_replay(mine) and not replay_format.is_seat_replay(whole)
+    assert str(SEED) not in text and "seed" not in mine and "steps" not in mine and "events" not in mine
+    assert {d["view"]["seat"] for d in mine["decisions"]} == {1}
+    assert all(f["seat"] == seats - 1 for f in whole["faults"]) and mine["faults"] == []  # another's faults: no
+    expected = [d.to_json(record.names) for d in replay_format.seat_decisions(whole, 1)]
+    assert mine["decisions"] == expected and mine["after"][-1].startswith("match over")
+    written = tmp_path / "seat1.json"
+    replay_format.write(written, mine)
+    shown = CliRunner().invoke(main, ["replay", str(written)])
+    from_db = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", "1"])
+    assert shown.exit_code == 0 and from_db.exit_code == 0, shown.output
+    assert shown.output.startswith(from_db.output) and "shown, not re-run" in shown.output
+    again = CliRunner().invoke(main, ["replay", str(written), "--seat", "1", "--step", "5", "--json"])
+    lines = [json.loads(line) for line in again.output.splitlines()]
+    assert len(lines) == 2 and lines[1]["step"] >= 5 and "told" not in lines[1]
+    other = CliRunner().invoke(main, ["replay", str(written), "--seat", "0"])
+    assert other.exit_code == 1 and "the replay of seat 1 alone" in other.output
+    bots = tmp_path / "bots.toml"
+    bots.write_text('[[bot]]\nbundled = "lama-greedy"\n')
+    asked = CliRunner().invoke(main, ["replay", str(written), "--bot", str(bots)])
+    assert asked.exit_code == 2 and "holds no seed" in asked.output
+
+
 def test_replay_seat_step_jumps_to_one_decision(tmp_path: Path) -> None:
     path, _record = stored_match(tmp_path, "lama", 3)
     result = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", "0", "--step", "10", "--json"])

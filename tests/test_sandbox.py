@@ -1,13 +1,14 @@
 """The sandbox of bot processes: limits from the bot list, the supervisor, cgroups, the jail, the log pump.
 
-The supervisor is run directly with small programs instead of bots (no gRPC), under every isolation this
-machine gives: limits only always, limits with cgroups and the bubblewrap jail where they can be had. With
-CI=true a machine without the jail fails these tests instead of skipping them.
+The supervisor (arena/launch/supervisor.c) is run directly with small programs instead of bots (no gRPC), under
+every isolation this machine gives: limits only always, limits with cgroups and the bubblewrap jail where they can
+be had. These tests are its specification: they run against this machine's build of it, or the one
+ARENA_SUPERVISOR names (.ci/run runs them again against a build with sanitizers). With CI=true a machine without
+the jail or the supervisor fails these tests instead of skipping them.
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import json
 import os
@@ -15,7 +16,6 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,6 @@ from arena.launch.botlist import BotListError, BotSpec, parse_bot_list
 from arena.launch.process import BotProcess, LaunchError, log_file_name
 from arena.launch.sandbox import (
     DEFAULT_LIMITS,
-    SUPERVISOR,
     Bind,
     Cgroups,
     Isolation,
@@ -36,13 +35,17 @@ from arena.launch.sandbox import (
     interpreter_folders,
     own_cgroups,
 )
-from arena.launch.supervisor import (
+from arena.launch.supervisor_constants import (
+    BWRAP_OPTIONS,
     CGROUP_PREFIX,
     CPU_EXIT_CODE,
     HOST_UID_BASE,
     HOST_UID_SPAN,
     JAIL_SOCKET,
+    RUN_FAILED_EXIT_CODE,
     STAGE_PREFIX,
+    START_FAILED_EXIT_CODE,
+    USAGE_EXIT_CODE,
 )
 
 MACHINE = detect_sandbox()
@@ -53,14 +56,11 @@ if MACHINE.cgroups is not None:
     MODES.append(Sandbox(Isolation.LIMITS, MACHINE.cgroups))
 if MACHINE.isolation is Isolation.JAIL:
     MODES.append(MACHINE)
-# the supervisor's own behaviour is tested against both of its twins: the native one (the default where it builds)
-# and supervisor.py (the fallback); with CI=true a machine without a C compiler fails (test_ci_has_...)
-NATIVE = native.default_supervisor()
-PYTHON = native.python_supervisor()
-native_only = pytest.mark.skipif(not NATIVE.native and not CI, reason=f"no native supervisor here: {NATIVE.why_not}")
-SUPERVISED = [pytest.param(replace(mode, supervisor=supervisor), id=f"{mode.level}-{name}",
-                           marks=[native_only] if name == "native" else [])
-              for mode in MODES for name, supervisor in (("native", NATIVE), ("python", PYTHON))]
+# the supervisor under test: this machine's build, or the one ARENA_SUPERVISOR names; with CI=true a machine
+# without it fails (test_ci_has_...)
+SUPERVISOR = native.default_supervisor()
+supervised = pytest.mark.skipif(not SUPERVISOR.available and not CI, reason=f"no supervisor here: {SUPERVISOR.why_not}")
+SUPERVISED = [pytest.param(mode, id=mode.level, marks=[supervised]) for mode in MODES]
 # a jail test skips only where there is no bubblewrap at all: where it is installed and its jail fails, they fail
 jail = pytest.mark.skipif(MACHINE.isolation is not Isolation.JAIL and not CI and not MACHINE.broken_jail,
                           reason=f"no bubblewrap jail here: {MACHINE.reason}")
@@ -132,61 +132,66 @@ def test_limits_check_their_values() -> None:
     assert Limits().updated({"disk_mb": 1}).disk_mb == 1
 
 
-def test_log_file_names_stay_in_the_log_folder() -> None:
-    assert log_file_name("../../etc/passwd", 0) == "_.._etc_passwd-0.log"
-    assert log_file_name(".hidden", 1) == "hidden-1.log"
+def test_log_file_names_stay_in_the_log_folder_and_never_meet() -> None:
     assert log_file_name("greedy", 2) == "greedy-2.log"
+    for name in ("../../etc/passwd", ".hidden", "a/b", "", "..", "x\n"):
+        file = log_file_name(name, 1)
+        assert "/" not in file and not file.startswith(".") and file.endswith("-1.log")
+    # two names that mangle alike (':' and '_') keep two files, and neither takes a plain name's
+    names = ["alice:my_bot:v1", "alice_my:bot:v1", "alice_my_bot_v1", "alice_my_bot_v1.", ".alice_my_bot_v1"]
+    assert len({log_file_name(name, 0) for name in names}) == len(names)
 
 
 # ------------------------------------------------------------------------------------------ the supervisor
 
 
-def test_the_supervisor_imports_the_standard_library_only() -> None:
-    """The arena runs it by its path with ``python -I -S``: the arena's package, site-packages and the working
-    directory are out of its reach, so it imports nothing else (the arena's side imports from it, never the
-    reverse)."""
-    imported: set[str] = set()
-    for node in ast.walk(ast.parse(Path(SUPERVISOR).read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, f"relative import of {node.module!r} in the supervisor"
-            imported.add((node.module or "").split(".")[0])
-    assert "os" in imported
-    assert imported <= sys.stdlib_module_names, sorted(imported - sys.stdlib_module_names)
-    done = subprocess.run([sys.executable, "-I", "-S", SUPERVISOR, "--help"], capture_output=True, text=True,
-                          cwd="/", timeout=30, check=False)
-    assert done.returncode == 0 and "supervisor.py" in done.stdout, done.stderr
+@supervised
+def test_the_supervisor_reads_the_command_line_the_arena_writes() -> None:
+    """Every option :meth:`Sandbox.command` writes is one it knows (``--name VALUE`` or ``--name=VALUE``), and a
+    bad command line ends in its usage and USAGE_EXIT_CODE, never in a bot run with other limits."""
+    done = subprocess.run([*SUPERVISOR.prefix, "--help"], capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0 and "usage: arena-supervisor" in done.stdout, done.stderr
+    jail = Sandbox(Isolation.JAIL, Cgroups(1, (("pids", "/p"),)), seccomp="/f", drop_uid=True, supervisor=SUPERVISOR)
+    command = jail.command(["bot"], DEFAULT_LIMITS, cwd="/", group=Cgroups(1, (("pids", "/g"),)))
+    written = {word for word in command[1:command.index("--")] if word.startswith("--")}
+    assert written == {"--memory", "--cpu", "--nofile", "--fsize", "--pids", "--cgroup", "--in-bot-group",
+                       "--seccomp", "--drop-uid"}
+    assert all(option in done.stdout for option in written), sorted(written)
+    for args in (["--cpu", "lots", "--", "true"], ["--cpu"], ["--memory=1x", "--", "true"], ["--nope", "--", "true"],
+                 ["--cpu", "5"]):
+        bad = subprocess.run([*SUPERVISOR.prefix, *args], capture_output=True, text=True, timeout=30, check=False)
+        assert bad.returncode == USAGE_EXIT_CODE and bad.stderr.startswith("usage: arena-supervisor"), (args, bad)
+    good = subprocess.Popen([*SUPERVISOR.prefix, "--cpu=5", "--memory", str(900 << 20), "--", sys.executable, "-c",
+                             "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert good.stdin is not None and good.stdout is not None
+    assert good.wait(timeout=30) == 0  # its input stays open until the bot has ended: closing it stops the bot
+    assert good.stdout.read() == f"{900 << 20}\n"
+    good.stdin.close()
+    good.stdout.close()
 
 
-@native_only
-def test_the_native_supervisor_has_the_python_ones_options_and_constants() -> None:
-    """The two twins take the same command line and share their constants (supervisor.c says the same as
-    supervisor.py: a change to one must be made to the other)."""
-    from arena.launch import supervisor
+def test_the_jail_command_holds_only_options_the_supervisor_reads() -> None:
+    """The supervisor reads bubblewrap's command by BWRAP_OPTIONS (it stages every --ro-bind source) and refuses any
+    other option: each one :func:`jail_arguments` writes is in the table with the number of values it takes."""
+    from arena.launch.sandbox import jail_arguments
 
-    done = subprocess.run([*NATIVE.prefix, "--help"], capture_output=True, text=True, timeout=30, check=False)
-    assert done.returncode == 0 and "supervisor.py" in done.stdout, done.stderr
-    python = subprocess.run([*PYTHON.prefix, "--help"], capture_output=True, text=True, timeout=30, check=True)
-    options = {word.strip("[],") for word in python.stdout.split() if word.startswith(("--", "[--"))} - {"--help"}
-    assert options and all(option in done.stdout for option in options), sorted(options)
-    defines = dict(line.split()[1:3] for line in native.SOURCE.read_text().splitlines()
-                   if line.startswith("#define ") and len(line.split()) >= 3)
-    for name in ("CPU_POLL", "STOP_GRACE", "JAIL_SOCKET", "CGROUP_PREFIX", "STAGE_PREFIX", "DEFAULT_MEMORY_MB",
-                 "DEFAULT_CPU_SECONDS", "DEFAULT_OPEN_FILES", "DEFAULT_DISK_MB", "DEFAULT_PROCESSES"):
-        assert defines[name].strip('"') == str(getattr(supervisor, name)), name
-    assert int(defines["HOST_UID_BASE"].rstrip("L")) == supervisor.HOST_UID_BASE
-    bad = subprocess.run([*NATIVE.prefix, "--cpu", "lots", "--", "true"], capture_output=True, text=True,
-                         timeout=30, check=False)
-    assert bad.returncode == 2 and "usage:" in bad.stderr  # as argparse
+    args = jail_arguments("bwrap", DEFAULT_LIMITS, cwd="/srv/bot", binds=[Bind("/srv/bot")], socket="/run/s.sock",
+                          env={"PATH": "/usr/bin"})
+    i = 1
+    seen = set()
+    while args[i] != "--":
+        assert args[i] in BWRAP_OPTIONS, f"jail_arguments writes {args[i]!r}, which the supervisor refuses"
+        seen.add(args[i])
+        i += 1 + BWRAP_OPTIONS[args[i]]
+    assert i == len(args) - 1 and {"--ro-bind", "--setenv", "--unshare-all", "--tmpfs", "--remount-ro"} <= seen
 
 
-@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
-                                        pytest.param(PYTHON, id="python")])
-def test_a_supervisor_that_cannot_start_the_bot_says_why(supervisor: native.Supervisor, tmp_path: Path) -> None:
+@supervised
+def test_a_supervisor_that_cannot_start_the_bot_says_why(tmp_path: Path) -> None:
     """126: the bot's cgroup cannot be made; 127: its command cannot be run (each with a line on stderr)."""
     def status(*args: str) -> tuple[int, str]:
-        proc = subprocess.Popen([*supervisor.prefix, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+        proc = subprocess.Popen([*SUPERVISOR.prefix, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         assert proc.stdin is not None and proc.stderr is not None
         code = proc.wait(timeout=30)  # its input stays open until the bot has ended: closing it stops the bot
@@ -196,21 +201,20 @@ def test_a_supervisor_that_cannot_start_the_bot_says_why(supervisor: native.Supe
         return code, err
 
     code, err = status("--cgroup", f"pids={tmp_path}/none", "--", sys.executable, "-c", "pass")
-    assert code == 126 and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
+    assert code == START_FAILED_EXIT_CODE and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
     assert not (tmp_path / "none").exists()
     # a group made below one folder, and then a controller missing: said in a line, and the group made removed
     code, err = status("--cgroup", f"pids={tmp_path}", "--", sys.executable, "-c", "pass")
-    assert code == 126 and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
+    assert code == START_FAILED_EXIT_CODE and err.startswith("[arena sandbox] cannot make the bot's cgroup"), err
     assert "cpuacct" in err and "Traceback" not in err and list(tmp_path.iterdir()) == [], err
     code, err = status("--", str(tmp_path / "no-such-program"))
-    assert code == 127 and err.startswith("[arena sandbox] cannot run") and "no-such-program" in err, err
+    assert code == RUN_FAILED_EXIT_CODE and err.startswith("[arena sandbox] cannot run") and "no-such-program" in err, \
+        err
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="--drop-uid is for an arena that runs as root")
-@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
-                                        pytest.param(PYTHON, id="python")])
-def test_a_root_supervisor_stages_the_jails_folders_and_drops_the_uid(supervisor: native.Supervisor,
-                                                                      tmp_path: Path) -> None:
+@supervised
+def test_a_root_supervisor_stages_the_jails_folders_and_drops_the_uid(tmp_path: Path) -> None:
     """What the supervisor does before bubblewrap (``--drop-uid``, ``--seccomp``), seen by a stand-in for bwrap
     that prints what it got: it runs as the supervisor's own host uid, with no groups; a private folder and
     the bot's socket are staged (bound into a tmpfs that uid reaches), the socket made its; the system's
@@ -233,7 +237,7 @@ def test_a_root_supervisor_stages_the_jails_folders_and_drops_the_uid(supervisor
         bwrap.chmod(0o755)
         command = [str(bwrap), "--ro-bind", str(private), str(private), "--unshare-all", "--ro-bind", str(sock),
                    JAIL_SOCKET, "--ro-bind", "/usr", "/usr", "--", "bot", "--ro-bind"]
-        proc = subprocess.Popen([*supervisor.prefix, "--seccomp", str(seccomp), "--drop-uid", "--", *command],
+        proc = subprocess.Popen([*SUPERVISOR.prefix, "--seccomp", str(seccomp), "--drop-uid", "--", *command],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         proc.wait(timeout=30)
@@ -321,11 +325,10 @@ def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sand
     assert time.monotonic() - began < 3
 
 
-@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
-                                        pytest.param(PYTHON, id="python")])
-def test_sigterm_to_the_supervisor_stops_its_bot(supervisor: native.Supervisor, tmp_path: Path) -> None:
+@supervised
+def test_sigterm_to_the_supervisor_stops_its_bot(tmp_path: Path) -> None:
     """The arena's last resort before SIGKILL to the group: the supervisor stops the bot as when its input closes."""
-    proc = start(Sandbox(Isolation.LIMITS, supervisor=supervisor),
+    proc = start(Sandbox(Isolation.LIMITS),
                  "print('ready', flush=True)\nimport time; time.sleep(60)", tmp_path)
     assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
     assert proc.stdout.readline() == "ready\n"
@@ -358,10 +361,10 @@ def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None
 def test_ci_has_the_jail_and_cgroups() -> None:
     """CI installs bubblewrap (.ci/run) and runs as root: a missing jail there is a failure, never a skip; so
     are missing cgroups where the machine has cgroup v1 hierarchies (cgroup v2 is not used yet), and a missing
-    native supervisor (CI has a C compiler)."""
+    supervisor (CI has a C compiler)."""
     if CI:
         assert MACHINE.isolation is Isolation.JAIL, MACHINE.describe()
-        assert NATIVE.native, NATIVE.why_not
+        assert SUPERVISOR.available, SUPERVISOR.why_not
     if CGROUPS_DUE:
         assert MACHINE.cgroups is not None, MACHINE.describe()
 
@@ -436,15 +439,12 @@ def test_a_bot_in_cgroups_has_a_process_count_and_its_group_goes_with_it(tmp_pat
 
 
 @cgroups
-@pytest.mark.parametrize("supervisor", [pytest.param(NATIVE, id="native", marks=native_only),
-                                        pytest.param(PYTHON, id="python")])
-def test_the_group_of_a_live_supervisor_of_either_twin_is_not_stale(supervisor: native.Supervisor,
-                                                                     tmp_path: Path) -> None:
+def test_the_group_of_a_live_supervisor_is_not_stale(tmp_path: Path) -> None:
     """An arena starting clears the groups of supervisors that are gone (killed hard), and only those."""
     from arena.launch.sandbox import clean_stale_cgroups
 
     assert MACHINE.cgroups is not None
-    proc = start(Sandbox(Isolation.LIMITS, MACHINE.cgroups, supervisor=supervisor),
+    proc = start(Sandbox(Isolation.LIMITS, MACHINE.cgroups),
                  "print('up', flush=True)\nimport time; time.sleep(30)", tmp_path)
     assert proc.stdout is not None and proc.stdin is not None
     group = os.path.join(MACHINE.cgroups.parents[0][1], f"{CGROUP_PREFIX}{proc.pid}")
@@ -571,9 +571,9 @@ def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
         while not _escaped(mark) and time.monotonic() < deadline:  # the first bot asked has forked
             time.sleep(0.05)
         assert _escaped(mark)
-        # the machine's default supervisor runs them: the native one where it builds (the same cache folder)
+        # the machine's supervisor runs them (the same program as here: ARENA_SUPERVISOR is passed on)
         programs = {_cmdline(str(p)).split(b"\0", 1)[0] for p in _marked(mark) if _supervisor(_cmdline(str(p)))}
-        assert programs == {NATIVE.prefix[0].encode()}
+        assert programs == {SUPERVISOR.prefix[0].encode()}
     finally:
         arena.kill()
         arena.wait()
@@ -600,7 +600,7 @@ def _orphan_groups() -> list[str]:
 
 
 def _supervisor(cmdline: bytes) -> bool:
-    """Whether a command line is a supervisor's: either twin, or an older arena's (sandbox.py) running beside."""
+    """Whether a command line is a supervisor's: this arena's, or an older one's running beside."""
     return native.is_supervisor_command(cmdline + b"\0")
 
 

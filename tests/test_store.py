@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,19 @@ from arena.core import replay as replay_format
 from arena.core.referee import Fault, FaultKind, MatchRecord, MatchSummary, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import MatchResult
+from arena.ladder.database import Database, Migration, Schema
 from arena.ladder.ratings import Outcome, Rating
-from arena.ladder.store import BoardRow, Deal, Finished, LadderIdentity, Store, StoreError, _bucket, _quantile
+from arena.ladder.store import (
+    SCHEMA_VERSION,
+    BoardRow,
+    DealSet,
+    Finished,
+    LadderIdentity,
+    Store,
+    StoreError,
+    _bucket,
+    _quantile,
+)
 
 IDENTITY = LadderIdentity("cabanga", 3, 0, get_game("cabanga").options().to_json())
 BOTS = ("ann", "bob", "cat")
@@ -32,6 +45,25 @@ def record(totals: tuple[int, ...], *, benched: set[int] | None = None, faults: 
     rec.steps = [{0: "R1:left"}] * 5
     rec.result = MatchResult.from_totals(totals)
     return rec
+
+
+DATA = Path(__file__).resolve().parent / "data"
+OLD_LADDER = DATA / "ladder-e732209.db"
+"""A ladder database made by the arena of e732209, before the SQLite shell (tests/data/make_old_databases.py)."""
+
+
+def old_ladder(tmp_path: Path) -> Path:
+    """Return a copy of :data:`OLD_LADDER` (the committed file is never opened for writing)."""
+    path = tmp_path / "old.db"
+    shutil.copyfile(OLD_LADDER, path)
+    return path
+
+
+def dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Return every row of every table of the database at ``path``, by table, in the order stored."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in tables}
 
 
 def new_store(path: Path) -> Store:
@@ -133,7 +165,7 @@ def test_deals_seeds_and_replays_survive_reopening(tmp_path: Path) -> None:
     assert again.match_seeds() == [(0, 0, 77), (0, 2, 77)]
     deals = again.deals()
     assert [(d.deal, d.seed, d.bots, d.done) for d in deals] == [
-        (0, 77, BOTS, frozenset({0, 2})), (1, 88, ("cat", "bob", "dan"), frozenset())]
+        (0, 77, list(BOTS), {0, 2}), (1, 88, ["cat", "bob", "dan"], set())]
     assert again.replay(1)["steps"] == replay["steps"]
     with pytest.raises(StoreError, match="no match 9"):
         again.replay(9)
@@ -191,7 +223,7 @@ def test_bad_files_are_a_store_error(tmp_path: Path) -> None:
     cases = [(junk, False, "not a usable arena database"), (junk, True, "not a usable arena database"),
              (other, False, "something else"), (other, True, "something else"),
              (bad_meta, True, "bad ladder description"), (tmp_path / "nope.db", True, "does not exist"),
-             (tmp_path / "no" / "dir.db", False, "cannot open"), (tmp_path, False, "is a folder"),
+             (tmp_path / "no" / "dir.db", False, "folder does not exist"), (tmp_path, False, "is a folder"),
              (empty, True, "holds no ladder")]
     for path, readonly, message in cases:
         with pytest.raises(StoreError, match=message):
@@ -216,24 +248,26 @@ def test_a_changed_program_is_a_new_entry_and_its_old_version_is_kept(tmp_path: 
 
 
 def test_a_schema_1_database_is_upgraded_and_loses_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    store = new_store(path)
-    store.record_match(0, 0, record((3, 1, 2)).summary(), BOTS, {"ann": Rating(30, 2)}, 0.1,
-                       replay_format.compress({"seed": 1}))
-    store.close()
+    path = old_ladder(tmp_path)
     with contextlib.closing(sqlite3.connect(path)) as db:  # what an arena of schema 1 wrote
         db.execute("ALTER TABLE bots DROP COLUMN base")
         db.execute("ALTER TABLE bots DROP COLUMN retired")
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
         db.commit()
-    reader = Store(path, readonly=True)  # a reader needs no upgrade
-    assert [o.bots for o in reader.results()] == [BOTS]
+    before = dump(path)
+    reader = Store(path, readonly=True)  # a reader needs no upgrade, and makes none
+    assert reader.database.version == 1 and len(reader.results()) == 14
     reader.close()
+    assert dump(path) == before
     store = Store(path)
-    assert store._meta("schema") == "2"
-    assert store.match_count() == 1 and store.replay(1) == {"seed": 1}
-    assert store.rating_system() is None  # rated by an older arena: the ladder rates it again
-    assert store.register_bot("ann", "new", ["{python}", "ann"]) == "ann (old fann)"
+    assert store.database.version == SCHEMA_VERSION and store._meta("schema") == "2"
+    after = dump(path)
+    assert after.pop("bots") == [(*row, row[1], 0) for row in before.pop("bots")]  # each its own base, not retired
+    assert after.pop("meta") == [("schema", "2") if key == "schema" else (key, value)
+                                 for key, value in before.pop("meta")]
+    assert after == before
+    assert store.match_count() == 14 and store.replay(1)["game"] == "lama"
+    assert store.register_bot("alpha", "new", ["{python}", "alpha"]) == "alpha (old b78a)"
     store.close()
 
 
@@ -305,7 +339,7 @@ def expected_bucket(seconds: float) -> int:
 
 def test_a_stored_match_keeps_every_column_and_reads_back_as_it_was(tmp_path: Path) -> None:
     store = new_store(tmp_path / "a.db")
-    assert store.plan_deal(3, 11, BOTS) == Deal(3, 11, BOTS, frozenset())
+    assert store.plan_deal(3, 11, BOTS) == DealSet(3, 11, list(BOTS), set())
     faults = (Fault(2, 1, FaultKind.TIMEOUT, "late"), Fault(2, 3, FaultKind.MALFORMED, "bad"),
               Fault(0, 2, FaultKind.CRASH, "died"))
     summary = MatchSummary(77, 9, (4, 2, 7), (2, 1, 3), frozenset({2}), faults, ((0.001, 0.002), (0.003,), ()))
@@ -328,7 +362,7 @@ def test_a_stored_match_keeps_every_column_and_reads_back_as_it_was(tmp_path: Pa
         (ids["ann"], expected_bucket(0.001), 1), (ids["ann"], expected_bucket(0.002), 1),
         (ids["bob"], expected_bucket(0.003), 1)])
     assert store.results() == [Outcome(3, 1, BOTS, (2, 1, None))]
-    assert store.deals() == [Deal(3, 11, BOTS, frozenset({1}))]
+    assert store.deals() == [DealSet(3, 11, list(BOTS), {1})]
     assert store.played() == {"ann": 1, "bob": 1, "cat": 1}
 
 
@@ -438,7 +472,7 @@ def test_a_failed_commit_is_rolled_back_and_the_store_goes_on(tmp_path: Path) ->
         raise ZeroDivisionError
     assert store.deals() == [] and not store.db.in_transaction
     store.plan_deal(0, 5, BOTS)  # the store still writes
-    assert store.deals() == [Deal(0, 5, BOTS, frozenset())]
+    assert store.deals() == [DealSet(0, 5, list(BOTS), set())]
     reader = Store(tmp_path / "a.db", readonly=True)
     with pytest.raises(StoreError, match=r"^cannot write to '.*a\.db': attempt to write a readonly database$"):
         reader.plan_deal(1, 5, BOTS)
@@ -539,25 +573,28 @@ def test_the_same_ladder_is_recognised_whatever_the_options_order_or_sequence_ty
 def test_a_database_of_a_newer_arena_is_refused_and_left_unlocked(tmp_path: Path) -> None:
     path = tmp_path / "a.db"
     new_store(path).close()
+    newer = SCHEMA_VERSION + 1
     with contextlib.closing(sqlite3.connect(path)) as db, db:
-        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+        db.execute(f"PRAGMA user_version = {newer}")
     for readonly in (False, True):
-        with pytest.raises(StoreError, match=r"^'.*a\.db' was written by a newer arena \(schema 3\)$"):
+        with pytest.raises(StoreError, match=rf"^'.*a\.db' was written by a newer arena \(ladder schema {newer}, "
+                                             rf"this arena knows up to {SCHEMA_VERSION}\); upgrade arena to use it$"):
             Store(path, readonly=readonly)
     with contextlib.closing(sqlite3.connect(path)) as db, db:
-        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     store = Store(path)  # the refused open let go of its lock
     assert store.identity() == IDENTITY
-    assert store._lock_fd is not None  # the lock's descriptor is not handed down to the bots' processes
-    assert fcntl.fcntl(store._lock_fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+    lock = store.database._lock_fd
+    assert lock is not None  # the lock's descriptor is not handed down to the bots' processes
+    assert fcntl.fcntl(lock, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
     with pytest.raises(StoreError, match=r"^database '.*a\.db' is in use by another ladder; wait for it to end, "
                                          r"or use --db for a new file$"):
         Store(path)
     store.close()
-    assert store._lock_fd is None
+    assert store.database._lock_fd is None
     store.close()  # twice is harmless
     reader = Store(path, readonly=True)
-    assert reader._lock_fd is None and reader.readonly and not store.readonly
+    assert reader.database._lock_fd is None and reader.readonly and not store.readonly
     writer = Store(path)  # a reader holds no lock
     writer.close()
     reader.close()
@@ -579,15 +616,16 @@ def test_an_unknown_match_names_what_the_database_holds(tmp_path: Path) -> None:
 def test_opening_messages_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r"^database '.*nope\.db' does not exist$"):
         Store(tmp_path / "nope.db", readonly=True)
-    with pytest.raises(StoreError, match=r"^database '.*' is a folder$"):
+    with pytest.raises(StoreError, match=r"^database '.*' is a folder; give the ladder database a file's path$"):
         Store(tmp_path)
-    with pytest.raises(StoreError, match=r"^cannot open database '.*dir\.db': unable to open database file$"):
+    with pytest.raises(StoreError, match=r"^cannot create database '.*dir\.db': its folder does not exist; create it "
+                                         r"first$"):
         Store(tmp_path / "no" / "dir.db")
     other = tmp_path / "other.db"
     with contextlib.closing(sqlite3.connect(other)) as db:
         db.execute("CREATE TABLE t (x)")
-    with pytest.raises(StoreError, match=r"^'.*other\.db' is an SQLite database of something else, not an arena "
-                                         r"ladder$"):
+    with pytest.raises(StoreError, match=r"^'.*other\.db' is an SQLite database of something else \(tables t\), "
+                                         r"not an arena ladder; use --db for a new file$"):
         Store(other)
     empty = tmp_path / "empty.db"
     empty.touch()
@@ -595,7 +633,8 @@ def test_opening_messages_name_the_file(tmp_path: Path) -> None:
         Store(empty, readonly=True)
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"x" * 8192)
-    with pytest.raises(StoreError, match=r"^'.*junk\.db' is not a usable arena database: file is not a database$"):
+    with pytest.raises(StoreError, match=r"^'.*junk\.db' is not a usable arena database: file is not a database; "
+                                         r"use --db for a new file$"):
         Store(junk)
     bad = tmp_path / "bad.db"
     with contextlib.closing(sqlite3.connect(bad)) as db, db:
@@ -615,5 +654,126 @@ def test_a_store_closed_from_another_thread_still_lets_go_of_its_lock(tmp_path: 
     closer = threading.Thread(target=store.close)  # SQLite refuses to close it there; the lock goes all the same
     closer.start()
     closer.join()
-    assert store._lock_fd is None
+    assert store.database._lock_fd is None
     Store(path).close()
+
+
+# ----------------------------------------------------------------------- databases of older versions, the shell
+
+
+def test_a_database_of_e732209_opens_upgrades_in_place_and_loses_nothing(tmp_path: Path) -> None:
+    """The committed file an arena of today (e732209) wrote: read as it is, then upgraded by a writer, in place,
+    with every row, replay and figure as it was, and a ladder goes on with it."""
+    path = old_ladder(tmp_path)
+    before = dump(path)
+    reader = Store(path, readonly=True)
+    board = [row.to_json() for row in reader.leaderboard()]
+    results, deals = reader.results(), reader.deals()
+    reader.close()
+    assert dump(path) == before  # a reader changes nothing: no upgrade, no mark
+    assert len(results) == 14 and [(d.deal, sorted(d.done)) for d in deals] == [
+        (0, [0, 1, 2, 3]), (1, [0, 1, 2, 3]), (2, [0, 1, 2, 3]), (3, [0, 1])]
+    store = Store(path)
+    assert store.database.version == SCHEMA_VERSION == 3
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA application_id").fetchone()[0] == 0x41524E4C
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        indexes = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"seats_by_bot", "seats_by_bot_match", "seats_board", "seats_won", "seats_faulted", "ratings_by_bot",
+            "faults_by_match"} <= indexes
+    assert dump(path) == before  # schema 3 adds indexes only: every row as it was
+    assert [row.to_json() for row in store.leaderboard()] == board and store.results() == results
+    assert store.deals() == deals
+    assert store.identity() == LadderIdentity("lama", 4, 2026, {"target": 40, "rounds": 1})
+    assert store.rating_system() is not None and store.settings() == {
+        "deadline": 1.0, "time_bank": 0.0, "max_faults": 3, "tables": 2, "matches": 14, "hours": None}
+    assert store.played()["bravo (old c51d)"] > 0 and store.ratings().keys() == {
+        "alpha", "bravo", "bravo (old c51d)", "charlie", "delta", "crashy"}
+    for match_id in range(1, 15):  # every replay still re-runs to the events it stored
+        data = store.replay(match_id)
+        assert data["game"] == "lama" and replay_format.verify(data)[1] is None
+    assert store.register_bot("alpha", "changed", ["{python}", "-c", "# alpha v2"]) == "alpha (old b78a)"
+    summary = MatchSummary(1, 1, (1, 2, 3, 4), (1, 2, 3, 4), frozenset(), (), ((0.001,), (), (), ()))
+    store.record_match(3, 2, summary, ("bravo", "charlie", "delta", "alpha"), {}, 0.1, b"")  # the ladder goes on
+    store.close()
+    again = Store(path)  # upgraded once: the next open finds nothing to do
+    assert again.database.version == SCHEMA_VERSION and again.match_count() == 15
+    again.close()
+
+
+def test_the_read_model_reads_a_database_of_e732209_as_it_is(tmp_path: Path) -> None:
+    """`arena serve` may read a ladder an older arena writes: its reads need no upgrade, and a file without the
+    pages' indexes (written before them) answers the same."""
+    from arena.ladder.readmodel import ReadModel
+
+    path = old_ladder(tmp_path)
+    answers = []
+    for step in ("as made", "without the index of faulted seats"):
+        if step != "as made":
+            with contextlib.closing(sqlite3.connect(path)) as db:
+                db.execute("DROP INDEX seats_faulted")
+        store = Store(path, readonly=True)
+        read = ReadModel(store)
+        crashy = read.bot_id("crashy")
+        assert crashy is not None and read.bot_id("nobody") is None
+        answers.append((read.newest_match(), read.bot_count(), read.faulted_matches(crashy),
+                        [f.match_id for f in read.bot_faults(crashy, 5)], read.matches(None, 3),
+                        read.rotations_played({2, 3}), len(list(read.seats_since(0)))))
+        store.close()
+    assert answers[0] == answers[1]
+    newest, bots, faulted, _, page, played, seats = answers[0]
+    assert (newest, bots, seats, played) == (14, 6, 56, {2: 4, 3: 2}) and faulted > 0
+    assert [m.id for m in page] == [14, 13, 12]
+
+
+class ShellError(RuntimeError):
+    pass
+
+
+def shell_schema(*steps: str | Callable[[sqlite3.Connection], None]) -> Schema:
+    return Schema(noun="test", application_id=0x54455354, error=ShellError, fix="use another file",
+                  migrations=tuple(Migration(i + 1, step) for i, step in enumerate(steps)))
+
+
+def test_the_shell_runs_each_migration_once_in_order_and_an_upgrade_is_all_or_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "shell.db"
+    ran: list[int] = []
+    first = shell_schema("CREATE TABLE t (x); INSERT INTO t VALUES (1);", lambda db: ran.append(2))
+    database = Database(path, first)
+    assert database.version == 2 and ran == [2]
+    database.close()
+    Database(path, first).close()
+    assert ran == [2]  # nothing more to do
+
+    def broken(db: sqlite3.Connection) -> None:
+        db.execute("INSERT INTO t VALUES (3)")
+        raise sqlite3.OperationalError("a planted failure")
+
+    for third in ("INSERT INTO t VALUES (3); INSERT INTO nowhere VALUES (4);", broken):
+        with pytest.raises(ShellError, match=r"^cannot write to '.*shell\.db': .*(nowhere|planted)"):
+            Database(path, shell_schema("CREATE TABLE t (x);", lambda db: ran.append(2), third))
+        reader = Database(path, first, readonly=True)
+        assert reader.version == 2 and reader.db.execute("SELECT x FROM t").fetchall() == [(1,)]  # as it was
+        reader.close()
+    database = Database(path, shell_schema("CREATE TABLE t (x);", lambda db: ran.append(2),
+                                           "INSERT INTO t VALUES (3);"))
+    assert database.version == 3 and database.db.execute("SELECT x FROM t").fetchall() == [(1,), (3,)]
+    database.close()
+    assert ran == [2]
+    with pytest.raises(ShellError, match=r"written by a newer arena \(test schema 3, this arena knows up to 2\)"):
+        Database(path, first, readonly=True)
+    with pytest.raises(ValueError, match=r"numbered 1, 2, \.\.\. in order, not \[1, 3\]"):
+        Schema(noun="test", application_id=1, error=ShellError, fix="", migrations=(Migration(1, ""), Migration(3, "")))
+
+
+def test_the_shell_leaves_a_file_of_another_store_as_it_was(tmp_path: Path) -> None:
+    ladder = tmp_path / "ladder.db"
+    new_store(ladder).close()
+    before = ladder.read_bytes()
+    for readonly in (True, False):
+        with pytest.raises(ShellError, match=r"something else \(tables bots, deals, faults, latency, matches\), not "
+                                             r"an arena test; use another file$"):
+            Database(ladder, shell_schema("CREATE TABLE t (x);"), readonly=readonly)
+    assert ladder.read_bytes() == before
+    with contextlib.closing(sqlite3.connect(ladder)) as db:
+        assert db.execute("PRAGMA application_id").fetchone()[0] == 0x41524E4C

@@ -23,6 +23,7 @@ import posixpath
 import shutil
 import stat
 import tarfile
+import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -117,6 +118,12 @@ def _name_parts(name: str, what: str) -> tuple[str, ...]:
         raise ArchiveError(f"{what} has an empty name: every entry needs a relative name like 'bot.py'")
     if "\x00" in name:
         raise ArchiveError(f"{what} {name!r} has a NUL character in its name")
+    hidden = next((c for c in name if unicodedata.category(c) in ("Cc", "Cf")), None)
+    if hidden is not None:
+        # a control character (a newline, an escape) or an invisible format one (a right-to-left override) in a
+        # name makes a log, a terminal or a page show another name than the file's: rename the file
+        raise ArchiveError(f"{what} {name!r} has a control character in its name (U+{ord(hidden):04X}): rename it "
+                           "with visible characters")
     if "\\" in name:
         # a backslash is a separator on Windows: refuse it rather than guess what the author meant
         raise ArchiveError(f"{what} {name!r} has a backslash in its name: use '/' between folders, and rename files "

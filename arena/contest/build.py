@@ -35,7 +35,7 @@ from typing import Any
 
 from arena.launch.jail import JAIL_PATH
 from arena.launch.sandbox import JAIL_SCRATCH, Bind, Isolation, Limits, Sandbox, interpreter_folders
-from arena.launch.supervisor import CPU_EXIT_CODE, MIB
+from arena.launch.supervisor_constants import CPU_EXIT_CODE, MIB
 from arena.text import visible
 
 MAX_OUTPUT = 64 * 1024

@@ -5,7 +5,8 @@ An example with every key and its default (``arena contest --example`` prints it
     game = "cabanga"                   # the game the contest plays (arena games lists them); required
     seats = 4                          # seats at every table (default: the game's fewest)
     options = { rounds = 2 }           # the game's options, as `arena ladder -o` takes them
-    seed = 1                           # the ladder's seed: deals follow from it
+    # seed = 7                         # none: a secret seed is drawn, kept in the database and never shown;
+    # public_seed = true               # a fixed seed lets every bot compute every deal: tests and benchmarks only
     deadline = 1.0                     # seconds a decision
     time_bank = 0.0                    # seconds a seat may overrun over a match
     max_faults = 3                     # faults after which a seat is benched for the match
@@ -13,7 +14,9 @@ An example with every key and its default (``arena contest --example`` prints it
     data = "contest-data"              # the contest's folder (databases, submissions, logs); relative: to this file
     baseline = ""                      # a bot list of the house bots; "": the game's bundled bots
     listen = "127.0.0.1:8080"          # host:port; put it behind a TLS reverse proxy to open it to others
-    behind_proxy = false               # true: trust X-Forwarded-For from the proxy, and send cookies Secure only
+    behind_proxy = false               # true: take the client's address from the proxy's X-Forwarded-For, and
+                                       # send cookies Secure only; false: the socket's address, whatever it says
+    proxies = ["127.0.0.1", "::1"]     # behind_proxy: the proxies' own addresses (X-Forwarded-For from no other)
     open_registration = false          # true: anyone may make an author (and so a token) on the web page
 
     [limits]                           # what every submitted bot may use (arena.launch.sandbox.Limits)
@@ -34,6 +37,13 @@ An example with every key and its default (``arena contest --example`` prints it
     check_rounds = 1                   # rounds of each match of the check (arena check --rounds)
     check_seconds = 900                # wall time of the check: a bot slow at every decision holds no one up longer
 
+    [scrimmages]                       # authors' unrated matches on demand, against opponents they choose
+    enabled = true
+    matches = 100                      # what a request plays when it names no number
+    max_matches = 1000                 # the most one request may ask for
+    matches_per_hour = 1000            # the matches an author may ask for in an hour (one scrimmage at a time)
+    share = 0.25                       # the scrimmages' tables, as a share of the ladder's (at least one)
+
     [runtimes.python]                  # what a manifest's runtime names: the program put before its command
     program = ["{python}"]             # the arena's interpreter; pure-Python packages vendored in the folder work
     [runtimes.native]
@@ -45,6 +55,7 @@ An operator adds runtimes, for example a venv built with numpy (``program = ["/s
 
 from __future__ import annotations
 
+import ipaddress
 import shutil
 import tomllib
 from collections.abc import Mapping
@@ -60,6 +71,8 @@ from arena.launch.sandbox import DEFAULT_LIMITS, Limits, LimitsError
 
 MIB = 1024 * 1024
 DEFAULT_PORT = 8080
+DEFAULT_PROXIES = ("127.0.0.1", "::1")
+"""The proxy a contest behind one trusts by default: one on this machine."""
 BUILD_DISK_MB = 256
 """The least scratch a build step gets unless ``[build_limits]`` says otherwise: a first Go build (Debian's
 gRPC compiled from source) needs some 110 MB, more than a bot's default ``disk_mb``."""
@@ -103,6 +116,22 @@ class SubmissionRules:
 
 
 @dataclass(frozen=True, slots=True)
+class ScrimmageRules:
+    """What authors may ask of scrimmages (unrated matches against opponents they choose), and what the contest
+    gives them: :attr:`tables` of their own beside the ladder's."""
+
+    enabled: bool = True
+    matches: int = 100
+    max_matches: int = 1000
+    matches_per_hour: int = 1000
+    share: float = 0.25
+
+    def tables(self, ladder_tables: int) -> int:
+        """Return the scrimmages' tables beside ``ladder_tables`` of the ladder: their share, at least one."""
+        return max(1, round(ladder_tables * self.share))
+
+
+@dataclass(frozen=True, slots=True)
 class ContestConfig:
     """Everything a contest needs (see the module's docstring for the file it is read from)."""
 
@@ -110,7 +139,9 @@ class ContestConfig:
     options: Options
     seats: int
     data: Path
-    seed: int = 1
+    seed: int | None = None
+    """The ladder's seed when the configuration fixes one (``public_seed``: tests and benchmarks); ``None``: a
+    secret one, drawn when the contest is made and kept in its ladder database."""
     clock: Clock = DEFAULT_CLOCK
     max_faults: int = 3
     tables: int = 1
@@ -118,12 +149,15 @@ class ContestConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     behind_proxy: bool = False
+    proxies: tuple[str, ...] = DEFAULT_PROXIES
+    """Behind a proxy: the addresses whose ``X-Forwarded-For`` is believed (uvicorn's ``forwarded_allow_ips``)."""
     open_registration: bool = False
     limits: Limits = DEFAULT_LIMITS
     build_limits: Limits = DEFAULT_LIMITS
     """What a submission's build step may use: :attr:`limits` with at least :data:`BUILD_DISK_MB` of scratch, and
     the keys of ``[build_limits]`` changed."""
     submissions: SubmissionRules = field(default_factory=SubmissionRules)
+    scrimmages: ScrimmageRules = field(default_factory=ScrimmageRules)
     runtimes: Mapping[str, Runtime] = field(default_factory=lambda: dict(DEFAULT_RUNTIMES))
 
     @property
@@ -157,9 +191,10 @@ class ContestConfig:
         return self.data / "logs"
 
 
-_KEYS = {"game", "seats", "options", "seed", "deadline", "time_bank", "max_faults", "tables", "data", "baseline",
-         "listen", "behind_proxy", "open_registration", "limits", "build_limits", "submissions",
-         "runtimes"}
+_KEYS = {"game", "seats", "options", "seed", "public_seed", "deadline", "time_bank", "max_faults", "tables", "data",
+         "baseline", "listen", "behind_proxy", "proxies", "open_registration", "limits", "build_limits",
+         "submissions", "scrimmages", "runtimes"}
+_SCRIMMAGE_KEYS = {"enabled", "matches", "max_matches", "matches_per_hour", "share"}
 _SUBMISSION_KEYS = {"per_day", "uploads_per_hour", "active", "archive_mb", "unpacked_mb", "files", "build_seconds",
                     "check_rounds", "check_seconds"}
 
@@ -242,13 +277,55 @@ def parse_config(raw: Mapping[str, Any], base: Path) -> ContestConfig:
     except LimitsError as exc:
         raise ConfigError(f"build_limits: {exc}") from None
     return ContestConfig(
-        game=game, options=options, seats=seats, data=data, seed=_get(raw, "seed", int, 1), clock=clock,
+        game=game, options=options, seats=seats, data=data, seed=_seed(raw), clock=clock,
         max_faults=_positive(raw, "max_faults", 3), tables=_positive(raw, "tables", 1),
         baseline=base / baseline_text if baseline_text else None, host=host, port=port,
-        behind_proxy=_get(raw, "behind_proxy", bool, False),
+        behind_proxy=_get(raw, "behind_proxy", bool, False), proxies=_proxies(raw),
         open_registration=_get(raw, "open_registration", bool, False), limits=limits, build_limits=build_limits,
         submissions=_submissions(_get(raw, "submissions", dict, {})),
+        scrimmages=_scrimmages(_get(raw, "scrimmages", dict, {})),
         runtimes=_runtimes(_get(raw, "runtimes", dict, {}), base))
+
+
+def _seed(raw: Mapping[str, Any]) -> int | None:
+    """Return the fixed seed of the configuration ``raw``, or ``None`` (a secret one is drawn).
+
+    A contest runs strangers' bots, and the arena's code is open to them (their jail shows it): with a seed they
+    know, a bot computes every deal, every opponent's hand included. So a seed is taken only with
+    ``public_seed = true``, which says that it is known (tests and benchmarks)."""
+    public = _get(raw, "public_seed", bool, False)
+    if "seed" not in raw:
+        if public:
+            raise ConfigError("public_seed = true names no seed: add seed = N, or leave both out (a secret seed is "
+                              "drawn)")
+        return None
+    seed = _get(raw, "seed", int, 0)
+    if seed < 0:
+        raise ConfigError(f"seed must be a whole number of 0 or more, got {seed!r}")
+    if not public:
+        raise ConfigError(f"seed = {seed} would let every submitted bot compute every deal (the arena's code is "
+                          "open to it): leave seed out, and the contest draws a secret seed and keeps it in its "
+                          "database; a fixed seed is for tests and benchmarks, with public_seed = true")
+    return int(seed)
+
+
+def _proxies(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    proxies = _get(raw, "proxies", list, list(DEFAULT_PROXIES))
+    for address in proxies:
+        if not isinstance(address, str) or not _is_address(address):
+            raise ConfigError(f"proxies must list the proxies' IP addresses (or networks, like 10.0.0.0/8), "
+                              f"got {address!r}")
+    if not proxies:
+        raise ConfigError("proxies is empty: behind a proxy, name its address (default: 127.0.0.1 and ::1)")
+    return tuple(proxies)
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def _listen(text: str) -> tuple[str, int]:
@@ -277,6 +354,27 @@ def _submissions(raw: Mapping[str, Any]) -> SubmissionRules:
                            build_seconds=float(_positive(raw, "build_seconds", 300, whole=False)),
                            check_rounds=_positive(raw, "check_rounds", 1),
                            check_seconds=float(_positive(raw, "check_seconds", 900, whole=False)))
+
+
+def _scrimmages(raw: Mapping[str, Any]) -> ScrimmageRules:
+    unknown = sorted(set(raw) - _SCRIMMAGE_KEYS)
+    if unknown:
+        raise ConfigError(f"scrimmages: unknown key {unknown[0]!r} (the keys: {', '.join(sorted(_SCRIMMAGE_KEYS))})")
+    try:
+        rules = ScrimmageRules(enabled=_get(raw, "enabled", bool, True), matches=_positive(raw, "matches", 100),
+                               max_matches=_positive(raw, "max_matches", 1000),
+                               matches_per_hour=_positive(raw, "matches_per_hour", 1000),
+                               share=float(_positive(raw, "share", 0.25, whole=False)))
+    except ConfigError as exc:
+        raise ConfigError(f"scrimmages: {exc}") from None
+    if rules.matches > rules.max_matches:
+        raise ConfigError(f"scrimmages: matches ({rules.matches}) is more than max_matches ({rules.max_matches})")
+    if rules.max_matches > rules.matches_per_hour:
+        raise ConfigError(f"scrimmages: max_matches ({rules.max_matches}) is more than an author may ask for in an "
+                          f"hour (matches_per_hour = {rules.matches_per_hour}): no request that big could run")
+    if rules.share > 1:
+        raise ConfigError(f"scrimmages: share is of the ladder's tables, at most 1, not {rules.share!r}")
+    return rules
 
 
 def _runtimes(raw: Mapping[str, Any], base: Path) -> dict[str, Runtime]:

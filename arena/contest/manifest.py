@@ -225,38 +225,41 @@ def parse_manifest(text: str) -> Manifest:
     return Manifest(name=name, command=command, games=games, runtime=runtime, build=build, description=description)
 
 
-def read_manifest(folder: Path) -> Manifest:
+def read_manifest(folder: Path, *, shown: str | None = None) -> Manifest:
     """Return the manifest in ``folder``'s bot.toml.
 
     Raises :class:`ManifestError` when there is none, when it is a symlink, not a regular file, bigger than
     :data:`MANIFEST_BYTES` or not UTF-8, or when :func:`parse_manifest` refuses it (its message then starts with the
-    file's path).
+    file's path). Messages name the folder ``shown`` (default: its path) and the file relative to it: a contest
+    names no path of its own to an author.
     """
     path = Path(folder) / MANIFEST
+    where = str(folder) if shown is None else shown
+    named = str(path) if shown is None else MANIFEST
     try:
         info = path.lstat()
     except FileNotFoundError:
-        raise ManifestError(f"no bot.toml in {str(folder)!r}: a submission's folder needs one, for example:\n"
+        raise ManifestError(f"no bot.toml in {where!r}: a submission's folder needs one, for example:\n"
                             f"{EXAMPLE}") from None
     if stat.S_ISLNK(info.st_mode):
-        raise ManifestError(f"{str(path)!r} is a symbolic link: bot.toml must be a regular file in the folder")
+        raise ManifestError(f"{named!r} is a symbolic link: bot.toml must be a regular file in the folder")
     if not stat.S_ISREG(info.st_mode):
-        raise ManifestError(f"{str(path)!r} is not a regular file")
+        raise ManifestError(f"{named!r} is not a regular file")
     try:
         # O_NOFOLLOW: a bot.toml swapped for a symlink since the lstat is refused, not followed
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
-        raise ManifestError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+        raise ManifestError(f"cannot read {named!r}: {exc.strerror}") from None
     with open(handle, "rb") as source:
         # one byte past the limit tells a too-big file from one exactly at it, whatever lstat said
         raw = source.read(MANIFEST_BYTES + 1)
     if len(raw) > MANIFEST_BYTES:
-        raise ManifestError(f"{str(path)!r} is bigger than {MANIFEST_BYTES // 1024} KiB: a bot.toml is a few lines")
+        raise ManifestError(f"{named!r} is bigger than {MANIFEST_BYTES // 1024} KiB: a bot.toml is a few lines")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ManifestError(f"{str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise ManifestError(f"{named!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
         return parse_manifest(text)
     except ManifestError as exc:
-        raise ManifestError(f"{str(path)!r}: {exc}") from None
+        raise ManifestError(f"{named!r}: {exc}") from None

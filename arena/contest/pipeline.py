@@ -33,6 +33,7 @@ from arena.contest.archive import ArchiveError, unpack
 from arena.contest.build import BuildError, run_build
 from arena.contest.config import ContestConfig
 from arena.contest.manifest import Manifest, ManifestError, read_manifest
+from arena.contest.paths import UPLOAD, for_author
 from arena.contest.store import UNFINISHED, ContestStore, State, Submission
 from arena.core.referee import Clock
 from arena.games.base import Game
@@ -93,8 +94,9 @@ def bot_spec(config: ContestConfig, submission: Submission, manifest: Manifest) 
     command = list(manifest.command)
     if not runtime.program and "/" not in command[0]:
         command[0] = f"./{command[0]}"  # the bot's own program, never one found on the PATH
+    # its logs are named by the submission's id: two authors' names may mangle alike, ids never meet
     return BotSpec(submission.ladder_name, (*runtime.program, *command), config.bots / submission.id, config.limits,
-                   games=manifest.games)
+                   games=manifest.games, log_name=submission.id)
 
 
 class Pipeline:
@@ -115,10 +117,10 @@ class Pipeline:
     def resume(self) -> list[Submission]:
         """Queue again every submission a stopped contest left queued, building or checking; return them."""
         shutil.rmtree(self.config.work, ignore_errors=True)
-        left = self.store.unfinished()
+        left = self.store.submissions.unfinished()
         for submission in left:
             if submission.state is not State.QUEUED:
-                self.store.set_state(submission.id, State.QUEUED, "taken up again after a restart")
+                self.store.submissions.set_state(submission.id, State.QUEUED, "taken up again after a restart")
             self._queue.put_nowait(submission.id)
         return left
 
@@ -148,16 +150,17 @@ class Pipeline:
     def _failed(self, submission_id: str, exc: Exception) -> None:
         """Put a submission the arena failed on back in the queue, to be tried again later (see the module)."""
         tries = self._failures[submission_id] = self._failures.get(submission_id, 0) + 1
-        submission = self.store.submission(submission_id)
+        submission = self.store.submissions.get(submission_id)
         if submission is None or submission.state not in UNFINISHED:
             return  # rejected or entered already: a restart rebuilds the ladder from the store
         # its author reads the reason: what failed is named by its kind, never by the arena's paths or messages
         what = f"the arena failed on it, not the bot ({type(exc).__name__}; its operator has the details)"
         if tries > len(self.retry_seconds):
-            self.store.set_state(submission_id, State.QUEUED, f"held: {what}; tried again when the contest restarts")
+            self.store.submissions.set_state(submission_id, State.QUEUED,
+                                             f"held: {what}; tried again when the contest restarts")
             return
         delay = self.retry_seconds[tries - 1]
-        self.store.set_state(submission_id, State.QUEUED, f"{what}; tried again in {delay:g} s")
+        self.store.submissions.set_state(submission_id, State.QUEUED, f"{what}; tried again in {delay:g} s")
         task = asyncio.get_running_loop().create_task(self._again(submission_id, delay))
         self._retries.add(task)
         task.add_done_callback(self._retries.discard)
@@ -168,26 +171,26 @@ class Pipeline:
 
     async def process(self, submission_id: str) -> Entry | None:
         """Build, check and enter one submission; return its entry, or ``None`` when it was rejected."""
-        submission = self.store.submission(submission_id)
+        submission = self.store.submissions.get(submission_id)
         if submission is None or submission.state is not State.QUEUED:
             return None
         try:
-            self.store.set_state(submission.id, State.BUILDING)
+            self.store.submissions.set_state(submission.id, State.BUILDING)
             manifest = await self._build(submission)
             spec = bot_spec(self.config, submission, manifest)
-            self.store.set_state(submission.id, State.CHECKING)
+            self.store.submissions.set_state(submission.id, State.CHECKING)
             await self._check(submission, spec)
         except Rejected as exc:
-            self.store.set_state(submission.id, State.REJECTED, str(exc))
+            self.store.submissions.set_state(submission.id, State.REJECTED, self._for_author(submission, str(exc)))
             shutil.rmtree(self.config.bots / submission.id, ignore_errors=True)
             return None
         finally:
             shutil.rmtree(self.config.work / submission.id, ignore_errors=True)
-        retired = self.store.enter_ladder(submission.id)
+        retired = self.store.submissions.enter_ladder(submission.id)
         self.field.enter(spec)
         for old in retired:
             self.field.retire(old.ladder_name)
-        entered = self.store.submission(submission.id)
+        entered = self.store.submissions.get(submission.id)
         assert entered is not None
         return Entry(entered, spec)
 
@@ -200,7 +203,7 @@ class Pipeline:
         try:
             data = archive_path(self.config, submission.content_hash).read_bytes()
             unpack(data, source, self.config.submissions.archive)
-            manifest = read_manifest(source)
+            manifest = read_manifest(source, shown=UPLOAD)
         except OSError as exc:
             raise Rejected(f"its archive cannot be read: {exc.strerror or exc}") from None
         except (ArchiveError, ManifestError) as exc:
@@ -218,7 +221,8 @@ class Pipeline:
                                          binds=binds)
             except BuildError as exc:
                 raise Rejected(f"it cannot be built here: {exc}") from None
-            self.store.set_report(submission.id, f"build ({result.seconds:.1f} s):\n{result.output}")
+            self.store.reports.set(submission.id, self._for_author(
+                submission, f"build ({result.seconds:.1f} s):\n{result.output}"))
             if not result.ok:
                 raise Rejected(f"build: {result.reason}")
         target = self.config.bots / submission.id
@@ -226,6 +230,13 @@ class Pipeline:
         target.parent.mkdir(parents=True, exist_ok=True)
         built.rename(target)
         return manifest
+
+    def _for_author(self, submission: Submission, text: str) -> str:
+        """Return ``text`` (a reason, a report) with the host's paths taken out (:func:`for_author`): paths in the
+        author's files relative to them."""
+        work = self.config.work / submission.id
+        return for_author(text, [work / "source", work / "built", self.config.bots / submission.id],
+                          self.config.data)
 
     def _check_manifest(self, submission: Submission, manifest: Manifest) -> None:
         game = self.config.game.name
@@ -251,9 +262,9 @@ class Pipeline:
                            "than the deadline") from None
         except ServerError as exc:  # the arena's own trouble: not the author's; tried again at the next start
             raise RuntimeError(f"arena check cannot run: {exc}") from exc
-        before = self.store.report(submission.id)
-        text = "check:\n" + "\n".join(report.lines())
-        self.store.set_report(submission.id, f"{before}\n\n{text}" if before else text)
+        before = self.store.reports.get(submission.id)
+        text = self._for_author(submission, "check:\n" + "\n".join(report.lines()))
+        self.store.reports.set(submission.id, f"{before}\n\n{text}" if before else text)
         if not report.passed:
             first = report.problems[0] if report.problems else None
             detail = f": {first.where}: {first.kind}: {first.detail}" if first is not None else ""

@@ -27,14 +27,17 @@ from pathlib import Path
 from arena.contest.archive import ArchiveError, content_hash, unpack
 from arena.contest.config import ContestConfig
 from arena.contest.manifest import ManifestError, read_manifest
+from arena.contest.paths import UPLOAD, for_author
 from arena.contest.pipeline import Pipeline, Rejected, archive_path, bot_spec
+from arena.contest.scrimmage import Bots, Scrimmaging
 from arena.contest.store import Author, ContestStore, State, Submission
 from arena.games import bot_list
-from arena.ladder.executor import Executor
+from arena.ladder.executor import Executor, LocalExecutor
 from arena.ladder.ladder import LadderConfig, Progress
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store
 from arena.launch.botlist import BotListError, BotSpec, load_bot_list
+from arena.launch.pool import default_memory_budget
 from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation, Sandbox
 
@@ -42,6 +45,8 @@ LOG_BYTES = 256 * 1024
 """The end of a bot's log an author is shown, per log file."""
 LOG_FILES = 12
 """The ladder's log files of a bot an author is shown: the newest (a process a table keeps, one per rotation)."""
+SCRIMMAGE_LOGS = "scrimmages"
+"""The folder of the contest's logs where the scrimmages' processes log (they are never the ladder's)."""
 
 
 class SubmitError(ValueError):
@@ -67,15 +72,18 @@ class Contest:
 
     def __init__(self, config: ContestConfig, store: ContestStore, *, sandbox: Sandbox,
                  executor: Executor | None = None, cluster: str | None = None,
+                 scrimmage_executor: Executor | None = None,
                  on_note: Callable[[str], None] | None = None,
                  on_progress: Callable[[Progress], None] | None = None, clock: Callable[[], float] = time.time,
                  ) -> None:
         """Open the contest of ``config`` on ``store``: its ladder with the house bots and every submission that
-        plays or played, and its pipeline with the submissions a stop caught mid-way queued again.
+        plays or played, its pipeline with the submissions a stop caught mid-way queued again, and its scrimmages.
 
         The matches are played here, on ``executor``, or on the Ray cluster at ``cluster``: there every node must
         see the contest's data folder at the same path (a shared folder: a submission is built and checked here,
-        then played from there), and its tables run the ``strict`` jail (a node that cannot is refused).
+        then played from there), and its tables run the ``strict`` jail (a node that cannot is refused). The
+        scrimmages are played here, on ``scrimmage_executor`` (default: a process pool of their own on their share
+        of the tables, :mod:`arena.contest.scrimmage`), never by a process of the ladder's.
 
         Raises :class:`ContestError` for house bots that cannot be read or a machine without the bot jail, and
         the ladder's errors (:class:`arena.ladder.ladder.LadderError`, :class:`arena.ladder.store.StoreError`).
@@ -91,20 +99,36 @@ class Contest:
         house = self._house_bots()
         entered, retired = self._entered_bots()
         bots = house + entered
-        ladder_config = LadderConfig(config.game, config.options, config.seats, config.seed, bots,
+        ladder_config = LadderConfig(config.game, config.options, config.seats, config.seed or 0, bots,
                                      tables=config.tables, clock=config.clock, max_faults=config.max_faults,
                                      log_dir=config.logs, sandbox=sandbox, retired=frozenset(retired))
         self.ladder_store = Store(config.ladder_db)
         try:
             self.ladder = open_ladder(ladder_config, self.ladder_store, seed=config.seed, tables=config.tables,
                                       cluster=cluster, shared=config.data if cluster is not None else None,
-                                      sandbox_mode="strict", on_note=on_note, on_progress=on_progress,
+                                      sandbox_mode="strict", untrusted=True, on_note=on_note,
+                                      on_progress=on_progress,
                                       executor=executor).ladder
         except Exception:
             self.ladder_store.close()
             raise
         self.pipeline = Pipeline(config, store, self.ladder, sandbox)
         self.resumed = self.pipeline.resume()
+        rules = config.scrimmages
+        tables = rules.tables(config.tables)
+        self.scrimmaging = Scrimmaging(
+            config, store, Bots({bot.name: bot for bot in house}, self._spec), self.ladder.config.seed,
+            scrimmage_executor or LocalExecutor(
+                tables, seats=config.seats, log_dir=config.logs / SCRIMMAGE_LOGS, sandbox=sandbox,
+                memory_budget=default_memory_budget(0.5 * min(1.0, tables / max(1, config.tables)))), clock=clock)
+
+    def _spec(self, submission: Submission) -> BotSpec:
+        """Return how a checked submission starts, from its built folder. Raises :class:`ValueError` or
+        :class:`OSError` when it cannot (its folder lost, its runtime gone)."""
+        try:
+            return bot_spec(self.config, submission, read_manifest(self.config.bots / submission.id))
+        except Rejected as exc:
+            raise ValueError(str(exc)) from None
 
     def _house_bots(self) -> list[BotSpec]:
         path = self.config.baseline or bot_list(self.config.game.name)
@@ -124,7 +148,7 @@ class Contest:
         """Return the submitted bots of the ladder (playing or retired) and the names of the retired ones."""
         bots: list[BotSpec] = []
         retired: list[str] = []
-        for submission in reversed(self.store.submissions()):  # oldest first
+        for submission in reversed(self.store.submissions.all()):  # oldest first
             if submission.state not in (State.PLAYING, State.RETIRED):
                 continue
             folder = self.config.bots / submission.id
@@ -132,7 +156,7 @@ class Contest:
                 spec = bot_spec(self.config, submission, read_manifest(folder))
             except (ManifestError, Rejected, OSError):
                 if submission.state is State.PLAYING:  # its folder is gone: built again, checked again
-                    self.store.set_state(submission.id, State.QUEUED, "its folder was lost; built again")
+                    self.store.submissions.set_state(submission.id, State.QUEUED, "its folder was lost; built again")
                 continue
             bots.append(spec)
             if submission.state is State.RETIRED:
@@ -153,21 +177,22 @@ class Contest:
         """
         config = self.config
         rules = config.submissions
-        if not self.store.allow("upload", author.name, rules.uploads_per_hour, 3600):
+        if not self.store.limits.allow("upload", author.name, rules.uploads_per_hour, 3600):
             raise SubmitError(f"at most {rules.uploads_per_hour} uploads an hour; try again later")
         if len(data) > rules.archive.archive_bytes:
             raise SubmitError(f"the archive is {len(data)} bytes; this contest takes at most "
                               f"{rules.archive.archive_bytes} bytes compressed")
-        day = self.store.submissions_since(author.name, self.clock() - 86400)
+        day = self.store.submissions.count_since(author.name, self.clock() - 86400)
         if day >= rules.per_day:
             raise SubmitError(f"you have made {day} submissions in the last 24 hours, the most this contest takes")
         config.work.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=config.work, prefix="upload-") as scratch:
+            folder = Path(scratch) / "bot"
             try:
-                unpack(data, Path(scratch) / "bot", rules.archive)
-                manifest = read_manifest(Path(scratch) / "bot")
+                unpack(data, folder, rules.archive)
+                manifest = read_manifest(folder, shown=UPLOAD)
             except (ArchiveError, ManifestError) as exc:
-                raise SubmitError(str(exc)) from None
+                raise SubmitError(for_author(str(exc), [folder], config.data)) from None
         if config.game.name not in manifest.games:
             raise SubmitError(f"this contest plays {config.game.name!r}; bot.toml says the bot plays "
                               f"{', '.join(manifest.games)}")
@@ -175,7 +200,7 @@ class Contest:
             raise SubmitError(f"runtime {manifest.runtime!r} is not one of this contest's "
                               f"({', '.join(sorted(config.runtimes))})")
         digest = content_hash(data)
-        mine = self.store.submissions(author.name)
+        mine = self.store.submissions.all(author.name)
         if any(s.bot == manifest.name and s.content_hash == digest and s.state in _LIVE for s in mine):
             raise SubmitError(f"this very archive of {manifest.name!r} is already in the contest")
         active = {s.bot for s in mine if s.state in _LIVE}
@@ -183,7 +208,7 @@ class Contest:
             raise SubmitError(f"you have {len(active)} bots in the contest ({', '.join(sorted(active))}), the most "
                               f"it takes; a new version of one of them replaces it")
         _keep(archive_path(config, digest), data)
-        submission = self.store.add_submission(author.name, manifest.name, digest)
+        submission = self.store.submissions.add(author.name, manifest.name, digest)
         self.pipeline.submitted(submission.id)
         return submission
 
@@ -200,10 +225,11 @@ class Contest:
         check = self.config.logs / f"check-{submission.id}"
         if check.is_dir():
             found += [(f"check: {p.name}", p) for p in sorted(check.glob("*.log"))]
-        own = re.compile(re.escape(log_file_name(submission.ladder_name, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
+        own = re.compile(re.escape(log_file_name(submission.id, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
         played: list[tuple[float, str, Path]] = []
-        # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/
-        for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*"))]:
+        # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/; the scrimmages' in theirs
+        for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*")),
+                       self.config.logs / SCRIMMAGE_LOGS]:
             with contextlib.suppress(OSError):
                 for path in folder.iterdir():
                     if own.fullmatch(path.name):
@@ -228,14 +254,15 @@ class Contest:
         if submission.state in (State.REJECTED, State.RETIRED):
             return
         was_playing = submission.state is State.PLAYING
-        self.store.set_state(submission.id, State.REJECTED, "disabled by the operator")
+        self.store.submissions.set_state(submission.id, State.REJECTED, "disabled by the operator")
         if was_playing and submission.ladder_name in self.ladder.specs:
             self.ladder.retire(submission.ladder_name)
 
     async def run(self) -> None:
         """Play the ladder and take submissions through the pipeline until cancelled (or the ladder fails)."""
         tasks = [asyncio.create_task(self.ladder.run(), name="contest-ladder"),
-                 asyncio.create_task(self.pipeline.run(), name="contest-pipeline")]
+                 asyncio.create_task(self.pipeline.run(), name="contest-pipeline"),
+                 asyncio.create_task(self.scrimmaging.run(), name="contest-scrimmages")]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:

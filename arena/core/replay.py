@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,7 +206,10 @@ class SeatDecision:
     """The seat's own number of this request (0 for the first it was sent), which ``DecisionRequest.step`` and
     the SDK's log give it; ``None`` for a decision never sent (the seat was benched)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """Return the decision as JSON; with the seats' ``names``, what it was told also as lines of text
+        (``told``), which a reader without the game's events can print."""
+        told = {"told": [e.describe(names) for e in self.events]} if names is not None else {}
         return {
             "step": self.step,
             "kind": self.prompt.kind,
@@ -219,6 +222,7 @@ class SeatDecision:
             "latency_ms": self.latency_ms,
             "fault": None if self.fault is None else {"kind": self.fault.kind.value, "detail": self.fault.detail},
             "request": self.request,
+            **told,
         }
 
 
@@ -313,3 +317,44 @@ def _faults_by_step(data: Mapping[str, Any]) -> dict[int, list[Fault]]:
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"not an arena replay: bad fault {exc}") from None
     return faults
+
+
+SEAT_FORMAT = "arena-seat-replay/1"
+"""The format of one seat's replay (:func:`seat_replay`)."""
+
+
+def seat_replay(data: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """Return the match of the replay ``data`` as ``seat`` met it, for that seat's author to keep::
+
+        {"format": "arena-seat-replay/1", "game": ..., "options": ..., "names": [...], "seat": 1,
+         "decisions": [SeatDecision.to_json(names), ...],   # what it was told, saw, chose; latency, fault
+         "after": ["seat 2 plays R7:left", ...],             # what it was told after its last decision
+         "result": {"totals": [...], "places": [...]}, "faults": [its own faults]}
+
+    It holds no seed, no other seat's hand or decision, nothing the seat was not told (G2): it cannot be re-run,
+    only read (``arena replay FILE``). Raises :class:`ReplayError` when ``data`` does not re-run or the seat is
+    not at its table.
+    """
+    names = [str(n) for n in data["names"]]
+    decisions = seat_decisions(data, seat)
+    told = told_by_step(data, seat)
+    last = decisions[-1].step if decisions else -1
+    # told[0] is what the match's start told it, told[i + 1] what step i did
+    after = [e.describe(names) for step in told[last + 1:] for e in step]
+    return {
+        "format": SEAT_FORMAT,
+        "game": data["game"],
+        "options": data.get("options") or {},
+        "names": names,
+        "seat": seat,
+        **({"match_id": data["match_id"]} if data.get("match_id") else {}),
+        "decisions": [d.to_json(names) for d in decisions],
+        "after": after,
+        "result": data.get("result"),
+        "faults": [f for f in data.get("faults") or [] if isinstance(f, dict) and f.get("seat") == seat],
+    }
+
+
+def is_seat_replay(data: Mapping[str, Any]) -> bool:
+    """Return whether ``data`` is one seat's replay (:func:`seat_replay`), not a whole one."""
+    return data.get("format") == SEAT_FORMAT

@@ -4,7 +4,8 @@ A game is one folder, a Python package (``arena/games/cabanga/`` for instance) h
 ``GAME`` in its ``__init__`` (the :class:`~arena.games.base.Game`, its rules pure and without I/O), and beside
 it the parts the rest of arena asks for by module name: ``codec`` (its messages on the wire), ``bot`` (the
 typed bot base class of the Python SDK), ``tools`` (what ``arena check`` and ``arena new`` need, its draw
-rates), ``web`` (its renderer in the browser), and its bundled example bots, if it ships any: the bot list
+rates), ``web`` (its renderer in the browser), ``encoding`` (its views as numbers, for training: optional,
+:mod:`arena.games.encoding`), and its bundled example bots, if it ships any: the bot list
 ``bots/bots.toml`` (:data:`BOT_LIST`, :func:`bot_list`), each bot in a folder of its own beside it
 (``bots/NAME/bot.py``). docs/adding-a-game.md walks through one.
 

@@ -1,8 +1,9 @@
 """The ladder: deal sets of seeded matches between bot processes, rated with TrueSkill, stored as they finish.
 
 A deal set is one seed played once per rotation of its bots' seating, so that every bot of the set gets
-every hand. Deal ``k``'s seed comes from the ladder seed alone, so the same ladder seed gives the same
-seeds, whatever was interrupted. Which bots play a new deal set is decided by the
+every hand. Deal ``k``'s seed is a keyed hash of ``k`` under the ladder seed (:func:`deal_seed`), so the same
+ladder seed gives the same seeds, whatever was interrupted, and without the ladder seed neither the code nor every
+earlier deal tells anything of the next. Which bots play a new deal set is decided by the
 scheduler (:mod:`arena.ladder.scheduler`) from the ratings and match counts at that moment. Every finished match is
 rated by the rating system (:mod:`arena.ladder.ratings`, TrueSkill with tau 0 unless told otherwise) and stored with
 the ratings after it, whole, before its table plays on (matches that finish together share one transaction:
@@ -31,6 +32,8 @@ together, and read only then.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import itertools
 import logging
 import random
@@ -46,7 +49,7 @@ from arena.ladder.estimate import Evidence, SequentialTest, Verdict, point_order
 from arena.ladder.executor import Executor, Job, LocalExecutor
 from arena.ladder.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
 from arena.ladder.scheduler import FairScheduler, FieldState, Scheduler
-from arena.ladder.store import Finished, LadderIdentity, Store
+from arena.ladder.store import DealSet, Finished, LadderIdentity, Store
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
 from arena.launch.sandbox import Sandbox
@@ -61,9 +64,21 @@ class LadderError(RuntimeError):
     """A ladder that cannot run: too few bots for the seats, or too few bots left that start."""
 
 
-def deal_seed(ladder_seed: int, deal: int) -> int:
-    """Return the match seed of deal set ``deal`` of the ladder seeded ``ladder_seed``."""
-    return random.Random(f"arena-ladder/{ladder_seed}/deal/{deal}").randrange(2**53)
+DEAL_SEED_BITS = 53
+"""A deal's seed is a whole number below 2**53: exact in JSON and in every language a replay is read in."""
+
+
+def deal_seed(ladder_seed: int, deal: int, purpose: str = "deal") -> int:
+    """Return the match seed of deal set ``deal`` of the ladder seeded ``ladder_seed``.
+
+    It is HMAC-SHA256 of ``purpose/deal`` keyed by the ladder seed, cut to :data:`DEAL_SEED_BITS` bits: whoever
+    does not know the ladder seed learns nothing of one deal from the code and every other deal (a bot that sees
+    the hands of every finished deal set still cannot compute the next). ``purpose`` keeps apart the deals of
+    matches that must never share one (a contest's scrimmages are ``"scrimmage"``).
+    """
+    key = f"arena-ladder/{ladder_seed}".encode()
+    digest = hmac.new(key, f"{purpose}/{deal}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - DEAL_SEED_BITS)
 
 
 def rotation_seating(bots: Sequence[str], rotation: int) -> list[str]:
@@ -130,6 +145,8 @@ class LadderConfig:
     retired: frozenset[str] = frozenset()
     """Bots of ``bots`` that finish the deal sets they are in but are in no new one (a contest's replaced
     versions): the deals stay fair, and the board keeps them with their matches."""
+    seed_drawn: bool = False
+    """Whether ``seed`` was drawn at random (a secret, never shown) rather than given by the operator."""
     memory_budget: int | None = None
     """Bytes the warm bot processes of this machine may hold (default: half of what it may use,
     :func:`arena.launch.pool.default_memory_budget`); the least recently used idle ones are stopped beyond it."""
@@ -207,14 +224,6 @@ class Timing:
         return max(0.0, 1.0 - self.in_matches / capacity) if capacity > 0 else 0.0
 
 
-@dataclass
-class _DealSet:
-    deal: int
-    seed: int
-    bots: list[str]
-    done: set[int]
-
-
 class Ladder:
     """Runs a ladder against a :class:`Store` (opened for writing)."""
 
@@ -241,7 +250,8 @@ class Ladder:
         self.executor: Executor = executor or LocalExecutor(config.tables, seats=config.seats,
                                                             log_dir=config.log_dir, sandbox=config.sandbox,
                                                             memory_budget=config.memory_budget)
-        self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json())
+        self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json(),
+                                       config.seed_drawn)
         store.claim(self.identity)
         store.record_settings(config.settings())
         self.rating_system: RatingSystem = rating_system or TrueSkillSystem.for_game(config.game.name, config.seats)
@@ -265,8 +275,7 @@ class Ladder:
         self._decided = False
         self.played: dict[str, int] = store.played()
         self.count = store.match_count()
-        self._deals: dict[int, _DealSet] = {
-            d.deal: _DealSet(d.deal, d.seed, list(d.bots), set(d.done)) for d in store.deals()}
+        self._deals: dict[int, DealSet] = {d.deal: d for d in store.deals()}
         self._open = sorted(d.deal for d in self._deals.values() if len(d.done) < config.seats)
         self._next_deal = max(self._deals, default=-1) + 1
         self._busy: set[tuple[int, int]] = set()
@@ -360,7 +369,7 @@ class Ladder:
 
     # ------------------------------------------------------------------------------------------ planning
 
-    def _next_job(self) -> tuple[_DealSet, int] | None:
+    def _next_job(self) -> tuple[DealSet, int] | None:
         """Return the next (deal set, rotation) to play, or ``None`` when the budget (matches, hours) is spent.
 
         The job is always the first (deal, rotation) neither stored nor being played; a new deal set is
@@ -390,7 +399,7 @@ class Ladder:
         finally:
             self.timing.scheduling += time.perf_counter() - began
 
-    def _plan(self) -> _DealSet | None:
+    def _plan(self) -> DealSet | None:
         """Plan the next deal set, or return ``None`` when every pair that must be decided is decided."""
         index = self._next_deal
         pool = sorted(self.available)
@@ -408,8 +417,7 @@ class Ladder:
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
         group = self.scheduler.next_group(FieldState(pool, self.ratings, self.played, decided,
                                                      warm=self.executor.warm()), self.config.seats, rng)
-        planned = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
-        deal = _DealSet(planned.deal, planned.seed, list(planned.bots), set())
+        deal = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
         self._deals[index] = deal
         self._open.append(index)
         self._next_deal = index + 1
@@ -513,12 +521,12 @@ class Ladder:
         finally:
             self._spans.append((first, last))
 
-    def _job(self, deal: _DealSet, rotation: int, token: str) -> Job:
+    def _job(self, deal: DealSet, rotation: int, token: str) -> Job:
         cfg = self.config
         return Job(deal.deal, rotation, tuple(self.specs[name] for name in rotation_seating(deal.bots, rotation)),
                    deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window)
 
-    async def _play(self, deal: _DealSet, rotation: int) -> tuple[float, float]:
+    async def _play(self, deal: DealSet, rotation: int) -> tuple[float, float]:
         """Have the executor play one match, then rate and store it; return when the match began and ended."""
         cfg = self.config
         # opaque: a deal's number plus a guessable ladder seed would give away the deal

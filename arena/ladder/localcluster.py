@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.launch import netns
-from arena.launch.supervisor import descendants, processes_naming
+from arena.launch.procs import descendants, processes_naming
 
 DRIVER_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 """Set to 0 for a driver: it connects on loopback. Nodes refuse to join a cluster with it."""

@@ -1,43 +1,48 @@
-"""The ladder's SQLite file: bots, deal sets, matches, seats, faults, ratings, replays.
+"""The ladder's SQLite file: bots, deal sets, matches, seats, faults, ratings, replays; a store module (it holds
+SQL, as :mod:`arena.ladder.database` says which modules may).
 
 A bot is its name and its fingerprint (its command and files): when the program behind a name changes, the
 old version is kept under a marked name ("greedy (old 1a2b)", retired) with all its matches, and the name
-gets a new entry with a fresh rating. Schema 1 databases (one entry per name) are upgraded in place when
-opened for writing; nothing stored is lost.
+gets a new entry with a fresh rating. The file stands on the SQLite shell (:mod:`arena.ladder.database`): a
+database of an older schema (1: one entry per name; 2: before the pages' indexes; any file from before the
+shell) is upgraded in place when opened for writing, and nothing stored is lost.
 
 A match is stored whole, with the ratings after it, in one transaction, or not at all, so a ladder killed at
 any moment (kill -9 included) never stores half a match nor one twice. Matches that finish together may
 share a transaction (:meth:`Store.record_matches`); the ladder commits them before their tables play on.
 WAL mode lets ``arena leaderboard`` read while a ladder writes. A store opened for writing holds an
 exclusive lock (``flock``) on the file until it is closed or its process dies, so two ladders never write
-one database.
+one database. What the pages read is :mod:`arena.ladder.readmodel`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import itertools
 import json
 import math
-import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from arena.core import replay as replay_format
 from arena.core.referee import MatchSummary
+from arena.ladder.database import Database, Migration, Schema
 from arena.ladder.ratings import Outcome, Rating
 
-SCHEMA_VERSION = 2
 LATENCY_BUCKET_BASE = 1.05
 """Decision latencies are kept per bot as a histogram of buckets 5% wide (median and p99 within 5%)."""
 
-SCHEMA = """
+APPLICATION_ID = 0x41524E4C
+"""The mark of a ladder file in its SQLite header ("ARNL"): what tells it from any other SQLite file."""
+
+# The migrations, in order (arena.ladder.database). 1 is the first ladder format and makes only what a file lacks
+# (a file from before the shell may hold some of it); the meta row 'schema' is what the arenas before the shell
+# read, and refuse a file when it is above theirs: it stays 2 until a migration changes what they would misread.
+_TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY,
@@ -46,9 +51,7 @@ CREATE TABLE IF NOT EXISTS bots (
     command TEXT NOT NULL,
     mu REAL NOT NULL,
     sigma REAL NOT NULL,
-    added_at REAL NOT NULL,
-    base TEXT,                         -- the name in the bot list (schema 2)
-    retired INTEGER NOT NULL DEFAULT 0 -- 1 for a version that a changed program replaced (schema 2)
+    added_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS deals (
     deal INTEGER PRIMARY KEY,
@@ -98,8 +101,17 @@ CREATE TABLE IF NOT EXISTS latency (
     PRIMARY KEY (bot_id, bucket)
 );
 CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot_id);
--- for `arena serve`: a bot's matches newest first, its wins and its faulted matches, a bot's rating history,
--- the faults of a match (additive: an older database gets them the next time a ladder opens it)
+INSERT OR REPLACE INTO meta VALUES ('schema', '1');
+"""
+_BOT_VERSIONS = """
+ALTER TABLE bots ADD COLUMN base TEXT;  -- the name in the bot list
+ALTER TABLE bots ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;  -- 1 for a version that a changed program replaced
+UPDATE bots SET base = name WHERE base IS NULL;
+UPDATE meta SET value = '2' WHERE key = 'schema';
+"""
+# for `arena serve`: a bot's matches newest first, its wins and its faulted matches, a bot's rating history, the
+# faults of a match (a file from before the shell may have some of them)
+_PAGE_INDEXES = """
 CREATE INDEX IF NOT EXISTS seats_by_bot_match ON seats (bot_id, match_id);
 CREATE INDEX IF NOT EXISTS seats_board ON seats (bot_id, place, total, faults);  -- covers the leaderboard's sums
 CREATE INDEX IF NOT EXISTS seats_won ON seats (bot_id, match_id) WHERE place = 1;
@@ -113,6 +125,27 @@ class StoreError(RuntimeError):
     """A database that cannot be used: unreadable, corrupt, of another ladder, or of a newer format."""
 
 
+def _before_the_shell(db: sqlite3.Connection, tables: set[str]) -> int | None:
+    """Return the schema version of a ladder file written before the SQLite shell (its header unmarked): 1 or 2,
+    told by the columns of its bots (0 for a meta table alone); ``None`` for a file with no meta table, which is
+    not a ladder's."""
+    if "meta" not in tables:
+        return None
+    if "bots" not in tables:
+        return 0
+    columns = {str(row[1]) for row in db.execute("PRAGMA table_info(bots)")}
+    return 2 if "base" in columns else 1
+
+
+SCHEMA = Schema(
+    noun="ladder", application_id=APPLICATION_ID, error=StoreError, fix="use --db for a new file",
+    migrations=(Migration(1, _TABLES), Migration(2, _BOT_VERSIONS), Migration(3, _PAGE_INDEXES)),
+    legacy=_before_the_shell, exclusive=True)
+"""The ladder's file: schema 1 kept one entry per bot name; 2 keeps a changed program's old version apart
+(``base``, ``retired``); 3 adds the indexes the pages read through."""
+SCHEMA_VERSION = SCHEMA.version
+
+
 @dataclass(frozen=True, slots=True)
 class LadderIdentity:
     """What makes two runs the same ladder: the game, its options, the seat count and the ladder seed."""
@@ -121,19 +154,25 @@ class LadderIdentity:
     seats: int
     seed: int
     options: dict[str, Any]
+    drawn: bool = False
+    """Whether the seed was drawn at random by the ladder (so it is a secret), not given by its operator."""
 
     def describe(self) -> str:
-        return f"{self.game}, {self.seats} seats, ladder seed {self.seed}, options {json.dumps(self.options)}"
+        """Return the identity for a person: a drawn seed is never shown (it would give away every deal)."""
+        seed = "a secret seed" if self.drawn else f"ladder seed {self.seed}"
+        return f"{self.game}, {self.seats} seats, {seed}, options {json.dumps(self.options)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """A planned deal set: one seed played once per rotation of ``bots`` (rotation 0 seating)."""
+@dataclass(slots=True)
+class DealSet:
+    """A planned deal set: deal ``deal``'s ``seed`` played once per rotation of ``bots`` (rotation 0 seating),
+    the rotations already played in ``done``. The ladder keeps it up to date as it plays: a rotation played, a
+    bot replaced (which it stores with :meth:`Store.replace_deal_bots`)."""
 
     deal: int
     seed: int
-    bots: tuple[str, ...]
-    done: frozenset[int]
+    bots: list[str]
+    done: set[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,43 +232,19 @@ class Store:
     """An open ladder database."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        """Open (or create, unless ``readonly``) the database at ``path``. Raises :class:`StoreError`.
+        """Open (or create, unless ``readonly``) the database at ``path``; a writer upgrades an older one in place.
+        Raises :class:`StoreError`.
 
         Opened for writing, the file is locked for this process until :meth:`close`; a second writer gets a
         :class:`StoreError`. Readers never wait for the lock.
         """
         self.path = Path(path)
         self.readonly = readonly
-        self._lock_fd: int | None = None
         self._ids: dict[str, int] = {}
-        where = repr(str(self.path))
-        if readonly and not self.path.is_file():
-            raise StoreError(f"database {where} does not exist")
-        if not readonly and self.path.is_dir():
-            raise StoreError(f"database {where} is a folder")
+        self.database = Database(self.path, SCHEMA, readonly=readonly)
+        self.db = self.database.db
+        where = self.database.where
         try:
-            uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
-            self.db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open database {where}: {exc}") from None
-        try:
-            if not readonly:
-                self._lock()
-            self.db.execute("PRAGMA busy_timeout = 30000")
-            tables = {str(name) for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "meta" not in tables:
-                raise StoreError(f"{where} is an SQLite database of something else, not an arena ladder")
-            # before any write: the upgrade below would mark a newer database as of this schema
-            version = self._meta("schema") if tables else None
-            if version is not None and int(version) > SCHEMA_VERSION:
-                raise StoreError(f"{where} was written by a newer arena (schema {version})")
-            if not readonly:
-                self.db.execute("PRAGMA journal_mode = WAL")
-                self.db.execute("PRAGMA synchronous = NORMAL")  # durable at each commit in WAL mode
-                self.db.executescript(SCHEMA)
-                self._upgrade()
-            elif not tables:
-                raise StoreError(f"{where} holds no ladder yet")
             self.identity()
         except sqlite3.DatabaseError as exc:
             self.close()
@@ -237,71 +252,21 @@ class Store:
         except (ValueError, KeyError, TypeError) as exc:
             self.close()
             raise StoreError(f"{where} is not a usable arena database: bad ladder description ({exc})") from None
-        except BaseException:
-            self.close()
-            raise
-
-    def _upgrade(self) -> None:
-        """Bring a schema 1 database to schema 2: bots get their list name and a retired flag."""
-        columns = {str(row[1]) for row in self.db.execute("PRAGMA table_info(bots)")}
-        with self.transaction() as db:
-            if "base" not in columns:
-                db.execute("ALTER TABLE bots ADD COLUMN base TEXT")
-            if "retired" not in columns:
-                db.execute("ALTER TABLE bots ADD COLUMN retired INTEGER NOT NULL DEFAULT 0")
-            db.execute("UPDATE bots SET base = name WHERE base IS NULL")
-            if self._meta("schema") is not None:
-                db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
-
-    def _lock(self) -> None:
-        # flock, not fcntl: SQLite's own locks are fcntl locks on the same file, and the two never interact on
-        # a local file system. The descriptor stays open until close(), after SQLite's own connection closes
-        # (closing any descriptor of the file earlier would drop SQLite's fcntl locks).
-        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise StoreError(f"database {str(self.path)!r} is in use by another ladder; wait for it to end, "
-                             "or use --db for a new file") from None
-        self._lock_fd = fd
 
     def close(self) -> None:
         """Close the database and release the writer's lock."""
-        with contextlib.suppress(sqlite3.Error):
-            self.db.close()
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        self.database.close()
 
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Run the body in one write transaction: all of it is stored, or none of it.
 
         SQLite failures (a full disk, a broken file) become :class:`StoreError`.
         """
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot write to {str(self.path)!r}: {exc}") from None
-        try:
-            yield self.db
-        except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"cannot write to {str(self.path)!r}: {exc}") from None
-            raise
-        try:
-            self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            raise StoreError(f"cannot write to {str(self.path)!r}: {exc}") from None
+        return self.database.transaction()
 
     def identity(self) -> LadderIdentity | None:
         """Return the identity of the ladder stored here, or ``None`` for a new database."""
@@ -309,21 +274,32 @@ class Store:
         if raw is None:
             return None
         data = json.loads(raw)
-        return LadderIdentity(str(data["game"]), int(data["seats"]), int(data["seed"]), dict(data["options"]))
+        return LadderIdentity(str(data["game"]), int(data["seats"]), int(data["seed"]), dict(data["options"]),
+                              bool(data.get("drawn", False)))
 
     def claim(self, identity: LadderIdentity) -> None:
         """Make this database hold ``identity``'s ladder. Raises :class:`StoreError` if it holds another."""
         stored = self.identity()
         if stored is None:
             with self.transaction() as db:
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                db.execute("INSERT INTO meta VALUES ('ladder', ?)", (json.dumps({
-                    "game": identity.game, "seats": identity.seats, "seed": identity.seed,
-                    "options": identity.options}),))
+                db.execute("INSERT INTO meta VALUES ('ladder', ?)", (_identity_json(identity),))
             return
         if _canonical(stored) != _canonical(identity):
+            other = " (another seed)" if _canonical(replace(stored, seed=identity.seed)) == _canonical(identity) else ""
             raise StoreError(f"{str(self.path)!r} holds another ladder ({stored.describe()}), not "
-                             f"{identity.describe()}; use --db for a new file")
+                             f"{identity.describe()}{other}; use --db for a new file")
+
+    def rekey(self, seed: int) -> None:
+        """Give the ladder stored here the new, drawn secret ``seed``: the deal sets planned so far keep their seeds
+        (they are stored), every later one follows from ``seed``. For a ladder whose seed bots may know (a contest
+        made by an older arena, whose seed defaulted to 1). Raises :class:`StoreError` for a database without a
+        ladder."""
+        stored = self.identity()
+        if stored is None:
+            raise StoreError(f"{str(self.path)!r} holds no ladder to give a new seed")
+        with self.transaction() as db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'ladder'",
+                       (_identity_json(replace(stored, seed=seed, drawn=True)),))
 
     def record_settings(self, settings: dict[str, Any]) -> None:
         """Keep the settings of the latest run (clock, fault limit, tables, budget): shown by ``arena serve``.
@@ -431,19 +407,19 @@ class Store:
                                "GROUP BY b.id")
         return {name: int(n) for name, n in rows}
 
-    def deals(self) -> list[Deal]:
+    def deals(self) -> list[DealSet]:
         """Return every planned deal set, in order, with the rotations already played."""
         done: dict[int, set[int]] = {}
         for deal, rotation in self.db.execute("SELECT deal, rotation FROM matches"):
             done.setdefault(deal, set()).add(rotation)
-        return [Deal(deal, seed, tuple(json.loads(bots)), frozenset(done.get(deal, ())))
+        return [DealSet(deal, seed, list(json.loads(bots)), done.get(deal, set()))
                 for deal, seed, bots in self.db.execute("SELECT deal, seed, bots FROM deals ORDER BY deal")]
 
-    def plan_deal(self, deal: int, seed: int, bots: Sequence[str]) -> Deal:
+    def plan_deal(self, deal: int, seed: int, bots: Sequence[str]) -> DealSet:
         """Store a new deal set and return it."""
         with self.transaction() as db:
             db.execute("INSERT INTO deals VALUES (?, ?, ?)", (deal, seed, json.dumps(list(bots))))
-        return Deal(deal, seed, tuple(bots), frozenset())
+        return DealSet(deal, seed, list(bots), set())
 
     def replace_deal_bots(self, deal: int, bots: Sequence[str]) -> None:
         """Change the bots of a planned deal set (rotation 0 seating) for the rotations still to play."""
@@ -543,6 +519,11 @@ class Store:
         rows.sort(key=lambda r: (-r[0], r[1]))
         return [BoardRow(i + 1, name, mu, sigma, cons, n, wins, points, faults, med * 1000, p99 * 1000)
                 for i, (cons, name, mu, sigma, n, wins, points, faults, med, p99) in enumerate(rows)]
+
+
+def _identity_json(identity: LadderIdentity) -> str:
+    return json.dumps({"game": identity.game, "seats": identity.seats, "seed": identity.seed,
+                       "options": identity.options, "drawn": identity.drawn})
 
 
 def _canonical(identity: LadderIdentity) -> str:

@@ -54,9 +54,17 @@ class BotSpec:
     """The games the bot says it plays (bot list key ``games``); empty: not said. ``arena check`` reads it."""
     files: tuple[Path, ...] = field(default=(), compare=False)
     """Files and folders under ``cwd`` that its jail shows it beyond its program (bot list key ``files``)."""
+    log_name: str | None = field(default=None, compare=False)
+    """What its log files are named after (a contest's bot: its submission's id); ``None``: its name
+    (:attr:`log_key`)."""
     neighbours: tuple[tuple[str, Path], ...] = field(default=(), compare=False, repr=False)
     """The other bots of its list, each by name and the file of its program (:func:`parse_bot_list` sets it): a
     folder that holds one of them is never shown whole (:func:`arena.launch.jail.jail_binds`)."""
+
+    @property
+    def log_key(self) -> str:
+        """Return what its log files are named after (:func:`arena.launch.process.log_file_name`)."""
+        return self.name if self.log_name is None else self.log_name
 
     @property
     def remote(self) -> bool:

@@ -3,7 +3,7 @@
 A launched bot gets a clean environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder),
 ``LANG``, ``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.protocol.transport`), ``ARENA_ADDRESS`` and
 ``ARENA_TOKEN`` (and for games registered by name, ``ARENA_GAMES`` and the ``PYTHONPATH`` that finds them); it
-runs in a new session and process group under the sandbox's supervisor (:mod:`arena.launch.supervisor`), in its
+runs in a new session and process group under the sandbox's supervisor (``arena/launch/supervisor.c``), in its
 jail where the machine gives one (:func:`arena.launch.jail.jail_binds` is what the jail shows of the machine), and
 is stopped by asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its
 output goes through a pipe to its log, which is cut at a size limit.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
 import logging
 import os
 import re
@@ -39,7 +40,7 @@ from arena.launch.sandbox import (
     clean_stale_cgroups,
     clean_stale_stages,
 )
-from arena.launch.supervisor import CPU_EXIT_CODE, JAIL_SOCKET
+from arena.launch.supervisor_constants import CPU_EXIT_CODE, JAIL_SOCKET
 from arena.protocol import transport
 
 log = logging.getLogger("arena.launch.process")
@@ -215,8 +216,8 @@ class BotProcess:
         """Start the bot with ``address`` and ``token`` in its environment. Raises :class:`LaunchError`.
 
         ``address`` is ``unix:PATH`` of the bot's own socket (in the jail the bot finds it at
-        :data:`arena.launch.supervisor.JAIL_SOCKET`), or a TCP address. Must be called with an event loop running (the
-        loop reads the bot's output into its log and sees the process end).
+        :data:`arena.launch.supervisor_constants.JAIL_SOCKET`), or a TCP address. Must be called with an event loop
+        running (the loop reads the bot's output into its log and sees the process end).
         """
         argv = self.spec.argv()
         self._check_command(argv)
@@ -419,8 +420,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def log_file_name(name: str, index: int) -> str:
-    """Return the log file name of the ``index``-th process of bot ``name``: no folder, no hidden file."""
-    return f"{_UNSAFE.sub('_', name).lstrip('.') or 'bot'}-{index}.log"
+    """Return the log file name of the ``index``-th process of the bot whose log key is ``name``
+    (:attr:`BotSpec.log_key`): no folder, no hidden file, and never one file for two names. A name of letters,
+    digits, ``.``, ``_`` and ``-`` not starting with a dot is kept; any other is made safe and followed by a hash of
+    it (``a:b`` and ``a_b`` would both become ``a_b``)."""
+    safe = _UNSAFE.sub("_", name).lstrip(".")
+    if safe != name or not safe:
+        safe = f"{safe or 'bot'}.{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return f"{safe}-{index}.log"
 
 
 def raise_open_files() -> None:

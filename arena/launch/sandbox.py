@@ -1,12 +1,11 @@
 """Limits and isolation for bot processes: what the arena asks of the supervisor that applies them.
 
 The arena never forks (it has imported grpc), so limits are applied in a fresh process: the arena runs
-each bot as ``SUPERVISOR [LIMITS] -- COMMAND...``, with the command line that :meth:`Sandbox.command` builds.
-The supervisor is the native one (``arena/launch/supervisor.c``, built on first use by
-:mod:`arena.launch.native`) or, where it cannot be built, ``python -I -S arena/launch/supervisor.py``
-(:data:`SUPERVISOR`, by path, standard library only); :mod:`arena.launch.supervisor` says what both do. This
-module also finds what the machine gives (bubblewrap, seccomp, cgroups: :func:`detect_sandbox`), and makes and
-clears the bots' cgroups at a table.
+each bot as ``arena-supervisor [LIMITS] -- COMMAND...``, with the command line that :meth:`Sandbox.command` builds.
+The supervisor is ``arena/launch/supervisor.c`` (which says what it does), built with the package or at first use
+(:mod:`arena.launch.native`); where it cannot be had there is no isolation at all (:attr:`Isolation.NONE`, said
+with the reason), never a second supervisor. This module also finds what the machine gives (the supervisor,
+bubblewrap, seccomp, cgroups: :func:`detect_sandbox`), and makes and clears the bots' cgroups at a table.
 
 With :attr:`Isolation.JAIL` the command the supervisor starts is ``bwrap`` (bubblewrap) building the bot's jail
 (:meth:`Sandbox.command`): new user, PID, mount, network, IPC, UTS and cgroup namespaces, a non-root user
@@ -24,14 +23,15 @@ import os
 import select
 import signal
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.launch import native, tempdir
-from arena.launch.native import SUPERVISOR as SUPERVISOR
 from arena.launch.native import Supervisor
-from arena.launch.supervisor import (
+from arena.launch.procs import descendants
+from arena.launch.supervisor_constants import (
     CGROUP_PREFIX,
     DEFAULT_CPU_SECONDS,
     DEFAULT_DISK_MB,
@@ -43,10 +43,6 @@ from arena.launch.supervisor import (
     JAIL_SOCKET,
     MIB,
     STAGE_PREFIX,
-    _kill_group_procs,
-    _remove_tree,
-    descendants,
-    write_limits,
 )
 
 JAIL_UID = 65534
@@ -121,7 +117,7 @@ DEFAULT_LIMITS = Limits()
 class Isolation(enum.Enum):
     """How much a launched bot is kept apart from the machine."""
 
-    NONE = "none"  # a plain process in its own session: no limits (for machines without the means)
+    NONE = "none"  # a plain process in its own session: no limits (where there is no supervisor)
     LIMITS = "limits"  # resource limits and the supervisor; the bot shares the file system and network
     JAIL = "jail"  # limits, supervisor, and a bubblewrap jail
 
@@ -171,11 +167,11 @@ class Sandbox:
     """Why the jail fails its self-check where bubblewrap is installed (empty: it holds, or there is no
     bubblewrap): the isolation is then less than the machine was set up for, which is said loudly."""
     supervisor: Supervisor | None = None
-    """The supervisor that runs each bot (its command prefix); ``None``: this machine's default, the native one
-    where it builds (:func:`arena.launch.native.default_supervisor`, built on first use)."""
+    """The supervisor that runs each bot; ``None``: this machine's (:func:`arena.launch.native.default_supervisor`,
+    built at first use in an editable install)."""
 
     def supervisor_used(self) -> Supervisor:
-        """Return the supervisor that runs the bots: :attr:`supervisor`, or this machine's default."""
+        """Return the supervisor that runs the bots: :attr:`supervisor`, or this machine's."""
         return self.supervisor if self.supervisor is not None else native.default_supervisor()
 
     @property
@@ -190,8 +186,12 @@ class Sandbox:
         return "none" + broken
 
     def warning(self) -> str:
-        """Return the line to say loudly at start when bubblewrap is installed but its jail does not hold here
-        ("" otherwise): bots then run without the jail."""
+        """Return the line to say loudly at start when bots run with less than this machine was set up for ("" when
+        they do not): without isolation because the supervisor cannot be had, or without the jail because
+        bubblewrap is installed but its jail does not hold here."""
+        if self.isolation is Isolation.NONE and self.supervisor is not None and not self.supervisor.available:
+            return (f"warning: bots run without isolation: {self.supervisor.describe()}; "
+                    "--sandbox strict refuses to run without it")
         if not self.broken_jail:
             return ""
         return (f"warning: bubblewrap is installed but the bot jail fails its self-check here "
@@ -211,7 +211,8 @@ class Sandbox:
                 parts += f", each bot process its own host uid from {HOST_UID_BASE}"
         if self.isolation is not Isolation.NONE:
             parts += f", cgroups v{self.cgroups.version} per bot" if self.cgroups is not None else ", rlimits only"
-            parts += f", {self.supervisor_used().describe()}"
+            supervisor = self.supervisor_used().describe()
+            parts += f", {supervisor}" if supervisor else ""
         if self.isolation is Isolation.LIMITS and os.name == "posix" and os.geteuid() == 0:
             parts += "; bots run as the arena's user, root: use the jail for bots you do not trust"
         text = f"bot sandbox: {self.level}: {parts}"
@@ -358,6 +359,59 @@ def clean_stale_stages(folder: str = "/tmp") -> int:
     return removed
 
 
+def write_limits(folders: dict[str, str], memory: int, pids: int) -> None:
+    """Write a bot's limits into its cgroup ``folders`` (controller to folder): processes, memory (with swap where
+    it is accounted), the default CPU share; as the supervisor writes them for a group of its own."""
+    def write(controller: str, name: str, value: str) -> None:
+        with open(os.path.join(folders[controller], name), "w", encoding="ascii") as f:
+            f.write(value)
+
+    with contextlib.suppress(OSError):  # before any child group; newer kernels always count the hierarchy
+        write("memory", "memory.use_hierarchy", "1")
+    write("pids", "pids.max", str(pids))
+    write("memory", "memory.limit_in_bytes", str(memory))
+    with contextlib.suppress(OSError):  # only where swap is accounted
+        write("memory", "memory.memsw.limit_in_bytes", str(memory))
+    write("cpu", "cpu.shares", "1024")
+
+
+def _remove_tree(folder: str) -> None:
+    """Remove a cgroup folder and the groups below it, killing what is still in them (a process killed but not
+    gone yet keeps its group busy for a moment)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.path)
+    for _ in range(100):
+        try:
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # a process that has been killed but is not gone yet
+            _kill_group_procs(folder)
+            time.sleep(0.01)
+
+
+def _kill_group_procs(folder: str) -> None:
+    for _ in range(50):
+        pids = _group_pids(folder)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _group_pids(folder: str) -> list[int]:
+    try:
+        with open(os.path.join(folder, "cgroup.procs"), encoding="ascii") as f:
+            return [int(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
 _bot_groups = 0
 
 
@@ -426,7 +480,7 @@ def _is_supervisor(pid: int) -> bool:
             cmdline = f.read()
     except OSError:
         return False
-    # the native supervisor, the Python one, or an older arena's (sandbox.py): their bots are not stale
+    # this version's supervisor, or an older arena's: their bots are not stale
     return native.is_supervisor_command(cmdline) and b"\0--cgroup\0" in cmdline
 
 
@@ -497,11 +551,13 @@ def detect_sandbox(*, refresh: bool = False) -> Sandbox:
         return _detected
     import shutil
 
-    if not sys.platform.startswith("linux"):
-        _detected = Sandbox(Isolation.LIMITS if os.name == "posix" else Isolation.NONE,
-                            reason=f"no bubblewrap jail on {sys.platform}")
-        return _detected
     chosen = native.default_supervisor()
+    if not chosen.available:
+        _detected = Sandbox(Isolation.NONE, reason=f"no supervisor: {chosen.why_not}", supervisor=chosen)
+        return _detected
+    if not sys.platform.startswith("linux"):
+        _detected = Sandbox(Isolation.LIMITS, reason=f"no bubblewrap jail on {sys.platform}", supervisor=chosen)
+        return _detected
     cgroups, why_not = cgroup_parents()
     reasons = [] if cgroups is not None else [f"no cgroups: {why_not}"]
     bwrap = shutil.which("bwrap")

@@ -1,10 +1,32 @@
-/* The native twin of supervisor.py: the supervisor every bot runs under, as a small C program.
+/* The supervisor every bot runs under: it applies the bot's limits, counts its CPU and stops it.
  *
- * arena/launch/supervisor.py says what the supervisor does and why; this file does the same, with the same
- * command line, the same exit statuses and the same "[arena sandbox]" messages, in a process of a few hundred
- * KiB instead of a Python interpreter's 8 MiB (a big field runs a hundred of them). The two must behave the
- * same: a change to one is a change to the other, and tests/test_sandbox.py runs its supervisor tests against
- * both. arena/launch/native.py builds it (cc, libc only) and falls back to supervisor.py where it cannot.
+ * The arena never forks (it has imported grpc), so limits are applied in a fresh process: the arena runs each bot
+ * as ``arena-supervisor [LIMITS] -- COMMAND...`` (arena/launch/sandbox.py builds the command line;
+ * arena/launch/native.py finds or builds this program). It runs outside the bot's jail, as the arena's user, and:
+ *
+ * - with cgroups, makes the bot's own group below the arena's cgroup in each hierarchy (arena-bot-<its pid>): a
+ *   process count (pids.max), memory including tmpfs and shared memory, the default CPU share (so that a spinning
+ *   bot gets one share of the machine, never the others' shares), and CPU time read from the group's
+ *   cpuacct.usage, which nothing in the jail can change. The bot's process joins the group before it executes
+ *   anything; when the bot ends, or is stopped, the group is frozen, every process in it killed, and the group
+ *   removed (also when the start fails half-way). With --in-bot-group the group is made below the bot's group
+ *   (arena.launch.sandbox.make_bot_group), which holds the limits of all the bot's processes at a table;
+ * - forks the bot with its resource limits set (address space, open files, largest file, no core dumps) and
+ *   /dev/null as its standard input; without cgroups it stays as the bot's parent (a child subreaper), so every
+ *   process the bot starts is still a descendant that it kills when the bot ends;
+ * - as root with --drop-uid, gives the bot's child a mount namespace of its own where the jail's non-system
+ *   folders are bound into a stage any uid may cross, makes the bot's socket the bot's uid's, and drops the child
+ *   to a host uid of its own (HOST_UID_BASE + the supervisor's pid, no groups) before bubblewrap starts;
+ * - counts the CPU time of the bot per match ("renew" on its standard input starts a new match) and kills the bot
+ *   when it spends more than its allowance (exit status CPU_EXIT_CODE); "freeze" and "thaw" freeze a warm bot;
+ * - stops the bot when its standard input closes (the arena asks it to, or the arena itself is gone, even by
+ *   kill -9) or it gets SIGTERM, SIGINT or SIGHUP: SIGTERM, then SIGKILL STOP_GRACE later, then the whole group.
+ *
+ * Exit statuses: the bot's own (128 + N for a signal N), CPU_EXIT_CODE, START_FAILED_EXIT_CODE (its cgroup or stage
+ * could not be made: a "[arena sandbox]" line says why), RUN_FAILED_EXIT_CODE (its command could not be run),
+ * USAGE_EXIT_CODE (a bad command line). The values it shares with the arena are in supervisor.h, generated from
+ * arena/launch/supervisor_constants.py (scripts/gen_supervisor_h.py); tests/test_sandbox.py is its specification,
+ * and CI also runs it against a build with -fsanitize=address,undefined.
  *
  * It runs as the arena's user, root included: every call's result is checked, every buffer is bounded, and the
  * signals it waits for arrive through a signalfd read in one poll loop (they are blocked otherwise).
@@ -35,20 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* the same values as supervisor.py's (a test compares them) */
-#define MIB (1LL << 20)
-#define CPU_EXIT_CODE (128 + SIGXCPU)
-#define STOP_GRACE 0.5
-#define CPU_POLL 0.25
-#define JAIL_SOCKET "/run/arena/arena.sock"
-#define CGROUP_PREFIX "arena-bot-"
-#define STAGE_PREFIX "arena-jail-"
-#define HOST_UID_BASE 2100000000L
-#define DEFAULT_MEMORY_MB 1024
-#define DEFAULT_CPU_SECONDS 300
-#define DEFAULT_OPEN_FILES 256
-#define DEFAULT_DISK_MB 64
-#define DEFAULT_PROCESSES 128
+#include "supervisor.h"
 
 #define MAX_CGROUPS 16
 #define PATH_SIZE 4096
@@ -284,7 +293,8 @@ static void group_remove(void) {
     grp.nfolders = grp.ncontrollers = 0;
 }
 
-/* The limits of write_limits() in supervisor.py: processes, memory (and swap where counted), a CPU share. */
+/* The bot's limits: processes, memory (and swap where counted), the default CPU share (as
+ * arena.launch.sandbox.make_bot_group writes them for a bot's group). */
 static int write_limits(void) {
     const char *pids = group_folder("pids"), *memory = group_folder("memory"), *cpu = group_folder("cpu");
     char value[32];
@@ -404,34 +414,25 @@ static double cpu_used(void) {
 
 static void child_fail(const char *what) {
     say("cannot run '%s': %s: %s", opt.command[0], what, strerror(errno));
-    _exit(127);
+    _exit(RUN_FAILED_EXIT_CODE);
 }
 
 static void child_refuse(const char *why, const char *option) {
     say("cannot run '%s': %s '%s'", opt.command[0], why, option);
-    _exit(127);
+    _exit(RUN_FAILED_EXIT_CODE);
 }
 
+/* How many values a bubblewrap option takes (BWRAP_OPTIONS), 0 for a word that is no option, -1 for an option
+ * the arena never writes: its values could not be told from the next option. */
 static int bwrap_values(const char *option) {
-    static const char *one[] = {"--uid", "--gid", "--cap-drop", "--hostname", "--proc", "--dev", "--size",
-                                "--perms", "--tmpfs", "--dir", "--chdir", "--remount-ro", "--seccomp"};
-    static const char *two[] = {"--symlink", "--setenv", "--ro-bind"};
-    static const char *flags[] = {"--unshare-all", "--unshare-user", "--disable-userns", "--new-session",
-                                  "--die-with-parent", "--clearenv", "--unshare-ipc", "--unshare-pid",
-                                  "--unshare-net", "--unshare-uts", "--unshare-cgroup"};
-    for (size_t i = 0; i < sizeof one / sizeof *one; i++)
-        if (strcmp(option, one[i]) == 0) return 1;
-    for (size_t i = 0; i < sizeof two / sizeof *two; i++)
-        if (strcmp(option, two[i]) == 0) return 2;
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (strcmp(option, flags[i]) == 0) return 0;
+    for (size_t i = 0; i < BWRAP_OPTIONS_COUNT; i++)
+        if (strcmp(option, BWRAP_OPTIONS[i].name) == 0) return BWRAP_OPTIONS[i].values;
     return strncmp(option, "--", 2) == 0 ? -1 : 0;
 }
 
 static bool is_system(const char *source) {
-    static const char *system[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/"};
-    for (size_t i = 0; i < sizeof system / sizeof *system; i++)
-        if (strncmp(source, system[i], strlen(system[i])) == 0) return true;
+    for (size_t i = 0; i < SYSTEM_FOLDERS_COUNT; i++)
+        if (strncmp(source, SYSTEM_FOLDERS[i], strlen(SYSTEM_FOLDERS[i])) == 0) return true;
     return false;
 }
 
@@ -450,7 +451,9 @@ static void bind(const char *source, const char *target) {
 
 /* The bwrap command with the seccomp filter open (--seccomp FD) and, for a bot that will run as host uid,
  * each non-system --ro-bind SOURCE bound into the stage (a tmpfs in a mount namespace of this process's own),
- * so that bubblewrap's unprivileged uid can reach it; the bot's socket becomes uid's. See _jail_command. */
+ * so that bubblewrap's unprivileged uid can reach it (an interpreter below a home folder of mode 0700, the bot's
+ * socket in the arena's private folder), read-only and with their own permissions; the bot's socket becomes
+ * uid's, so that it may connect (no one else reaches it). */
 static char **jail_command(char **command, long uid) {
     size_t argc = 0;
     while (command[argc]) argc++;
@@ -656,13 +659,13 @@ static void clean_up(void) {
     if (stage[0]) rmdir(stage);
 }
 
-/* Make the group and the stage, fork the bot; return 0, or the exit status 126 after saying why. */
+/* Make the group and the stage, fork the bot; return 0, or START_FAILED_EXIT_CODE after saying why. */
 static int start(const sigset_t *mask) {
     const char *what = "";
     if (opt.ncgroups > 0) {
         if (group_make(&what) != 0) {
             say("cannot make the bot's cgroup: %s: %s", what, strerror(errno));
-            return 126;
+            return START_FAILED_EXIT_CODE;
         }
         cpu_base = cpu_used(); /* the bot's other processes at the table spent the rest */
     }
@@ -673,13 +676,13 @@ static int start(const sigset_t *mask) {
                  (long long)t.tv_sec * 1000000000LL + t.tv_nsec) != 0 || mkdir(stage, 0700) != 0) {
             say("cannot make the bot's stage: %s: %s", stage, strerror(errno));
             stage[0] = '\0';
-            return 126;
+            return START_FAILED_EXIT_CODE;
         }
     }
     child = fork();
     if (child < 0) {
         say("cannot fork the bot: %s", strerror(errno));
-        return 126;
+        return START_FAILED_EXIT_CODE;
     }
     if (child == 0) run_bot(mask);
     return 0;
@@ -696,8 +699,7 @@ static void usage(FILE *to) {
 
 static void help(void) {
     usage(stdout);
-    printf("\nRun COMMAND as a bot under resource limits, supervised: the native twin of\n"
-           "arena/launch/supervisor.py, which says what it does.\n\n"
+    printf("\nRun COMMAND as a bot under resource limits, supervised (arena/launch/supervisor.c says how).\n\n"
            "  --memory BYTES      address space per process (RLIMIT_AS); with cgroups, plus --fsize, the bot's memory\n"
            "  --cpu SECONDS       CPU seconds per match for the whole bot; 'renew' on stdin starts a match\n"
            "  --nofile N          open files per process (RLIMIT_NOFILE)\n"
@@ -708,7 +710,7 @@ static void help(void) {
            "  --in-bot-group      the --cgroup folders are the bot's group, which holds the limits of all its\n"
            "                      processes (and counts their CPU time)\n"
            "  --seccomp FILE      the seccomp filter (BPF) for bwrap --seccomp\n"
-           "  --drop-uid          run the command (bwrap) as host uid %ld + this supervisor's pid\n",
+           "  --drop-uid          run the command (bwrap) as host uid %d + this supervisor's pid\n",
            HOST_UID_BASE);
 }
 
@@ -717,7 +719,7 @@ static void bad_usage(const char *format, const char *value) {
     fprintf(stderr, "arena-supervisor: error: ");
     fprintf(stderr, format, value);
     fprintf(stderr, "\n");
-    exit(2);
+    exit(USAGE_EXIT_CODE);
 }
 
 static long long number(const char *option, const char *value) {
@@ -729,12 +731,12 @@ static long long number(const char *option, const char *value) {
     return n;
 }
 
-/* Parse the options as supervisor.py's argparse does (``--name VALUE`` or ``--name=VALUE``); exit 2 if bad. */
+/* Parse the options (``--name VALUE`` or ``--name=VALUE``, as argparse reads them); exit USAGE_EXIT_CODE if bad. */
 static void parse(int argc, char **argv) {
-    opt.memory = DEFAULT_MEMORY_MB * MIB;
+    opt.memory = (long long)DEFAULT_MEMORY_MB * MIB;
     opt.cpu = DEFAULT_CPU_SECONDS;
     opt.nofile = DEFAULT_OPEN_FILES;
-    opt.fsize = DEFAULT_DISK_MB * MIB;
+    opt.fsize = (long long)DEFAULT_DISK_MB * MIB;
     opt.pids = DEFAULT_PROCESSES;
     static const char *valued[] = {"--memory", "--cpu", "--nofile", "--fsize", "--pids", "--cgroup", "--seccomp"};
     int i = 1;
@@ -786,9 +788,9 @@ static void parse(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     parse(argc, argv);
-    /* without cgroups, orphans of the bot come to us instead of init (best effort, as in supervisor.py) */
+    /* without cgroups, orphans of the bot come to us instead of init (best effort) */
     if (opt.ncgroups == 0 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {}
-    /* as in Python: a closed pipe or a big file is an error to handle, not a signal that ends us */
+    /* a closed pipe or a big file is an error to handle, not a signal that ends us */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
     sigset_t mask;
@@ -801,10 +803,10 @@ int main(int argc, char **argv) {
     if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0
         || (signals = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
         say("cannot wait for signals: %s", strerror(errno));
-        return 126;
+        return START_FAILED_EXIT_CODE;
     }
     int status = start(&mask);
     if (status == 0) status = supervise(signals);
-    clean_up(); /* also after a failed start: supervisor.py leaves a group made before it failed */
+    clean_up(); /* also after a failed start: no group made before it failed is left */
     return status;
 }

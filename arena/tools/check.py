@@ -184,7 +184,7 @@ class BotDriver:
     def output_tail(self) -> str:
         """Return the end of the bot's output (its log), its line ends as the bot wrote them (a lone ``\r`` is
         shown escaped, not read as a line break)."""
-        path = self.log_dir / log_file_name(self.spec.name, 0)
+        path = self.log_dir / log_file_name(self.spec.log_key, 0)
         try:
             text = path.read_bytes().decode("utf-8", errors="replace")
         except OSError:

@@ -27,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 from arena.games.base import GameError
 from arena.web.data import NotFound, Reader, Withheld
 from arena.web.games import game_web
+from arena.web.limits import HEADER_BYTES, SMALL_BODY, BodyBound, BodyLimit
 from arena.web.replays import viewer_data
 
 log = logging.getLogger("arena.web")
@@ -40,7 +41,8 @@ class Site:
     """What the server shows: a ladder database (``reader``), a replay file (``replay``), or both."""
 
     def __init__(self, reader: Reader | None, replay: dict[str, Any] | None = None,
-                 replay_name: str = "", *, links: Sequence[tuple[str, str]] = (), private_faults: bool = False) -> None:
+                 replay_name: str = "", *, links: Sequence[tuple[str, str]] = (), private_faults: bool = False,
+                 uploads: bool = True) -> None:
         self.reader = reader
         self.replay = replay
         self.replay_name = replay_name
@@ -49,6 +51,9 @@ class Site:
         self.private_faults = private_faults
         """Whether a fault's reason (which may quote the bot's own words) is left out of the public pages: a
         contest shows it to the bot's author only."""
+        self.uploads = uploads
+        """Whether anyone may upload a replay file to be re-run (``arena serve``'s "Open a replay"); a contest,
+        open to everyone, does not take one."""
 
     def need_reader(self) -> Reader:
         if self.reader is None:
@@ -64,7 +69,8 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
         links += [("/", "Leaderboard"), ("/ratings", "Ratings"), ("/h2h", "Head to head"), ("/matches", "Matches")]
     if site.replay is not None:
         links.append(("/replay/file", "Replay file"))
-    links.append(("/replay", "Open a replay"))
+    if site.uploads:
+        links.append(("/replay", "Open a replay"))
     links += site.links
     nav = "".join(f'<a href="{href}">{html.escape(text)}</a>' for href, text in links)
     return f"""<!doctype html>
@@ -76,6 +82,12 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
 <main id="main"><h1>{html.escape(title)}</h1><p class="loading">loading...</p></main>
 <script src="/static/vendor/uPlot.iife.min.js"></script><script src="/static/app.js"></script>
 </body></html>"""
+
+
+def page_html(title: str, page: str, site: Site, **data: str) -> str:
+    """Return the HTML of one of ``app.js``'s pages (``page``: its name, e.g. ``match``) with ``data`` in its
+    attributes, for a page served elsewhere (a contest author's private replay)."""
+    return _shell(title, page, site, **data)
 
 
 def _error_page(status: int, message: str) -> HTMLResponse:
@@ -98,8 +110,16 @@ def _int_param(request: Request, name: str) -> int | None:
         raise HTTPException(400, f"{name} must be a whole number, not {raw!r}") from None
 
 
-def build_app(site: Site, routes: Sequence[BaseRoute] = ()) -> Starlette:
-    """Return the web application showing ``site``; ``routes`` come before its own (a contest's pages)."""
+def body_bound(method: str, path: str) -> int:
+    """Return the bound of a request body of ``arena serve``: a replay file on its upload, else a small form."""
+    return MAX_UPLOAD if (method, path) == ("POST", "/api/replay") else SMALL_BODY
+
+
+def build_app(site: Site, routes: Sequence[BaseRoute] = (), bound: BodyBound = body_bound) -> Starlette:
+    """Return the web application showing ``site``; ``routes`` come before its own (a contest's pages).
+
+    Every request body is bounded by ``bound(method, path)`` before it is read (:class:`arena.web.limits.BodyLimit`).
+    """
 
     def api(fn: Callable[[Request], Any]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -204,9 +224,7 @@ def build_app(site: Site, routes: Sequence[BaseRoute] = ()) -> Starlette:
         return {**viewer_data(site.replay, seat_param(request)), "match": None, "name": site.replay_name}
 
     async def api_upload(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_UPLOAD:
-            raise HTTPException(400, f"a replay file is at most {MAX_UPLOAD // 1024 // 1024} MiB")
+        body = await request.body()  # bounded by MAX_UPLOAD before it is read (body_bound)
         try:
             data = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -267,7 +285,7 @@ def build_app(site: Site, routes: Sequence[BaseRoute] = ()) -> Starlette:
         Route("/matches", page("Matches", "matches", check_ladder)),
         Route("/bot/{name}", page(lambda r: f"Bot {r.path_params['name']}", "bot", check_bot)),
         Route("/match/{match_id:int}", page(lambda r: f"Match {r.path_params['match_id']}", "match", check_match)),
-        Route("/replay", page("Open a replay", "upload")),
+        *([Route("/replay", page("Open a replay", "upload"))] if site.uploads else []),
         Route("/replay/file", page("Replay file", "match", check_file)),
         Route("/api/version", api(api_version)),
         Route("/api/summary", api(api_summary)),
@@ -280,7 +298,7 @@ def build_app(site: Site, routes: Sequence[BaseRoute] = ()) -> Starlette:
         Route("/api/bot/{name}/matches", api(api_bot_matches)),
         Route("/api/match/{match_id:int}", api(api_match)),
         Route("/api/replay/file", api(api_file)),
-        Route("/api/replay", api_upload, methods=["POST"]),
+        *([Route("/api/replay", api_upload, methods=["POST"])] if site.uploads else []),
         Route("/games/{game}.js", game_script),
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     ]
@@ -294,9 +312,19 @@ def build_app(site: Site, routes: Sequence[BaseRoute] = ()) -> Starlette:
         reader.bot_id(b)
         return {"a": a, "b": b}
 
-    return Starlette(routes=routes, exception_handlers={
+    app = Starlette(routes=routes, exception_handlers={
         NotFound: not_found, Withheld: withheld, GameError: bad_replay, HTTPException: http_error,
         Exception: server_error, 500: server_error})
+    app.add_middleware(BodyLimit, bound=bound)
+    return app
+
+
+def server_options() -> dict[str, Any]:
+    """Return the HTTP server's settings every arena web server shares: h11 (pure Python, its header bound
+    settable), request line and headers bounded by :data:`~arena.web.limits.HEADER_BYTES`, no access log, and the
+    client's address the socket's (a proxy's ``X-Forwarded-For`` is believed only where configured)."""
+    return {"http": "h11", "h11_max_incomplete_event_size": HEADER_BYTES, "log_level": "warning",
+            "access_log": False, "lifespan": "off", "proxy_headers": False}
 
 
 def serve(site: Site, host: str, port: int, on_ready: Callable[[str], None]) -> None:
@@ -320,7 +348,7 @@ def serve(site: Site, host: str, port: int, on_ready: Callable[[str], None]) -> 
         if site.reader is not None:
             site.reader.start()  # the figures over the whole database, before the first page asks
         on_ready(f"http://{shown}:{bound}/")
-        config = uvicorn.Config(build_app(site), log_level="warning", access_log=False, lifespan="off")
+        config = uvicorn.Config(build_app(site), **server_options())
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()

@@ -1,7 +1,9 @@
 """What ``arena serve`` reads from a ladder database: read-only, paginated, and without its secrets.
 
 The database is opened read-only (SQLite ``mode=ro``, through :class:`arena.ladder.store.Store`), one connection per
-thread, so a ladder can go on writing it (WAL): every query sees the matches stored so far. Never read out:
+thread, so a ladder can go on writing it (WAL): every query sees the matches stored so far. Every query is the
+ladder's read model's (:mod:`arena.ladder.readmodel`): this module runs no SQL, it chooses what to show and
+shapes it into JSON. Never read out:
 the ladder seed, any match seed, the replay of a deal set whose rotations are not all played yet (its hands
 would tell the deals still to come), nor a fault's detail from such a deal set (an illegal-answer fault
 quotes the seat's legal choices, so its hand).
@@ -9,7 +11,7 @@ quotes the seat's legal choices, so its hand).
 Figures over the whole database (the leaderboard, head to head) cost a scan of every match, too slow for
 a page of a million-match ladder: :class:`Live` keeps the last one and recomputes it in the background when
 new matches land, at most every ten times its own cost. Lists are pages of :data:`PAGE` rows found through
-indexes (store.py's schema), newest first, with a ``before`` cursor.
+indexes, newest first, with a ``before`` cursor.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import itertools
 import logging
 import operator
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from arena.games import get_game
 from arena.games.base import Scoring
 from arena.ladder.board import build_board
 from arena.ladder.estimate import SequentialTest
+from arena.ladder.readmodel import FILTERS, MatchRow, ReadModel
 from arena.ladder.store import LATENCY_BUCKET_BASE, Store, StoreError
 
 log = logging.getLogger("arena.web")
@@ -178,12 +180,9 @@ class HeadToHead:
 
     def update(self, store: Store) -> dict[str, Any]:
         """Read the new matches and return the table: bot names and one row per pair that shared a deal set."""
-        db = store.db
-        # first read: every match's deal through the covering (deal, rotation) index, not the large table
-        deal_of: dict[int, int] = dict(db.execute("SELECT id, deal FROM matches") if self.last_row == 0 else
-                                       db.execute("SELECT id, deal FROM matches WHERE id > ?", (self.last_match,)))
-        rows = db.execute("SELECT rowid, match_id, bot_id, total, place FROM seats WHERE rowid > ? ORDER BY rowid",
-                          (self.last_row,))
+        read = ReadModel(store)
+        deal_of = read.match_deals(0 if self.last_row == 0 else self.last_match)
+        rows = read.seats_since(self.last_row)
         opened = self._open
         # a match's seats are stored in one transaction with it, after every earlier match's
         for match_id, group in itertools.groupby(rows, key=operator.itemgetter(1)):
@@ -199,7 +198,7 @@ class HeadToHead:
             self.last_match = max(self.last_match, int(match_id))
             if len(by_match) >= self.seats:
                 self._fold(opened.pop(deal))
-        names = _bot_names(store)
+        names = read.bot_names()
         out = []
         for (a, b), p in sorted(self.pairs.items(), key=lambda item: (names.get(item[0][0], ""),
                                                                        names.get(item[0][1], ""))):
@@ -234,10 +233,6 @@ class HeadToHead:
                     pair.b_better += 1
                 else:
                     pair.even += 1
-
-
-def _bot_names(store: Store) -> dict[int, str]:
-    return {int(i): str(n) for i, n in store.db.execute("SELECT id, name FROM bots")}
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -280,9 +275,16 @@ class Reader:
         if store is None:
             store = Store(self.path, readonly=True)
             self._local.store = store
+            self._local.read = ReadModel(store)
             with self._lock:
                 self._stores.append(store)
         return store
+
+    def read(self) -> ReadModel:
+        """Return this thread's read model (over its read-only store)."""
+        self.store()
+        read: ReadModel = self._local.read
+        return read
 
     def close(self) -> None:
         """Stop the background work and close every connection."""
@@ -294,19 +296,19 @@ class Reader:
 
     def version(self) -> int:
         """Return the newest match id (match ids count the stored matches): it changes when a match lands."""
-        return int(self.store().db.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()[0])
+        return self.read().newest_match()
 
     def summary(self) -> dict[str, Any]:
         """Return the ladder's public description: game, seats, options, run settings, isolation level."""
-        store = self.store()
-        meta = {str(k): str(v) for k, v in store.db.execute("SELECT key, value FROM meta")}
+        store, read = self.store(), self.read()
+        meta = read.meta()
         shown = {k: v for k, v in meta.items()
                  if any(word in k.lower() for word in PUBLIC_META_WORDS) and "seed" not in k.lower()}
         if "sandbox" in shown:  # the levels the ladder's runs played under, as `arena leaderboard` says them
             shown["sandbox"] = "+".join(store.sandbox_levels())
         return {"game": self.game.name, "title": self.game.title, "seats": self.seats, "options": self.options,
                 "settings": store.settings(), "meta": shown, "matches": self.version(),
-                "bots": int(store.db.execute("SELECT count(*) FROM bots").fetchone()[0])}
+                "bots": read.bot_count()}
 
     # ------------------------------------------------------------------------------------ ratings history
 
@@ -316,13 +318,13 @@ class Reader:
         ``x`` are match numbers (ids); per bot ``mu`` and ``sigma`` at each x (``None`` before its first
         match), carried forward between its matches.
         """
-        db = store.db
-        names = _bot_names(store)
-        last = int(db.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()[0])
+        read = ReadModel(store)
+        names = read.bot_names()
+        last = read.newest_match()
         if last <= HISTORY_POINTS:
             xs = list(range(1, last + 1))
             per_bot: dict[int, dict[int, tuple[float, float]]] = {b: {} for b in names}
-            for match_id, bot_id, mu, sigma in db.execute("SELECT match_id, bot_id, mu, sigma FROM ratings"):
+            for match_id, bot_id, mu, sigma in read.ratings():
                 per_bot.setdefault(bot_id, {})[match_id] = (mu, sigma)
             series = {}
             for bot_id, points in per_bot.items():
@@ -337,12 +339,10 @@ class Reader:
         else:
             xs = sorted({max(1, round(last * (i + 1) / HISTORY_POINTS)) for i in range(HISTORY_POINTS)})
             series = {}
-            query = ("SELECT mu, sigma FROM ratings WHERE bot_id = ? AND match_id <= ? "
-                     "ORDER BY match_id DESC LIMIT 1")
             for bot_id in names:
                 mus, sigmas = [], []
                 for x in xs:
-                    row = db.execute(query, (bot_id, x)).fetchone()
+                    row = read.rating_at(bot_id, x)
                     mus.append(None if row is None else round(row[0], 3))
                     sigmas.append(None if row is None else round(row[1], 3))
                 series[bot_id] = (mus, sigmas)
@@ -355,28 +355,20 @@ class Reader:
 
     def _complete(self, deals: set[int]) -> set[int]:
         """Return those of ``deals`` whose every rotation is stored."""
-        if not deals:
-            return set()
-        marks = ",".join("?" * len(deals))
-        return {int(d) for d, n in self.store().db.execute(
-            f"SELECT deal, count(*) FROM matches WHERE deal IN ({marks}) GROUP BY deal", sorted(deals))
-            if n >= self.seats}
+        return {d for d, n in self.read().rotations_played(deals).items() if n >= self.seats}
 
-    def _describe_matches(self, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-        """Return matches (id, deal, rotation, finished_at, seconds, steps) with their seats and replay state."""
+    def _describe_matches(self, rows: list[MatchRow]) -> list[dict[str, Any]]:
+        """Return matches with their seats and replay state."""
         if not rows:
             return []
-        db = self.store().db
-        names = _bot_names(self.store())
-        ids = [int(r[0]) for r in rows]
-        marks = ",".join("?" * len(ids))
+        read = self.read()
+        names = read.bot_names()
         seats: dict[int, list[dict[str, Any]]] = {}
-        for match_id, seat, bot_id, total, place, benched, faults in db.execute(
-                f"SELECT match_id, seat, bot_id, total, place, benched, faults FROM seats WHERE match_id IN ({marks}) "
-                "ORDER BY match_id, seat", ids):
-            seats.setdefault(match_id, []).append({"seat": seat, "bot": names.get(bot_id, "?"), "total": total,
-                                                   "place": place, "benched": bool(benched), "faults": faults})
-        complete = self._complete({int(r[1]) for r in rows})
+        for s in read.seats_of(r.id for r in rows):
+            seats.setdefault(s.match_id, []).append({"seat": s.seat, "bot": names.get(s.bot_id, "?"),
+                                                     "total": s.total, "place": s.place, "benched": s.benched,
+                                                     "faults": s.faults})
+        complete = self._complete({r.deal for r in rows})
         return [{"id": int(i), "deal": int(d), "rotation": int(r), "finished_at": f, "seconds": round(s, 3),
                  "steps": int(n), "replay": int(d) in complete, "seats": seats.get(int(i), [])}
                 for i, d, r, f, s, n in rows]
@@ -387,22 +379,13 @@ class Reader:
         ``next`` is the cursor of the following page (``None`` on the last). Raises :class:`NotFound` for an
         unknown bot or filter.
         """
-        db = self.store().db
-        cursor = before if before is not None else 2**62
         if bot is None:
-            rows = db.execute("SELECT id, deal, rotation, finished_at, seconds, steps FROM matches WHERE id < ? "
-                              "ORDER BY id DESC LIMIT ?", (cursor, PAGE)).fetchall()
+            rows = self.read().matches(before, PAGE)
         else:
             bot_id = self.bot_id(bot)
-            condition = {"all": "", "won": " AND place = 1", "lost": " AND place > 1",
-                         "faulted": " AND faults > 0"}.get(which)
-            if condition is None:
+            if which not in FILTERS:
                 raise NotFound(f"no match filter {which!r}; the filters are all, won, lost and faulted")
-            rows = db.execute(
-                "SELECT m.id, m.deal, m.rotation, m.finished_at, m.seconds, m.steps FROM seats s "
-                "JOIN matches m ON m.id = s.match_id "
-                f"WHERE s.bot_id = ? AND s.match_id < ?{condition} ORDER BY s.match_id DESC LIMIT ?",
-                (bot_id, cursor, PAGE)).fetchall()
+            rows = self.read().bot_matches(bot_id, before, PAGE, which)
         described = self._describe_matches(rows)
         return {"matches": described, "next": described[-1]["id"] if len(described) == PAGE else None}
 
@@ -411,8 +394,7 @@ class Reader:
 
         Raises :class:`NotFound` for an unknown id, :class:`Withheld` while its deal set is incomplete.
         """
-        row = self.store().db.execute("SELECT id, deal, rotation, finished_at, seconds, steps FROM matches "
-                                      "WHERE id = ?", (match_id,)).fetchone()
+        row = self.read().match(match_id)
         if row is None:
             raise NotFound(f"no match {match_id} in this ladder (it holds {self.version()} matches)")
         described = self._describe_matches([row])[0]
@@ -434,10 +416,10 @@ class Reader:
 
     def bot_id(self, name: str) -> int:
         """Return the id of bot ``name``. Raises :class:`NotFound`."""
-        row = self.store().db.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchone()
-        if row is None:
+        found = self.read().bot_id(name)
+        if found is None:
             raise NotFound(f"no bot {name!r} in this ladder")
-        return int(row[0])
+        return found
 
     def bot(self, name: str) -> dict[str, Any]:
         """Return a bot's page: its leaderboard row, faulted matches, latest faults, latency histogram.
@@ -445,29 +427,18 @@ class Reader:
         Raises :class:`NotFound` for an unknown bot.
         """
         bot_id = self.bot_id(name)
-        db = self.store().db
+        read = self.read()
         board = self.board.get(wait=0)  # the page shows the rest while the board is being computed
         rows, version = board if board is not None else ([], 0)
         row = next((r for r in rows if r["bot"] == name), None)
-        try:  # the partial index counts only faulted seats; unhinted, SQLite scanned every seat of the bot
-            faulted = int(db.execute("SELECT count(*) FROM seats INDEXED BY seats_faulted WHERE bot_id = ? AND "
-                                     "faults > 0", (bot_id,)).fetchone()[0])
-        except sqlite3.OperationalError:  # a database from before that index
-            faulted = int(db.execute("SELECT count(*) FROM seats WHERE bot_id = ? AND faults > 0",
-                                     (bot_id,)).fetchone()[0])
-        fault_rows = db.execute(
-            "SELECT f.match_id, m.deal, f.step, f.kind, f.detail FROM seats s "
-            "JOIN faults f ON f.match_id = s.match_id AND f.seat = s.seat JOIN matches m ON m.id = s.match_id "
-            "WHERE s.bot_id = ? AND s.faults > 0 ORDER BY s.match_id DESC, f.step LIMIT ?",
-            (bot_id, PAGE)).fetchall()
-        complete = self._complete({int(r[1]) for r in fault_rows})
-        faults = [{"match": int(m), "step": int(step), "kind": str(kind),
-                   "detail": str(detail) if int(deal) in complete else None}
-                  for m, deal, step, kind, detail in fault_rows]
+        faulted = read.faulted_matches(bot_id)
+        fault_rows = read.bot_faults(bot_id, PAGE)
+        complete = self._complete({f.deal for f in fault_rows})
+        faults = [{"match": f.match_id, "step": f.step, "kind": f.kind,
+                   "detail": f.detail if f.deal in complete else None} for f in fault_rows]
         histogram = [{"low_ms": round(LATENCY_BUCKET_BASE ** b / 1000, 4),
-                      "high_ms": round(LATENCY_BUCKET_BASE ** (b + 1) / 1000, 4), "count": int(n)}
-                     for b, n in db.execute("SELECT bucket, count FROM latency WHERE bot_id = ? ORDER BY bucket",
-                                            (bot_id,))]
+                      "high_ms": round(LATENCY_BUCKET_BASE ** (b + 1) / 1000, 4), "count": n}
+                     for b, n in read.latency(bot_id)]
         settings = self.store().settings() or {}
         return {"bot": name, "board": row, "board_at": version, "faulted": faulted, "faults": faults,
                 "latency": histogram, "deadline_ms": None if "deadline" not in settings
@@ -479,12 +450,6 @@ class Reader:
         Raises :class:`NotFound` for an unknown bot.
         """
         a_id, b_id = self.bot_id(a), self.bot_id(b)
-        cursor = before if before is not None else 2**62
-        # EXISTS, not a join: joined, SQLite looked b's seats up by a range instead of the match id
-        rows = self.store().db.execute(
-            "SELECT m.id, m.deal, m.rotation, m.finished_at, m.seconds, m.steps FROM seats sa "
-            "JOIN matches m ON m.id = sa.match_id WHERE sa.bot_id = ? AND sa.match_id < ? AND EXISTS "
-            "(SELECT 1 FROM seats sb WHERE sb.match_id = sa.match_id AND sb.bot_id = ?) "
-            "ORDER BY sa.match_id DESC LIMIT ?", (a_id, cursor, b_id, PAGE)).fetchall()
+        rows = self.read().pair_matches(a_id, b_id, before, PAGE)
         described = self._describe_matches(rows)
         return {"a": a, "b": b, "matches": described, "next": described[-1]["id"] if len(described) == PAGE else None}

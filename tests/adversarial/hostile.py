@@ -161,7 +161,7 @@ def try_escape(paths: list[str]) -> None:
         if entry.isdigit():
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 command = f.read()
-                if b"supervisor.py" in command or b"arena-supervisor-" in command:  # either twin
+                if b"arena-supervisor" in command:
                     supervisors.append(int(entry))
     attempt("find the supervisor", lambda: supervisors)
     attempt("ptrace the supervisor", lambda: supervisors and call(libc.ptrace(16, supervisors[0], None, None)))

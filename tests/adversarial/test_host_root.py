@@ -26,8 +26,9 @@ from arena.games import get_game
 from arena.ladder.store import Store
 from arena.launch import jailfilter
 from arena.launch.process import log_file_name
+from arena.launch.procs import descendants, processes_naming
 from arena.launch.sandbox import detect_sandbox
-from arena.launch.supervisor import HOST_UID_BASE, HOST_UID_SPAN, descendants, processes_naming
+from arena.launch.supervisor_constants import HOST_UID_BASE, HOST_UID_SPAN
 
 CI = os.environ.get("CI") == "true"
 GOOD_ENTRIES = [(name, f'"-m", "arena.games.cabanga.bots.{name}.bot"') for name in ("greedy", "tidy", "random")]
@@ -77,9 +78,8 @@ def _is_supervisor(pid: int) -> bool:
             words = f.read().split(b"\0")
     except OSError:
         return True
-    # the native supervisor (arena-supervisor-HASH), or python -I -S .../supervisor.py
-    native = os.path.basename(words[0]).startswith(b"arena-supervisor-")
-    return native or (len(words) > 3 and words[3].endswith(b"supervisor.py"))
+    # arena-supervisor: installed with the package, or arena-supervisor-HASH built at first use
+    return os.path.basename(words[0]).startswith(b"arena-supervisor")
 
 
 def _host_uid(pid: int) -> int | None:

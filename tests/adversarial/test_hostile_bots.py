@@ -17,8 +17,9 @@ from arena.core import replay as replay_format
 from arena.core.referee import FaultKind, MatchRecord
 from arena.games.base import MatchOver
 from arena.launch.process import describe_exit, log_file_name
+from arena.launch.procs import processes_naming
 from arena.launch.sandbox import Isolation
-from arena.launch.supervisor import CPU_EXIT_CODE, processes_naming
+from arena.launch.supervisor_constants import CPU_EXIT_CODE
 from arena.protocol import server as server_module
 
 

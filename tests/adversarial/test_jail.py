@@ -21,9 +21,9 @@ from arena.games import get_game
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool
 from arena.launch.process import log_file_name
+from arena.launch.procs import processes_naming
 from arena.launch.runner import serving
 from arena.launch.sandbox import Isolation, own_cgroups
-from arena.launch.supervisor import processes_naming
 
 DEFAULT_DEADLINE = 1.0
 CI = os.environ.get("CI") == "true"

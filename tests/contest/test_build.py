@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from arena.contest.build import BuildError, BuildResult, _Refused, _unpack_result, run_build
+from arena.launch.procs import processes_naming
 from arena.launch.sandbox import Isolation, Limits, Sandbox, detect_sandbox
-from arena.launch.supervisor import MIB, processes_naming
+from arena.launch.supervisor_constants import MIB
 
 MACHINE = detect_sandbox()
 CI = os.environ.get("CI") == "true"

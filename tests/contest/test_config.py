@@ -9,6 +9,7 @@ import pytest
 
 from arena.contest.commands import EXAMPLE
 from arena.contest.config import BUILD_DISK_MB, DEFAULT_RUNTIMES, ConfigError, load_config
+from arena.contest.web import contest_server_options
 
 MIB = 1024 * 1024
 
@@ -26,6 +27,22 @@ def test_a_config_of_only_a_game_has_safe_defaults_and_paths_beside_it(tmp_path:
     assert not config.open_registration and not config.behind_proxy
     assert config.data == tmp_path / "contest-data" and config.contest_db == tmp_path / "contest-data/contest.db"
     assert set(config.runtimes) == set(DEFAULT_RUNTIMES) and config.baseline is None
+
+
+def test_a_contest_has_a_secret_seed_unless_a_public_one_is_asked_for(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, 'game = "cabanga"\n')).seed is None  # drawn when the contest is made
+    assert load_config(write(tmp_path, 'game = "cabanga"\nseed = 7\npublic_seed = true\n')).seed == 7
+    assert "seed" not in [line.split("=")[0].strip() for line in EXAMPLE.splitlines()]
+
+
+def test_behind_a_proxy_only_its_addresses_are_believed(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, 'game = "cabanga"\n'))
+    assert config.proxies == ("127.0.0.1", "::1")
+    assert contest_server_options(config)["proxy_headers"] is False  # the socket's address, whatever is claimed
+    config = load_config(write(tmp_path, 'game = "cabanga"\nbehind_proxy = true\nproxies = ["10.0.0.0/8"]\n'))
+    assert config.behind_proxy and config.proxies == ("10.0.0.0/8",)
+    options = contest_server_options(config)
+    assert options["proxy_headers"] is True and options["forwarded_allow_ips"] == ["10.0.0.0/8"]
 
 
 def test_the_example_reads_as_it_says(tmp_path: Path) -> None:
@@ -64,7 +81,10 @@ def test_declared_runtimes_are_the_only_ones(tmp_path: Path) -> None:
     ('game = "cabanga"\nseats = 9', "3 to 6 seats, not 9"),
     ('game = "cabanga"\nsteats = 4', "unknown key 'steats'"),
     ('game = "cabanga"\nlisten = "8080"', "listen must be HOST:PORT"),
-    ('game = "cabanga"\nseed = true', "seed must be a whole number"),
+    ('game = "cabanga"\nseed = true\npublic_seed = true', "seed must be a whole number"),
+    ('game = "cabanga"\nseed = 1', "would let every submitted bot compute every deal"),
+    ('game = "cabanga"\npublic_seed = true', "public_seed = true names no seed"),
+    ('game = "cabanga"\nproxies = ["proxy.example.org"]', "proxies must list the proxies' IP addresses"),
     ('game = "cabanga"\ndeadline = 0', "deadline must be positive"),
     ('game = "cabanga"\n[limits]\nmemory = 1', "unknown limit 'memory'"),
     ('game = "cabanga"\n[build_limits]\nmemory = 1', "build_limits: unknown limit 'memory'"),

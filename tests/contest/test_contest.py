@@ -9,196 +9,36 @@ Submissions are built and checked in the bot jail: without bubblewrap these test
 from __future__ import annotations
 
 import http.cookiejar
-import json
 import os
 import re
-import select
 import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
-import tempfile
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli import main
 from arena.contest.archive import pack
 from arena.contest.store import ContestStore, State
-from arena.launch.sandbox import Isolation, detect_sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
-ARENA = [sys.executable, "-c", "from arena.cli import run; run()"]
-
-BOT = '''from arena.games.cabanga.bot import CabangaBot
-from arena.sdk import run
-
-
-class First(CabangaBot):
-    def play(self, view, choices):
-        return choices[0]
-
-    def throw(self, view, candidates):
-        return []
-
-
-if __name__ == "__main__":
-    print("MARK-{mark} starting", flush=True)
-    run(First())
-'''
-
-
-def need_jail() -> None:
-    sandbox = detect_sandbox()
-    if sandbox.isolation is not Isolation.JAIL:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must have the bot jail: {sandbox.describe()}")
-        pytest.skip(f"a contest builds and checks submissions in the bot jail, and there is none here: "
-                    f"{sandbox.describe()}")
-
-
-def write_config(folder: Path, **extra: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "house.toml").write_text("".join(f'[[bot]]\nbundled = "cabanga-{name}"\n\n'
-                                               for name in ("greedy", "tidy", "random")))
-    lines = ['game = "cabanga"', "seats = 3", "options = { rounds = 1 }", 'listen = "127.0.0.1:0"',
-             'baseline = "house.toml"', 'data = "data"', *(f"{k} = {v}" for k, v in extra.items()),
-             "[submissions]", "check_rounds = 1", "per_day = 5", "build_seconds = 60"]
-    path = folder / "contest.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def write_bot(folder: Path, name: str, *, build: str | None = None, mark: str = "", crash: bool = False,
-              version: int = 1, slow_start: float = 0) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    text = BOT.format(mark=mark or name)
-    if slow_start:
-        text = text.replace("    run(First())", f"    import time\n    time.sleep({slow_start})\n    run(First())")
-    if crash:
-        text = text.replace("return choices[0]", "raise RuntimeError('<script>alert(1)</script> my bug')")
-    (folder / "bot.py").write_text(text + f"# version {version}\n")
-    manifest = f'name = "{name}"\ncommand = ["bot.py"]\ngames = ["cabanga"]\nruntime = "python"\n'
-    if build is not None:
-        manifest += f"build = {build}\n"
-    (folder / "bot.toml").write_text(manifest)
-    return folder
-
-
-class Contest:
-    """A running `arena contest` process, its address and its log."""
-
-    def __init__(self, config: Path) -> None:
-        self.config = config
-        self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)  # noqa: SIM115
-        self.process = subprocess.Popen([*ARENA, "contest", str(config)], cwd=config.parent, stdout=self.log,
-                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
-        assert self.process.stderr is not None
-        deadline = time.monotonic() + 90
-        seen = ""
-        self.url = ""
-        while time.monotonic() < deadline and not self.url:
-            ready, _, _ = select.select([self.process.stderr], [], [], 1)
-            if ready:
-                line = self.process.stderr.readline()
-                if not line and self.process.poll() is not None:
-                    break
-                seen += line
-                found = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
-                if found:
-                    self.url = found.group(1)
-        if not self.url:
-            self.kill()
-            raise AssertionError(f"arena contest did not start: {seen}")
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
-            self.process.wait(30)
-        # every bot process of the contest is in its session: none may outlive it
-        for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
-            try:
-                if os.getsid(int(pid)) == self.process.pid:
-                    os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if self.process.stderr is not None:
-            self.process.stderr.close()
-
-
-def add_author(config: Path, name: str, *extra: str) -> str:
-    done = subprocess.run([*ARENA, "author", "add", name, "--contest", str(config), *extra], capture_output=True,
-                          text=True, timeout=60, cwd=config.parent)
-    assert done.returncode == 0, done.stderr
-    token = done.stdout.strip()
-    assert token.startswith("arena_") and "shown this once" in done.stderr
-    return token
-
-
-def call(url: str, token: str | None = None, data: bytes | None = None, method: str | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    sent = dict(headers or {})
-    if token is not None:
-        sent["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url, data=data, headers=sent, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-            status = int(response.status)
-    except urllib.error.HTTPError as exc:
-        body, status = exc.read(), int(exc.code)
-    try:
-        return status, json.loads(body)
-    except ValueError:
-        return status, body.decode("utf-8", "replace")
-
-
-@dataclass
-class Submitted:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def submit(contest: Contest, folder: Path, token: str, *more: str) -> Submitted:
-    """Run `arena submit` as the author would (in-process: the command's own code, without a new interpreter)."""
-    result = CliRunner().invoke(main, ["submit", str(folder), "--to", contest.url, *more], env={"ARENA_TOKEN": token})
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Submitted(result.exit_code, result.stdout, result.stderr)
-
-
-def wait_state(contest: Contest, token: str, submission_id: str, states: tuple[str, ...],
-               timeout: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        status, data = call(f"{contest.url}/api/contest/submissions/{submission_id}", token)
-        assert status == 200, data
-        if data["state"] in states or time.monotonic() > deadline:
-            assert data["state"] in states, data
-            return dict(data)
-        time.sleep(0.6)  # the API takes 120 calls a minute from an address
-
-
-def wait_matches(contest: Contest, bot: str, count: int = 1, timeout: float = 90) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + timeout
-    while True:
-        status, data = call(f"{contest.url}/api/bot/{urllib.parse.quote(bot)}/matches")
-        matches = list(data["matches"]) if status == 200 else []
-        if len(matches) >= count or time.monotonic() > deadline:
-            assert len(matches) >= count, (status, data)
-            return matches
-        time.sleep(0.2)
-
+from .harness import (
+    ARENA,
+    Contest,
+    add_author,
+    call,
+    need_jail,
+    submit,
+    wait_matches,
+    wait_state,
+    write_bot,
+    write_config,
+)
 
 # --------------------------------------------------------------------------------------------- one contest
 
@@ -213,7 +53,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest,
     (folder / "data").mkdir(exist_ok=True)
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        tokens |= {"bob": store.add_author("bob"), "root": store.add_author("root", admin=True)}
+        tokens |= {"bob": store.authors.add("bob"), "root": store.authors.add("root", admin=True)}
     finally:
         store.close()
     contests = [Contest(config)]
@@ -386,7 +226,10 @@ def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_no
     response = other.goto(own)
     assert response is not None and response.status == 404
     assert "MARK-WEBLOG" not in other.content() and "webby" not in other.inner_text("#main")
-    assert "webby" not in other.goto(contest.url + "/me").text()
+    # bob's page names alice's bot only where the public board does (an opponent he may choose), never her
+    # submission or its report
+    bobs = other.goto(contest.url + "/me").text()
+    assert own.rsplit("/", 1)[1] not in bobs and "PASS: alice:webby" not in bobs and "MARK-WEBLOG" not in bobs
     admin = other.goto(contest.url + "/admin")
     assert admin is not None and admin.status == 404
     status, _ = call(contest.url + "/api/contest/submissions/" + own.rsplit("/", 1)[1], tokens["bob"])
@@ -505,7 +348,7 @@ def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doub
     # a playing bot's built folder lost meanwhile (a restored backup, a wiped disk): it is built and checked again
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        lost = next(s for s in store.submissions("alice") if s.state is State.PLAYING)
+        lost = next(s for s in store.submissions.all("alice") if s.state is State.PLAYING)
     finally:
         store.close()
     shutil.rmtree(folder / "data" / "bots" / lost.id)
@@ -528,7 +371,7 @@ def test_a_contest_killed_mid_build_and_mid_check_resumes_with_nothing_lost_doub
         third.kill(signal.SIGTERM)
     store = ContestStore(folder / "data" / "contest.db")
     try:
-        assert [s.state.value for s in store.submissions("bob") if s.bot == "slow"] == ["playing"]
+        assert [s.state.value for s in store.submissions.all("bob") if s.bot == "slow"] == ["playing"]
     finally:
         store.close()
     db = sqlite3.connect(folder / "data" / "ladder.db")

@@ -60,7 +60,7 @@ class Checks:
 @pytest.fixture
 def store(tmp_path: Path) -> ContestStore:
     store = ContestStore(tmp_path / "contest.db")
-    store.add_author("alice")
+    store.authors.add("alice")
     return store
 
 
@@ -83,7 +83,7 @@ def upload(tmp_path: Path, store: ContestStore, pipe: Pipeline, name: str, *, ga
     path = archive_path(pipe.config, content_hash(data))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    return store.add_submission("alice", name, content_hash(data))
+    return store.submissions.add("alice", name, content_hash(data))
 
 
 def test_a_checked_submission_enters_the_ladder_and_its_new_version_retires_it(
@@ -103,7 +103,7 @@ def test_a_checked_submission_enters_the_ladder_and_its_new_version_retires_it(
     asyncio.run(pipe.process(second.id))
     assert [b.name for b in ladder.entered] == ["alice:greedy:v1", "alice:greedy:v2"]
     assert ladder.retired == ["alice:greedy:v1"]
-    assert [s.state for s in store.submissions("alice")] == [State.PLAYING, State.RETIRED]
+    assert [s.state for s in store.submissions.all("alice")] == [State.PLAYING, State.RETIRED]
     assert not (pipe.config.work / second.id).exists()  # the scratch is emptied
 
 
@@ -111,7 +111,7 @@ def test_a_check_that_runs_past_its_time_rejects_the_submission(tmp_path: Path, 
     pipe, ladder = pipeline(tmp_path, store, Checks("slow"), check_seconds=0.2)
     slow = upload(tmp_path, store, pipe, "slow")
     assert asyncio.run(pipe.process(slow.id)) is None
-    rejected = store.submission(slow.id)
+    rejected = store.submissions.get(slow.id)
     assert rejected is not None and rejected.state is State.REJECTED
     assert "arena check ran past its 0.2 s" in rejected.reason
     assert ladder.entered == [] and not (pipe.config.bots / slow.id).exists()
@@ -122,10 +122,10 @@ def test_a_failed_check_rejects_with_its_first_problem_and_keeps_the_report(
     pipe, ladder = pipeline(tmp_path, store, Checks("fail"))
     bad = upload(tmp_path, store, pipe, "bad")
     asyncio.run(pipe.process(bad.id))
-    rejected = store.submission(bad.id)
+    rejected = store.submissions.get(bad.id)
     assert rejected is not None and rejected.state is State.REJECTED
     assert rejected.reason == "arena check failed: cabanga, 3 seats: crash: the bot reported: oops"
-    assert "FAIL: alice:bad:v1" in store.report(bad.id) and ladder.entered == []
+    assert "FAIL: alice:bad:v1" in store.reports.get(bad.id) and ladder.entered == []
 
 
 def test_a_bot_for_another_game_is_rejected_before_its_check(tmp_path: Path, store: ContestStore) -> None:
@@ -133,7 +133,7 @@ def test_a_bot_for_another_game_is_rejected_before_its_check(tmp_path: Path, sto
     pipe, ladder = pipeline(tmp_path, store, checks)
     other = upload(tmp_path, store, pipe, "lamabot", games='["lama"]')
     asyncio.run(pipe.process(other.id))
-    rejected = store.submission(other.id)
+    rejected = store.submissions.get(other.id)
     assert rejected is not None and rejected.state is State.REJECTED and "add 'cabanga' to games" in rejected.reason
     assert checks.asked == [] and ladder.entered == []
 
@@ -141,12 +141,12 @@ def test_a_bot_for_another_game_is_rejected_before_its_check(tmp_path: Path, sto
 def test_a_restart_takes_up_what_a_stop_caught_mid_way_oldest_first(tmp_path: Path, store: ContestStore) -> None:
     pipe, _ = pipeline(tmp_path, store, Checks())
     building = upload(tmp_path, store, pipe, "one")
-    store.set_state(building.id, State.BUILDING)
+    store.submissions.set_state(building.id, State.BUILDING)
     queued = upload(tmp_path, store, pipe, "two")
     (pipe.config.work / "leftover").mkdir(parents=True)
     again, _ = pipeline(tmp_path, store, Checks())
     assert [s.id for s in again.resume()] == [building.id, queued.id]
-    assert [s.state for s in store.unfinished()] == [State.QUEUED, State.QUEUED]
+    assert [s.state for s in store.submissions.unfinished()] == [State.QUEUED, State.QUEUED]
     assert not pipe.config.work.exists()  # what was half unpacked or built is gone
 
 
@@ -155,7 +155,7 @@ def test_the_arenas_own_failure_is_tried_again_and_never_rejects_the_bot(tmp_pat
         runner = asyncio.create_task(pipe.run())
         pipe.submitted(submission.id)
         for _ in range(400):
-            now = store.submission(submission.id)
+            now = store.submissions.get(submission.id)
             assert now is not None
             if not seen or seen[-1] != (now.state, now.reason):
                 seen.append((now.state, now.reason))
@@ -203,7 +203,7 @@ def test_a_build_runs_with_the_build_limits_not_the_bots(tmp_path: Path, store: 
     # dd holds one 300 MiB block: more than the bot may use, less than the build may
     built = upload(tmp_path, store, pipe, "big", build='["dd", "if=/dev/zero", "of=/dev/null", "bs=300M", "count=1"]')
     asyncio.run(pipe.process(built.id))
-    after = store.submission(built.id)
+    after = store.submissions.get(built.id)
     assert after is not None
     if build_mb is not None:
         assert after.state is State.PLAYING, after.reason

@@ -20,6 +20,7 @@ from arena.games.base import (
     Pick,
     Prompt,
     RoundScored,
+    Scoring,
     View,
     check_known_options,
     parse_int_option,
@@ -143,6 +144,7 @@ class Tiny(Game):
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 3
     kinds: ClassVar[tuple[str, ...]] = ("lay",)
+    scoring: ClassVar[Scoring] = Scoring.HIGHER_WINS  # T3
 
     def options(self, raw: Mapping[str, Any] | None = None) -> TinyOptions:
         raw = dict(raw or {})
@@ -152,8 +154,8 @@ class Tiny(Game):
     def _new(self, options: Any, seats: int, seed: int) -> TinyState:
         return TinyState(options, seats, seed)
 
-    def deck(self, options: Any) -> tuple[Any, ...]:
-        return CARDS
+    def deck(self, options: Any, seats: int) -> tuple[Any, ...]:
+        return tuple(c for c in CARDS for _ in range(seats))  # T1: 1..9 once per seat
 
     def parse_card(self, text: str) -> Card:
         return CARDS[int(text) - 1]

@@ -1,0 +1,155 @@
+"""Cabanga!'s numeric encoding for training (:mod:`arena.games.encoding`): a :class:`CabangaView` as fixed-size
+numbers, and every action as an index.
+
+Observation: ``float32``, ``373 + 3 * seats`` values, each 0..1, made from the seat's view alone (G2). Seats are
+listed from the observing seat's point of view: ``me``, ``next`` (the seat after it, which plays after it), ``+2``
+and so on around the table. Cards are listed in card order: R1..R18, B1..B18, P1..P18, Y1..Y18.
+
+==================  =========  ====================================================================================
+field               values     meaning
+==================  =========  ====================================================================================
+``hand``            72         1 for each number card in the seat's hand
+``tops``            8 x 18     per pile (R left, R right, B left .. Y right), 1 at the value of its top card (a grey
+                               start card counts by its value)
+``step``            2          1 at ``play`` or ``throw``: the step pending (both 0 once the match is over)
+``previous``        4          1 at the colour played in the previous turn of this round (C9); all 0 on a
+                               round's first turn
+``throw_row``       4          during a throw: 1 at the row just played, whose gap the candidates lie in (C10)
+``candidate``       72         during the seat's throw decision: 1 at the candidate card being decided now
+``taken``           72         during the seat's throw decision: 1 at each candidate already chosen to throw
+``active``          seats      1 at the seat whose turn it is (relative)
+``hand_sizes``      seats      cards in each seat's hand, divided by 16 (at most 1)
+``totals``          seats      each seat's penalty total, divided by the option ``target`` (at most 1)
+``penalty_pile``    1          cards in the penalty pile, divided by 72
+``set_aside``       1          cards set aside (thrown, C12), divided by 72
+``round``           1          the round number, divided by 10 (at most 1)
+==================  =========  ====================================================================================
+
+Actions: ``Discrete(146)``. Indices 0..143 are the plays in card order, each card onto its left pile then its
+right pile (``R1:left``, ``R1:right``, ``R2:left`` .. ``Y18:right``); 144 is ``skip`` and 145 ``take``.
+
+The throw (a subset of the candidates, sealed, C11) is decided one candidate at a time, in the prompt's order
+(card order): for each, ``take`` (throw it) or ``skip`` (keep it), with the candidate in ``candidate`` and the
+cards chosen so far in ``taken``. Why: every one of the 2^k subsets is one sequence of k binary choices, so a
+standard masked policy over one ``Discrete`` space plays it, the mask is exactly {skip, take}, and the
+probability of a throw is the product of its choices. Choosing whole subsets would need 2^k actions; adding cards
+one by one until a "done" action would reach one subset by k! orders and split its credit among them.
+"""
+
+from __future__ import annotations
+
+from operator import add, attrgetter
+from typing import Any
+
+from arena.games.base import View
+from arena.games.cabanga.rules import (
+    NUMBER_CARDS,
+    PILE_NAMES,
+    ROWS,
+    CabangaOptions,
+    CabangaView,
+    Card,
+    PlayCard,
+    Side,
+)
+from arena.games.encoding import (
+    SKIP,
+    TAKE,
+    Encoder,
+    Field,
+    GameEncoding,
+    Layout,
+    SubsetStep,
+    relative_labels,
+)
+
+HAND_SCALE = 16.0
+"""Cards in a hand that count as a full hand size (more are possible after draws: clipped)."""
+PILE_SCALE = 72.0
+ROUND_SCALE = 10.0
+
+PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card, side) for card in NUMBER_CARDS for side in Side)
+"""The plays in action order: each number card onto its left pile, then onto its right pile."""
+
+_CARD_AT: dict[Card, int] = {card: i for i, card in enumerate(NUMBER_CARDS)}
+_CARD_LABELS = tuple(card.text for card in NUMBER_CARDS)
+_STEPS = {"play": 0, "throw": 1}
+_ROW_AT = {colour: i for i, colour in enumerate(ROWS)}
+_value = attrgetter("value")
+
+
+class CabangaEncoder(Encoder):
+    """The encoding of Cabanga! matches at one seat count (the module's docstring has the layout)."""
+
+    def __init__(self, options: CabangaOptions, seats: int) -> None:
+        rows = tuple(colour.value for colour in ROWS)
+        self.seats = seats
+        self.target = float(options.target)
+        layout = Layout([
+            Field("hand", _CARD_LABELS, "1 for each number card in hand"),
+            Field("tops", tuple(f"{pile.replace(' ', '-')}={v}" for pile in PILE_NAMES for v in range(1, 19)),
+                  "per pile, 1 at its top card's value"),
+            Field("step", ("play", "throw"), "the step pending"),
+            Field("previous", rows, "the colour played in the previous turn of the round (C9)"),
+            Field("throw_row", rows, "during a throw, the row just played"),
+            Field("candidate", _CARD_LABELS, "the candidate card being decided in this seat's throw"),
+            Field("taken", _CARD_LABELS, "the candidates chosen to throw so far"),
+            Field("active", relative_labels(seats), "the seat whose turn it is"),
+            Field("hand_sizes", relative_labels(seats), "cards in each seat's hand", flags=False, scale=HAND_SCALE),
+            Field("totals", relative_labels(seats), "each seat's penalty total", flags=False, scale=self.target),
+            Field("penalty_pile", ("cards",), "cards in the penalty pile", flags=False, scale=PILE_SCALE),
+            Field("set_aside", ("cards",), "cards set aside", flags=False, scale=PILE_SCALE),
+            Field("round", ("round",), "the round number", flags=False, scale=ROUND_SCALE),
+        ])
+        actions = [play.text for play in PLAYS] + [SKIP, TAKE]
+        super().__init__(layout, actions, {play: i for i, play in enumerate(PLAYS)})
+        # positions, looked up rather than computed: an observation is made at every step of every match
+        self._hand_at = {card: layout["hand"] + i for card, i in _CARD_AT.items()}.__getitem__
+        self._tops = [layout["tops"] + 18 * pile - 1 for pile in range(len(PILE_NAMES))]  # + the top's value
+        self._step = layout["step"]
+        self._previous = layout["previous"]
+        self._throw_row = layout["throw_row"]
+        self._candidate_at = {card: layout["candidate"] + i for card, i in _CARD_AT.items()}
+        self._taken_at = {card: layout["taken"] + i for card, i in _CARD_AT.items()}
+        self._active = layout["active"]
+        sizes = layout["hand_sizes"]
+        self._numbers = list(range(sizes, layout["round"] + 1))  # hand sizes, totals, piles, round: end to end
+        self._orders = [[(seat + i) % seats for i in range(seats)] for seat in range(seats)]
+
+    def encode(self, view: View, subset: SubsetStep | None, ones: list[int], at: list[int],
+               values: list[float]) -> None:
+        assert isinstance(view, CabangaView)
+        ones.extend(map(self._hand_at, view.hand))
+        ones.extend(map(add, self._tops, map(_value, view.tops)))
+        seats = self.seats
+        seat = view.seat
+        if view.step is not None:
+            ones.append(self._step + _STEPS[view.step])
+            ones.append(self._active + (view.active - seat) % seats)
+        if view.previous_colour is not None:
+            ones.append(self._previous + _ROW_AT[view.previous_colour])
+        if view.throw_row is not None:
+            ones.append(self._throw_row + _ROW_AT[view.throw_row])
+        if subset is not None:
+            ones.append(self._candidate_at[subset.candidate])  # type: ignore[index]
+            ones.extend(map(self._taken_at.__getitem__, subset.taken))  # type: ignore[arg-type]
+        at.extend(self._numbers)
+        order = self._orders[seat]
+        hand_sizes = view.hand_sizes
+        totals = view.totals
+        values.extend([min(1.0, hand_sizes[s] / HAND_SCALE) for s in order])
+        target = self.target
+        values.extend([min(1.0, totals[s] / target) for s in order])
+        values.extend((view.penalty_size / PILE_SCALE, view.set_aside_size / PILE_SCALE,
+                       min(1.0, view.round / ROUND_SCALE)))
+
+
+class CabangaEncoding(GameEncoding):
+    """Cabanga!'s encodings: one per seat count (the option ``target`` scales the totals)."""
+
+    def encoder(self, options: Any, seats: int) -> CabangaEncoder:
+        return CabangaEncoder(options, seats)
+
+
+ENCODING = CabangaEncoding()
+"""Cabanga!'s encoding (the registry reads it)."""
