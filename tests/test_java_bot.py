@@ -58,7 +58,7 @@ def test_the_java_bot_builds_and_plays_both_games_in_the_jail_saying_why(example
     if os.environ.get("CI") == "true":
         assert jailed, detect_sandbox().describe()
     java = BotSpec("java", ("./build/arena-bot",), JAVA)
-    for game_name, other in (("cabanga", "cabanga-greedy"), ("lama", "lama-greedy")):
+    for game_name, other in (("cabanga", "cabanga-easy"), ("lama", "lama-easy")):
         game = get_game(game_name)
         seats = [java, bundled_bots()[other], java]
         record, answered = recorded_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0))
