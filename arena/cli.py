@@ -34,7 +34,7 @@ from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Tim
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
 from arena.launch import tempdir
-from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list, merge_bot_lists
+from arena.launch.botlist import BotListError, BotSpec, bundled_aliases, bundled_folder, load_bot_list, merge_bot_lists
 from arena.launch.jail import shared_folders
 from arena.launch.process import LaunchError, machine_sandbox
 from arena.launch.runner import latency_summary, new_match_id, run_match, seat_names
@@ -1043,6 +1043,11 @@ def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: st
     """
     game, opts, bots = game_and_bots(game_name, options, bots_paths)
     names = [b.name for b in bots]
+    renamed = bundled_aliases()
+    for name in (first, second):
+        if name not in names and renamed.get(name) in names:  # an old name of a bundled bot, for one release
+            click.echo(f"note: {name} is now called {renamed[name]} (the old name works for one release)", err=True)
+    first, second = (renamed[n] if n not in names and renamed.get(n) in names else n for n in (first, second))
     for name in (first, second):
         if name not in names:
             raise click.UsageError(f"bot {name!r} is not in the bot list ({', '.join(names)})")
