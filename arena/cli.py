@@ -860,7 +860,7 @@ def _duration(seconds: float) -> str:
 @click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
               help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
-                   "table is a Ray actor with its own bot processes on its node. Every node needs arena and "
+                   "node's tables are one Ray actor there, with its own bot processes. Every node needs arena and "
                    "the bots at the paths of the bot list (a shared folder, or the same checkout), or "
                    "--cluster-ship.")
 @click.option("--cluster-ship", "ship", type=click.Path(file_okay=False, exists=True, path_type=Path),

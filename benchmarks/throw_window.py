@@ -85,11 +85,11 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
     silent: list[float] = []
     none: list[float] = []
     async with serving() as server:
-        table = ProcessPool(server)
+        pool = ProcessPool(server)
         try:
             began = time.perf_counter()
             for seed in range(matches):
-                seats = await table.seat(bots, deal=DealKey(game.name, seed))
+                seats = await pool.seat(bots, deal=DealKey(game.name, seed))
                 log: list[tuple[float, float, int, str]] = []
                 windows: list[bool] = []
                 timed = [TimedSeat(s, log, i) for i, s in enumerate(seats)]
@@ -109,7 +109,7 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
                 none += n
             elapsed = time.perf_counter() - began
         finally:
-            await table.close()
+            await pool.close()
 
     def ms(values: list[float], q: float) -> float:
         if not values:

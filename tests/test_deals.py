@@ -2,7 +2,7 @@
 
 Ladders of real bot processes: every bot is a memory bot (``tests/bots/memory.py``) that fingerprints every
 deal it is seated at and writes ``REPEAT`` to its log when one comes back. Over several deal sets at 3 and 4
-seats on one table and on two, and at 6 seats on one, none ever does; with a table that forgets which deals its
+seats on one table and on two, and at 6 seats on one, none ever does; with a pool that forgets which deals its
 processes played (as tables did before), they do: the test can fail.
 """
 
@@ -93,7 +93,7 @@ def test_no_bot_process_ever_sees_a_deal_again(tmp_path: Path, seats: int, table
 
 
 def test_without_the_ledger_warm_processes_see_their_deals_again(tmp_path: Path) -> None:
-    """The control: a table that forgets deals seats a bot's one warm process at every rotation."""
+    """The control: a pool that forgets deals seats a bot's one warm process at every rotation."""
     seats = 3
     _, logs, processes = run_ladder(tmp_path, seats, 1, seats, ledger=ForgetfulLedger)
     assert processes == seats
@@ -178,12 +178,12 @@ def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
 
     async def run() -> None:
         async with serving() as server:
-            table = ProcessPool(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
+            pool = ProcessPool(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
             try:
                 with pytest.raises(LaunchError):  # it never connects
-                    await table.seat([bot], deal=DealKey("cabanga", 1))
+                    await pool.seat([bot], deal=DealKey("cabanga", 1))
             finally:
-                await table.close()
+                await pool.close()
 
     asyncio.run(run())
     assert (logs / log_file_name("peek", 0)).read_text().splitlines()[0] == "sees nothing"

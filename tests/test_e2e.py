@@ -128,7 +128,7 @@ def test_fingerprint_follows_the_files_of_the_bot(tmp_path: Path) -> None:
 
 
 def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -> None:
-    """A table reuses its processes across matches, restarts a crashed one, and leaves none behind."""
+    """A process pool reuses its processes across matches, restarts a crashed one, and leaves none behind."""
     import os
 
     from arena.launch.pool import ProcessPool
@@ -140,16 +140,16 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
 
     async def scenario() -> tuple[list[MatchRecord], int, int, list[int]]:
         async with serving() as server:
-            table = ProcessPool(server)
+            pool = ProcessPool(server)
             records = []
             pids = set()
             for seed in (1, 2):
-                seats = await table.seat([crasher, *good], deal=DealKey(game.name, seed))
-                pids |= {s.process.pid for s in table._running.values() if s.process is not None and s.process.pid}
+                seats = await pool.seat([crasher, *good], deal=DealKey(game.name, seed))
+                pids |= {s.process.pid for s in pool._running.values() if s.process is not None and s.process.pid}
                 records.append(await referee_match(game, seats, seed, game.options({"rounds": 1}),
                                                 clock=Clock(0.3)))
-            starts, restarts = table.starts, table.restarts
-            await table.close()
+            starts, restarts = pool.starts, pool.restarts
+            await pool.close()
             return records, starts, restarts, sorted(pids)
 
     records, starts, restarts, pids = asyncio.run(scenario())
@@ -186,12 +186,12 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
             tcp = next(a for a in server.addresses if not a.startswith("unix:"))
             env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": tcp, "ARENA_TOKEN": token}
             far = subprocess.Popen([sys.executable, "-m", "arena.games.cabanga.bots.tidy.bot"], cwd=ROOT, env=env)
-            table = ProcessPool(server)
+            pool = ProcessPool(server)
             try:
-                seats = await table.seat(bots, deal=DealKey(game.name, 4))
+                seats = await pool.seat(bots, deal=DealKey(game.name, 4))
                 return await referee_match(game, seats, 4, game.options({"rounds": 1}), clock=Clock(1.0))
             finally:
-                await table.close()
+                await pool.close()
                 far.wait(timeout=10)  # told goodbye, the remote bot leaves by itself
 
     record = asyncio.run(scenario())

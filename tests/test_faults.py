@@ -35,16 +35,16 @@ def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its
 
     async def scenario() -> tuple[list[MatchRecord], int, int]:
         async with serving() as server:
-            table = ProcessPool(server, log_dir=tmp_path)
+            pool = ProcessPool(server, log_dir=tmp_path)
             records = []
             try:
                 for seed in (1, 2, 3):
-                    seats = await table.seat(bots, deal=DealKey(game.name, seed), match=f"m{seed}")
+                    seats = await pool.seat(bots, deal=DealKey(game.name, seed), match=f"m{seed}")
                     records.append(await referee_match(game, seats, seed, game.options({"rounds": 2}),
                                                     clock=Clock(1.0), max_faults=1000, match_id=f"m{seed}"))
-                return records, table.starts, table.restarts
+                return records, pool.starts, pool.restarts
             finally:
-                await table.close()
+                await pool.close()
 
     records, starts, restarts = asyncio.run(scenario())
     crashes = [f for r in records for f in r.faults if f.seat == 0]

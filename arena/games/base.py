@@ -465,8 +465,8 @@ class Game(ABC):
     kinds: ClassVar[tuple[DecisionKind, ...]]
     """The decision kinds its prompts have: a Python bot answers each with its method of that name."""
     scoring: ClassVar[Scoring] = Scoring.LOWER_WINS
-    """Which way its totals count. Its :class:`MatchOver` places say it; what compares totals across matches (a
-    head-to-head table) reads it here."""
+    """Which way its totals count. Its :class:`MatchOver` places say it; what compares totals across matches (the
+    head-to-head page) reads it here."""
     hidden_order: ClassVar[tuple[str, ...]] = ()
     """The zones (names of :meth:`MatchState.zones`) whose order no seat may learn: its face-down piles. The
     hiding tests check every message against them; hands are secret anyway (G2)."""

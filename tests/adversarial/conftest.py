@@ -25,12 +25,12 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         context = serving()
         server = runner.run(context.__aenter__())
         forced = os.environ.get("ARENA_TEST_SANDBOX")
-        table = ProcessPool(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
-        arena = Arena(runner, server, table, log_dir)
+        pool = ProcessPool(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
+        arena = Arena(runner, server, pool, log_dir)
         try:
             yield arena
         finally:
-            runner.run(table.close())
+            runner.run(pool.close())
             runner.run(context.__aexit__(None, None, None))
     # no bot process survives: its pid is gone, or now names a process that started later (a reused pid)
     survivors = {pid for pid, started in arena.pids.items() if start_time(pid) == started}

@@ -30,7 +30,7 @@ JAIL_PATH = {"/usr/local/bin", "/usr/bin", "/bin"}
 
 
 def needs_jail(arena: Arena) -> None:
-    sandbox = arena.table.sandbox
+    sandbox = arena.pool.sandbox
     if sandbox.isolation is not Isolation.JAIL:
         if os.environ.get("CI") == "true" or sandbox.broken_jail:
             pytest.fail(f"CI, and a machine with bubblewrap, must have the jail: {sandbox.describe()}")
