@@ -24,7 +24,7 @@ import click
 from arena.contest import commands as contest_commands
 from arena.core import replay as replay_format
 from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
-from arena.games import BOT_LIST, ENVIRONMENT, bot_list, game_folder, get_game, register_text
+from arena.games import BOT_LIST, ENVIRONMENT, bot_list, default_game, game_folder, get_game, register_text
 from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder.board import Board, BoardLine, build_board
@@ -140,9 +140,21 @@ class GameName(click.ParamType):  # type: ignore[type-arg]
 
 GAME_CHOICE = GameName()
 
+class GameOption(click.Option):
+    """``--game``, whose help names the default game of this run's registry (``ARENA_GAMES`` included)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        if record is None:
+            return None
+        return record[0], record[1].replace("{default}", default_game())
+
+
 # Options shared by the commands, declared once so that their names, defaults and help agree.
-game_option = click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
-                           help="The game to play.")
+game_option = click.option(
+    "--game", "game_name", type=GAME_CHOICE, default=None, cls=GameOption,
+    help="The game to play. Default: the one game every bot of --bots plays (the games of its entries), asked "
+         "for when that is not one game; without --bots, the first registered game, {default}.")
 options_option = click.option(
     "-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
     help="A game option, repeatable: `arena games` lists each game's options and their defaults.")
@@ -293,12 +305,12 @@ def record_golden(game_name: str | None, seats: int | None, seed: int, options: 
               help="Match seed; the same seed prints the same match. Default: a random seed, printed.")
 @options_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def demo(game_name: str, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
+def demo(game_name: str | None, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
     """Run one in-process match between built-in random players and print it.
 
     Every event of the match is printed (turns, throws, draws, round scores), then the final places.
     """
-    game = get_game(game_name.lower())
+    game = get_game((game_name or default_game()).lower())
     opts = game_options(game, options)
     if not game.min_seats <= seats <= game.max_seats:
         raise click.BadParameter(
@@ -341,17 +353,45 @@ def default_bot_list(game: Game) -> Path:
     return path
 
 
-def game_and_bots(game_name: str, options: Sequence[str], bots_paths: Sequence[Path]
+def game_and_bots(game_name: str | None, options: Sequence[str], bots_paths: Sequence[Path]
                   ) -> tuple[Game, Options, list[BotSpec]]:
     """Return the game, its options and the bots of the lists ``bots_paths`` (``--bots`` given once or more,
-    merged; the bundled list when none); usage errors."""
-    game = get_game(game_name.lower())
-    opts = game_options(game, options)
+    merged; the bundled list when none); usage errors.
+
+    The game is ``game_name`` (``--game``); without it, the one game the lists' bots all play
+    (:func:`settled_game`), or with no list the default game (:func:`arena.games.default_game`)."""
     try:
+        if game_name is None and bots_paths:
+            bots = merge_bot_lists([(str(path), load_bot_list(path)) for path in bots_paths])
+            game = get_game(settled_game(bots, bots_paths, registered_games()))
+            return game, game_options(game, options), bots
+        game = get_game((game_name or default_game()).lower())
+        opts = game_options(game, options)
         paths = list(bots_paths) or [default_bot_list(game)]
         return game, opts, merge_bot_lists([(str(path), load_bot_list(path)) for path in paths])
     except BotListError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def settled_game(bots: Sequence[BotSpec], bots_paths: Sequence[Path], names: Sequence[str]) -> str:
+    """Return the one game of the registered ``names`` that every bot of ``bots`` (of the lists ``bots_paths``)
+    plays, a bot whose entry names no ``games`` playing any. Raises :class:`click.UsageError` asking for
+    ``--game``, naming the games, when that is not one game and more than one is registered."""
+    common = [name for name in names if all(not bot.games or name in bot.games for bot in bots)]
+    if len(common) == 1:
+        return common[0]
+    if len(names) == 1:
+        return names[0]
+    lists = ", ".join(str(path) for path in bots_paths)
+    if not common:
+        why = f"no game is played by every bot of {lists}"
+    elif not any(bot.games for bot in bots):
+        why = f"the bots of {lists} do not say which game they play (the games key of an entry)"
+    elif len(common) == len(names):
+        why = f"every bot of {lists} plays every game"
+    else:
+        why = f"every bot of {lists} plays {', '.join(common)}"
+    raise click.UsageError(f"give --game: {why}; the games are {', '.join(names)}")
 
 
 def pick_bots(bots: list[BotSpec], seats: int | None, game: Game) -> list[BotSpec]:
@@ -402,7 +442,7 @@ main.add_command(_play_alias, "play")
 @sandbox_option
 @throw_window_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def match(game_name: str, bots_paths: tuple[Path, ...], seats: int | None, seed: int | None,
+def match(game_name: str | None, bots_paths: tuple[Path, ...], seats: int | None, seed: int | None,
           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
           replay_path: Path | None, log_dir: Path | None, listen: str | None, sandbox_mode: str,
           throw_window_ms: float,
@@ -723,7 +763,7 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
               help="The bot's language.")
 @click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="Where to create the bot's folder NAME.")
-def new(name: str, game_name: str, lang: str, parent: Path) -> None:
+def new(name: str, game_name: str | None, lang: str, parent: Path) -> None:
     """Write a minimal bot NAME (a folder) and its bot list entry, ready for `arena check`.
 
     Python bots use the arena's SDK; JavaScript, C++, Go, Java and Rust bots are the bundled examples with the
@@ -735,7 +775,7 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
 
     folder = parent / name
     try:
-        files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_folder(),
+        files = write_bot(folder, name, (game_name or default_game()).lower(), lang, bundled=bundled_folder(),
                           proto=Path(arena.v2.__file__).resolve().parent / "arena.proto")
     except (ScaffoldError, OSError) as exc:
         raise CommandError(str(exc)) from None
@@ -891,7 +931,7 @@ def _duration(seconds: float) -> str:
 @click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
                    "that learn between matches. A database rated with another tau is rated again.")
-def ladder(bots_paths: tuple[Path, ...], game_name: str, seats: int, matches: int | None, hours: float | None,
+def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matches: int | None, hours: float | None,
            tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
            options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
            sandbox_mode: str, throw_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
@@ -1028,9 +1068,9 @@ async def _run_until_signal(runner: Ladder) -> Timing:
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output. Default: discarded.")
 @sandbox_option
-def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: str, seats: int | None, matches: int,
-            tables: int, db_path: Path | None, options: tuple[str, ...], deadline: float, time_bank: float,
-            max_faults: int, zone: float, alpha: float, beta: float, log_dir: Path | None,
+def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: str | None, seats: int | None,
+            matches: int, tables: int, db_path: Path | None, options: tuple[str, ...], deadline: float,
+            time_bank: float, max_faults: int, zone: float, alpha: float, beta: float, log_dir: Path | None,
             sandbox_mode: str) -> None:
     """Play FIRST against SECOND on shared deals until a sequential test decides which is better.
 

@@ -45,7 +45,7 @@ def digest(path: Path) -> str:
 
 def bot_list(path: Path) -> Path:
     path.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "arena.games.{module}.bot"]\n'
-                            f'cwd = "{ROOT}"\n\n'
+                            f'cwd = "{ROOT}"\ngames = ["cabanga"]\n\n'
                             for name, module in [("g", "cabanga.bots.greedy"), ("r", "cabanga.bots.random"),
                                                  ("t", "cabanga.bots.tidy")]))
     return path

@@ -221,9 +221,10 @@ def test_remote_bots_need_an_address_and_are_not_for_the_ladder(tmp_path: Path) 
         f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "-m", "arena.games.cabanga.bots.random.bot"]\n'
         f'cwd = "{ROOT}"\n'
         for i in range(3)))
-    result = CliRunner().invoke(main, ["match", "--bots", str(path)])
+    result = CliRunner().invoke(main, ["match", "--bots", str(path), "--game", "cabanga"])
     assert result.exit_code == 2 and "--listen" in result.stderr
-    result = CliRunner().invoke(main, ["ladder", "--bots", str(path), "--db", str(tmp_path / "x.db")])
+    result = CliRunner().invoke(main, ["ladder", "--bots", str(path), "--game", "cabanga",
+                                       "--db", str(tmp_path / "x.db")])
     assert result.exit_code == 1 and "remote" in result.stderr and "arena match --listen" in result.stderr
 
 

@@ -57,7 +57,7 @@ def write_bot_list(path: Path, names: Sequence[str], broken: Sequence[str] = ())
     for name in names:
         module = f"arena.games.{name.replace('-', '.bots.', 1)}.bot"
         text += (f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "{module}"]\n'
-                 f"cwd = {json.dumps(str(ROOT))}\n\n")
+                 f"cwd = {json.dumps(str(ROOT))}\ngames = [\"{name.split('-')[0]}\"]\n\n")
     for name in broken:
         text += f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-c", "raise SystemExit(3)"]\n\n'
     path.write_text(text, encoding="utf-8")

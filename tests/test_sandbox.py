@@ -564,7 +564,7 @@ def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
     bots.write_text("".join(f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "{hostile}", "fork", "{mark}"]\n\n'
                             for i in range(3)))
     arena = subprocess.Popen([sys.executable, "-c", "from arena.cli import run; run()", "match", "--bots", str(bots),
-                              "--deadline", "30", "--seed", "1"], stdout=subprocess.DEVNULL,
+                              "--game", "cabanga", "--deadline", "30", "--seed", "1"], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, cwd=root)
     try:
         deadline = time.monotonic() + 30

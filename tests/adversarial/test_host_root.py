@@ -53,9 +53,10 @@ def ladder(tmp_path: Path, hostile_args: str, *, seats: int, matches: int, deadl
                             f'{limits if name == "hostile" else ""}\n' for name, args in entries))
     db = tmp_path / "ladder.db"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--seats",
-         str(seats), "--matches", str(matches), "--tables", "1", "--seed", "17", "--db", str(db), "-o", "rounds=1",
-         "--deadline", deadline, "--max-faults", "2", "--sandbox", "strict", "--log-dir", str(tmp_path / "logs")],
+        [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--game", "cabanga",
+         "--seats", str(seats), "--matches", str(matches), "--tables", "1", "--seed", "17", "--db", str(db), "-o",
+         "rounds=1", "--deadline", deadline, "--max-faults", "2", "--sandbox", "strict", "--log-dir",
+         str(tmp_path / "logs")],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
     uids: set[int] = set()
     try:
