@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from arena.games.base import (
     NO_DECISION_TEXT,
@@ -212,6 +212,7 @@ def random_seat(name: str, seed: int | str) -> LocalSeat:
 
 
 DEFAULT_CLOCK = Clock()
+_T = TypeVar("_T")
 
 WINDOW_SPIN = 0.0015
 """The last seconds of a throw window that the referee waits out by yielding, not with a timer (1 ms grain)."""
@@ -351,7 +352,7 @@ async def referee_match(
             calls.append(ask_seat(seats[s], request))
         # every prompted seat is asked at once; each call ends by its own seat's clock
         asked_at = loop.time()
-        answers = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
+        answers = [await calls[0]] if len(calls) == 1 else await _all(loop, calls)
         record.step_seconds.append(loop.time() - asked_at)
         took: dict[int, float] = {}
         record.asked.append(took)
@@ -395,6 +396,21 @@ async def referee_match(
     return record
 
 
+async def _all(loop: asyncio.AbstractEventLoop, calls: Sequence[Coroutine[Any, Any, _T]]) -> list[_T]:
+    """Run ``calls`` at once, each in a task of its own, and return their results in order.
+
+    What ``asyncio.gather`` does for calls that never raise (:func:`ask_seat` returns its faults), without its
+    bookkeeping per call: the tasks all start before any is awaited; cancelling the wait cancels them all.
+    """
+    tasks = [loop.create_task(call) for call in calls]
+    try:
+        return [await task for task in tasks]
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
+
+
 async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
     """Return at loop time ``when``, however long ago the wait began.
 
@@ -412,15 +428,53 @@ async def ask_seat(seat: Seat, request: Request) -> tuple[Prompt, Decision | Sea
     """Ask one seat, never waiting past ``request.timeout``; return (prompt, answer or fault, seconds)."""
     loop = asyncio.get_running_loop()
     started = loop.time()
+    # the deadline as asyncio.timeout enforces it (a timer that cancels this task, told apart from any other
+    # cancellation by the count of cancel requests), with one timer handle and no context manager: every
+    # decision of every seat passes here
+    task = asyncio.current_task()
+    assert task is not None, "a seat is asked from a task"
+    expiry = _Expiry(task)
+    timer = loop.call_at(started + request.timeout, expiry)
     try:
-        async with asyncio.timeout(request.timeout):  # no extra task, unlike wait_for
-            decision = await seat.decide(request)
-    except TimeoutError:
-        return request.prompt, SeatFault(
-            FaultKind.TIMEOUT, f"no answer within {request.timeout:.3f} s"), request.timeout
+        decision = await seat.decide(request)
+    except asyncio.CancelledError:
+        if expiry.fired and task.uncancel() <= expiry.cancelling:
+            return request.prompt, _timeout(request), request.timeout
+        raise
+    except TimeoutError:  # as asyncio.timeout let it through: a seat's own TimeoutError is a timeout too
+        if expiry.fired:
+            task.uncancel()
+        return request.prompt, _timeout(request), request.timeout
     except SeatFault as fault:
+        if expiry.fired:
+            task.uncancel()
         return request.prompt, fault, loop.time() - started
     except Exception as exc:  # a seat adapter's bug is charged to the seat, the match goes on
+        if expiry.fired:
+            task.uncancel()
         return request.prompt, SeatFault(FaultKind.CRASH, f"{type(exc).__name__}: {exc}"), \
             loop.time() - started
+    finally:
+        timer.cancel()
+    if expiry.fired:  # the time ran out as the answer came: the answer counts, as with asyncio.timeout
+        task.uncancel()
     return request.prompt, decision, loop.time() - started
+
+
+class _Expiry:
+    """The timer callback of one :func:`ask_seat`: cancels the asking task when the seat's time is up."""
+
+    __slots__ = ("cancelling", "fired", "task")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.cancelling = task.cancelling()
+        self.fired = False
+
+    def __call__(self) -> None:
+        self.fired = True
+        self.task.cancel()
+
+
+def _timeout(request: Request) -> SeatFault:
+    return SeatFault(FaultKind.TIMEOUT, f"no answer within {request.timeout:.3f} s")

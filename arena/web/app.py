@@ -84,6 +84,12 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
 </body></html>"""
 
 
+def page_html(title: str, page: str, site: Site, **data: str) -> str:
+    """Return the HTML of one of ``app.js``'s pages (``page``: its name, e.g. ``match``) with ``data`` in its
+    attributes, for a page served elsewhere (a contest author's private replay)."""
+    return _shell(title, page, site, **data)
+
+
 def _error_page(status: int, message: str) -> HTMLResponse:
     title = {404: "Not found", 403: "Not shown yet", 400: "Bad request"}.get(status, "Error")
     body = f"""<!doctype html>

@@ -226,7 +226,10 @@ def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_no
     response = other.goto(own)
     assert response is not None and response.status == 404
     assert "MARK-WEBLOG" not in other.content() and "webby" not in other.inner_text("#main")
-    assert "webby" not in other.goto(contest.url + "/me").text()
+    # bob's page names alice's bot only where the public board does (an opponent he may choose), never her
+    # submission or its report
+    bobs = other.goto(contest.url + "/me").text()
+    assert own.rsplit("/", 1)[1] not in bobs and "PASS: alice:webby" not in bobs and "MARK-WEBLOG" not in bobs
     admin = other.goto(contest.url + "/admin")
     assert admin is not None and admin.status == 404
     status, _ = call(contest.url + "/api/contest/submissions/" + own.rsplit("/", 1)[1], tokens["bob"])

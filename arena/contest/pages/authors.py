@@ -12,6 +12,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arena.contest.config import ContestConfig
+from arena.contest.pages import scrimmages
 from arena.contest.pages.common import (
     FORM_BYTES,
     TooLarge,
@@ -63,7 +64,8 @@ async def me(request: Request) -> Response:
             '<form method="post" action="/me/submit" enctype="multipart/form-data">'
             f'<input type="hidden" name="csrf" value="{escape(session.csrf)}">'
             '<input type="file" name="archive" accept=".tar.gz,.tgz,application/gzip"> <button>submit</button>'
-            f"</form><h2>Your submissions</h2>{submissions_table(rows)}")
+            f"</form><h2>Your submissions</h2>{submissions_table(rows)}"
+            + scrimmages.section(request, author, session))
     return page(f"Bots of {author.name}", body, author=author, session=session)
 
 

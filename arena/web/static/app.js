@@ -512,9 +512,14 @@ function viewer(fetchData, title) {
     body.dataset.game = data.game;
     body.dataset.seat = seat;
     if (!seatSelect.options.length) {
-      seatSelect.append(el("option", {value: "all", text: "from above (every hand)"}),
-                        ...data.names.map((n, i) => el("option", {value: String(i), text: `seat ${i}: ${n}`})));
+      // a private replay (a contest author's own match) offers only the seats that are theirs
+      const own = data.seats_allowed || null;
+      if (!own) seatSelect.append(el("option", {value: "all", text: "from above (every hand)"}));
+      seatSelect.append(...data.names.map((n, i) => el("option", {value: String(i), text: `seat ${i}: ${n}`}))
+                                   .filter((o, i) => !own || own.includes(i)));
+      if (own && seat === "all") seat = String(data.seat);
       seatSelect.value = seat;
+      body.dataset.seat = seat;
     }
     roundSelect.replaceChildren(...data.rounds.map(([r, i]) => el("option", {value: String(i), text: "round " + r})));
     slider.max = data.frames.length - 1;
@@ -540,6 +545,13 @@ function viewer(fetchData, title) {
 
 async function pageMatch() {
   const id = body.dataset.match;
+  if (body.dataset.source === "private") {
+    // a contest author's own match (a scrimmage): its JSON from the address the page names, their seats only
+    const load = viewer((seat) => getJSON(body.dataset.api + (seat === null ? "" : "?seat=" + seat)),
+                        body.dataset.heading || "Match");
+    await load();
+    return;
+  }
   if (body.dataset.source === "file") {
     const load = viewer((seat) => getJSON("/api/replay/file" + (seat === null ? "" : "?seat=" + seat)),
                         "Replay " + (body.dataset.name || ""));
