@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -65,6 +66,7 @@ def test_play_bad_input_is_a_clear_error() -> None:
     assert code == 2 and "chess" in err
 
 
+@pytest.mark.process
 def test_match_writes_a_replay_that_verifies(tmp_path: Path) -> None:
     replay = tmp_path / "m.json"
     code, out, _ = run("match", "--game", "lama", "--seed", "7", "--replay", str(replay))

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from toolchain import unavailable
 
@@ -20,6 +21,8 @@ from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec
 from arena.launch.runner import run_match
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parent.parent
 CPP = ROOT / "bots" / "cpp"

@@ -76,6 +76,7 @@ def lines(logs: dict[str, list[str]], word: str) -> list[str]:
 
 # two tables sharing one pool at 3 and 4 seats: one table is the same pool with no other table to keep apart from
 # (every other ladder and match test plays one), and six seats add no mechanism and 36 process starts (13 s)
+@pytest.mark.process
 @pytest.mark.parametrize(("seats", "tables", "bots"), [(3, 2, 4), (4, 2, 4)])
 def test_no_bot_process_ever_sees_a_deal_again(tmp_path: Path, seats: int, tables: int, bots: int) -> None:
     _, logs, processes = run_ladder(tmp_path, seats, tables, bots)
@@ -92,6 +93,7 @@ def test_no_bot_process_ever_sees_a_deal_again(tmp_path: Path, seats: int, table
     assert processes <= bots * (seats + tables - 1)
 
 
+@pytest.mark.process
 def test_without_the_ledger_warm_processes_see_their_deals_again(tmp_path: Path) -> None:
     """The control: a pool that forgets deals seats a bot's one warm process at every rotation."""
     seats = 3
@@ -123,6 +125,7 @@ SHM_KEY = 0x5EED1
 SHM_PROGRAM = f"import ctypes; print(ctypes.CDLL(None).shmget({SHM_KEY}, 4096, 0o1666))"
 
 
+@pytest.mark.process
 def test_bot_processes_share_no_sysv_ipc(tmp_path: Path) -> None:
     """Processes of one bot have no shared memory to pass notes through: System V IPC is private to each."""
     sandbox = machine_sandbox()
@@ -161,6 +164,7 @@ def test_bot_processes_share_no_sysv_ipc(tmp_path: Path) -> None:
     assert made and int(made[0]) >= 0, "the bot could not make its segment: the test would prove nothing"
 
 
+@pytest.mark.process
 def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
     """What one process of a bot printed (say, its hands) is out of reach of the next: logs are hidden."""
     sandbox = machine_sandbox()

@@ -42,6 +42,7 @@ def assert_complete(record: MatchRecord) -> None:
     assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
 
 
+@pytest.mark.process
 def test_cabanga_match_between_processes() -> None:
     bots = [bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")] * 2
     record = play("cabanga", bots, seed=11)
@@ -51,6 +52,7 @@ def test_cabanga_match_between_processes() -> None:
     assert all(len(lat) > 0 for lat in record.latencies)
 
 
+@pytest.mark.process
 def test_lama_match_between_processes() -> None:
     bots = [bot("g", "lama.bots.greedy"), bot("r", "lama.bots.random"), bot("g", "lama.bots.greedy")]
     record = play("lama", bots, seed=5)
@@ -58,6 +60,7 @@ def test_lama_match_between_processes() -> None:
     assert record.faults == []
 
 
+@pytest.mark.process
 def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     """Bots that each sleep near the deadline on a throw finish a throw step in about one deadline."""
     game, seed, sleep = get_game("cabanga"), 3, 0.35
@@ -87,6 +90,7 @@ def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     ],
     ids=["never-answers", "answers-late", "exits", "hangs-up", "garbage-pick", "wrong-request-id"],
 )
+@pytest.mark.process
 def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: FaultKind) -> None:
     bots = [misbehaving("bad", *mode), bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
     record = play("cabanga", bots, seed=21, clock=Clock(0.25))
@@ -98,6 +102,7 @@ def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: Faul
     assert record.ranking_places()[0] == 3
 
 
+@pytest.mark.process
 def test_bot_that_does_not_start_is_reported() -> None:
     bots = [BotSpec("ghost", ("{python}", "-c", "import sys; sys.exit(4)"), BOTS),
             bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
@@ -105,6 +110,7 @@ def test_bot_that_does_not_start_is_reported() -> None:
         play("cabanga", bots, seed=1)
 
 
+@pytest.mark.process
 def test_bot_command_that_does_not_exist_is_reported() -> None:
     bots = [BotSpec("nope", ("/nonexistent/bot",), BOTS), bot("g", "cabanga.bots.greedy"),
             bot("r", "cabanga.bots.random")]
@@ -127,6 +133,7 @@ def test_fingerprint_follows_the_files_of_the_bot(tmp_path: Path) -> None:
     assert spec.fingerprint() != before
 
 
+@pytest.mark.process
 def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -> None:
     """A process pool reuses its processes across matches, restarts a crashed one, and leaves none behind."""
     import os
@@ -162,6 +169,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
             os.kill(pid, 0)
 
 
+@pytest.mark.process
 def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_path: Path) -> None:
     import os
     import subprocess
@@ -228,6 +236,7 @@ def test_remote_bots_need_an_address_and_are_not_for_the_ladder(tmp_path: Path) 
     assert result.exit_code == 1 and "remote" in result.stderr and "arena match --listen" in result.stderr
 
 
+@pytest.mark.process
 def test_sdk_skips_requests_whose_time_ran_out_while_the_bot_was_busy(tmp_path: Path) -> None:
     """The slow bot sleeps 1 s on a 0.15 s clock: the arena moves on, and the SDK drops what went stale."""
     slow = BotSpec("slow", ("{python}", str(Path(__file__).resolve().parent / "bots" / "slow_first.py"), "1.0"),

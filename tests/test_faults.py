@@ -29,6 +29,7 @@ def bot(name: str, module: str) -> BotSpec:
     return BotSpec(name, ("{python}", "-m", f"arena.games.{module}.bot"), ROOT)
 
 
+@pytest.mark.process
 def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its_process(tmp_path: Path) -> None:
     game = get_game("cabanga")
     bots = [faulty("raiser", "raise-throw"), bot("g", "cabanga.bots.greedy"), bot("t", "cabanga.bots.thrower")]
@@ -90,6 +91,7 @@ def test_faults_are_public_events_without_their_reason() -> None:
     assert not any(isinstance(e, SeatFaulted) for e in record.events)  # the replay's events are the game's
 
 
+@pytest.mark.process
 def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
     game = get_game("cabanga")
     broken = BotSpec("broken", ("{python}", "-c", "import sys; print('cannot find my weights', file=sys.stderr); "

@@ -26,6 +26,8 @@ from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
 from arena.launch.runner import run_match
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 GO = ROOT / "bots" / "go"
 NEEDED = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")

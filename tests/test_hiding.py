@@ -313,6 +313,7 @@ def test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_sa
         assert asked_seat_1 - asked_seat_0 >= throw_window - 0.001
 
 
+@pytest.mark.process
 def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A real match: a spy bot logs every message it receives; none holds the seed or any seat's token."""
     tokens: list[str] = []
@@ -349,6 +350,7 @@ def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monke
     assert len(record.latencies[0]) == len(requests)
 
 
+@pytest.mark.process
 def test_g2_no_ladder_secret_reaches_a_bot(tmp_path: Path) -> None:
     """A ladder's seed, its match seeds, database and log folder never reach a bot; match ids are opaque."""
     game = get_game("cabanga")

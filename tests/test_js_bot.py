@@ -11,10 +11,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec
 from arena.launch.runner import run_match
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "bots" / "js"

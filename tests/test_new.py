@@ -26,6 +26,7 @@ def installed_arena_is_this_tree() -> bool:
     return done.returncode == 0 and Path(done.stdout.strip()).resolve().is_relative_to(ROOT)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("game", ["cabanga", "lama"])
 def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: str) -> None:
     made = CliRunner().invoke(main, ["new", "my-bot", "--game", game, "--dir", str(tmp_path)])
@@ -43,6 +44,7 @@ def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: st
     assert "PASS: my-bot" in checked.output and f"{game}, 3 seats" in checked.output
 
 
+@pytest.mark.process
 def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Path) -> None:
     made = CliRunner().invoke(main, ["new", "jsbot", "--game", "lama", "--lang", "js", "--dir", str(tmp_path)])
     assert made.exit_code == 0, made.output

@@ -158,6 +158,7 @@ def test_replay_seat_step_jumps_to_one_decision(tmp_path: Path) -> None:
     assert bad.exit_code == 1 and "seat 7 is not at this 3-seat table" in bad.output
 
 
+@pytest.mark.process
 def test_replay_bot_asks_the_same_requests_again_and_shows_where_answers_differ(tmp_path: Path) -> None:
     # a match played by in-process random seats; lama-greedy, asked seat 0's requests again, answers otherwise
     game = get_game("lama")

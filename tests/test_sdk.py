@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from costs import until_over
 
 from arena.games import all_games, get_game
 from arena.games.base import Pick, random_decision
@@ -20,6 +21,7 @@ from arena.games.lama.bot import LamaBot
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.process
 def test_importing_the_sdk_loads_neither_the_referee_nor_any_game() -> None:
     code = "import sys, arena.sdk; print(' '.join(sorted(m for m in sys.modules if m.startswith('arena'))))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
@@ -59,7 +61,7 @@ class Recorder(Bot):
 def test_a_decision_goes_to_the_method_named_for_its_kind(name: str) -> None:
     state = get_game(name).new_match(4, 5)
     bot, rng = Recorder(), random.Random(5)
-    while not state.over:
+    for _ in until_over(state):
         prompts = state.pending()
         for prompt in prompts:
             decision = bot.decide(prompt, state.view(prompt.seat))

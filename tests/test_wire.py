@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from costs import until_over
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 
@@ -42,7 +43,7 @@ def test_views_prompts_and_events_round_trip(game: Game) -> None:
         for seed in range(6):
             state = game.new_match(seats, seed)
             seen = 0
-            while not state.over:
+            for _ in until_over(state):
                 for prompt in state.pending():
                     view = state.view(prompt.seat)
                     history = tuple(state.events[seen:])

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from adversarial_harness import Arena, start_time
+from costs import starts_processes
 
 from arena.launch.pool import ProcessPool
 from arena.launch.runner import serving
@@ -19,6 +20,7 @@ from arena.launch.sandbox import choose_sandbox
 
 
 @pytest.fixture(scope="session")
+@starts_processes
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     log_dir = tmp_path_factory.mktemp("bot-logs")
     with asyncio.Runner() as runner:

@@ -30,6 +30,8 @@ from arena.launch.procs import descendants, processes_naming
 from arena.launch.sandbox import detect_sandbox
 from arena.launch.supervisor_constants import HOST_UID_BASE, HOST_UID_SPAN
 
+pytestmark = pytest.mark.process
+
 CI = os.environ.get("CI") == "true"
 GOOD_ENTRIES = [(name, f'"-m", "arena.games.cabanga.bots.{name}.bot"') for name in ("greedy", "tidy", "random")]
 

@@ -22,6 +22,8 @@ from arena.launch.sandbox import Isolation
 from arena.launch.supervisor_constants import CPU_EXIT_CODE
 from arena.protocol import server as server_module
 
+pytestmark = pytest.mark.process
+
 
 def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) -> None:
     """The match is whole and replays; the hostile seat (0) had a fault of one of ``kinds``; no other seat had."""

@@ -25,6 +25,8 @@ from arena.launch.procs import processes_naming
 from arena.launch.runner import serving
 from arena.launch.sandbox import Isolation, own_cgroups
 
+pytestmark = pytest.mark.process
+
 DEFAULT_DEADLINE = 1.0
 CI = os.environ.get("CI") == "true"
 CGROUPS_DUE = CI and os.geteuid() == 0 and any(own_cgroups())  # root on a machine with cgroup v1 hierarchies

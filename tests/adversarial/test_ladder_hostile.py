@@ -16,6 +16,8 @@ import pytest
 from arena.ladder.store import Store
 from arena.launch.sandbox import detect_sandbox, own_cgroups
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "hostile.py"
 MATCHES = 8

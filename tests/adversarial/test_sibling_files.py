@@ -26,6 +26,8 @@ from arena.launch.botlist import BotSpec, load_bot_list, parse_bot_list
 from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation
 
+pytestmark = pytest.mark.process
+
 JAIL_PATH = {"/usr/local/bin", "/usr/bin", "/bin"}
 
 

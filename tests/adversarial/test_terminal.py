@@ -24,6 +24,8 @@ from hostile import MALFORMED_PICKS
 from arena.ladder.store import Store
 from arena.text import DETAIL_CHARS
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_SECONDS = 120.0
 SANDBOX = os.environ.get("ARENA_TEST_SANDBOX", "auto")

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from costs import capped, until_over
 
 from arena.games import get_game
 from arena.games.base import (
@@ -52,7 +53,7 @@ def texts(cards: Any) -> list[str]:
 
 
 def play_out(state: GoofspielState, rng: random.Random) -> None:
-    while not state.over:
+    for _ in until_over(state):
         state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
 
 
@@ -148,7 +149,7 @@ def test_gs1_zones_hold_every_card_once_at_every_step() -> None:
     for seats in (2, 6):
         state = GOOFSPIEL.new_match(seats, 11, carry(rounds=2, cards=6))
         deck = Counter(GOOFSPIEL.deck(state.options, seats))
-        while True:
+        for _ in capped():
             assert Counter(c for cards in state.zones().values() for c in cards) == deck
             if state.over:
                 break
@@ -294,7 +295,7 @@ def test_gs7_a_round_is_cards_tricks_then_it_is_scored() -> None:
     state = GOOFSPIEL.new_match(2, 3, GOOFSPIEL.options({"cards": 5}))
     rng = random.Random(2)
     reveals = 0
-    while not state.over:
+    for _ in until_over(state):
         events = state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
         reveals += sum(isinstance(e, BidsRevealed) for e in events)
     assert reveals == 5
@@ -381,7 +382,7 @@ def test_gs9_a_view_is_rebuilt_from_the_hand_and_the_public_events() -> None:
     for seed in range(5):
         state = GOOFSPIEL.new_match(3, seed, carry(rounds=2, cards=7))
         rng = random.Random(seed)
-        while True:
+        for _ in capped():
             for seat in range(3):
                 assert rebuild(state.events, seat, state.options, 3) == state.view(seat)
                 assert state.private_events(seat) == []
