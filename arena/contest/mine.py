@@ -94,6 +94,27 @@ def ladder_replay(reader: Reader, store: ContestStore, author: Author, match_id:
     return [replay_format.seat_replay(data, seat) for seat in (seats or range(len(data["names"])))]
 
 
+DEBUG_SHOWN = 20
+"""The debug texts a submission's page shows: the last ones of its newest match of a complete deal set."""
+
+
+def last_debug(reader: Reader, submission: Submission) -> tuple[int | None, list[tuple[int, str]]]:
+    """Return the newest ladder match of ``submission`` whose deal set is complete, and the last
+    :data:`DEBUG_SHOWN` debug texts its bot wrote there, (step, text) each: its author's alone to see."""
+    try:
+        matches = reader.matches(bot=submission.ladder_name)["matches"]
+    except NotFound:
+        return None, []
+    shown = next((m for m in matches if m["replay"]), None)
+    if shown is None:
+        return None, []
+    data = reader.replay(int(shown["id"]))
+    texts: list[tuple[int, str]] = []
+    for seat in (s["seat"] for s in shown["seats"] if s["bot"] == submission.ladder_name):
+        texts.extend(replay_format.debug_of(data, seat).items())
+    return int(shown["id"]), sorted(texts)[-DEBUG_SHOWN:]
+
+
 def own_scrimmage(store: ContestStore, author: Author, scrimmage_id: str) -> Scrimmage:
     """Return the author's scrimmage ``scrimmage_id`` (an admin: anyone's). Raises :class:`Missing`."""
     found = store.scrimmages.get(scrimmage_id) if len(scrimmage_id) <= 64 else None

@@ -315,3 +315,22 @@ def test_a_scrimmage_in_a_contest_changes_no_rating_board_schedule_or_stored_lad
     finally:
         contest.close()
         store.close()
+
+
+def test_a_contests_scrimmages_have_tables_of_their_own_that_yield_to_the_ladder(tmp_path: Path) -> None:
+    from arena.contest.service import SCRIMMAGE_CPU_SHARES, Contest
+    from arena.ladder.executor import LocalExecutor
+    from arena.launch.sandbox import CPU_SHARES, Isolation, Sandbox
+
+    contest_config = parse_config({"game": "lama", "seats": 3, "data": "data", "tables": 8}, tmp_path)
+    contest_config.data.mkdir(parents=True)
+    store = ContestStore(contest_config.contest_db)
+    contest = Contest(contest_config, store, sandbox=Sandbox(Isolation.JAIL), executor=FakeExecutor(tables=8))
+    try:
+        executor = contest.scrimmaging.executor
+        assert isinstance(executor, LocalExecutor) and executor is not contest.ladder.executor
+        assert executor.tables == 2 and executor.cpu_shares == SCRIMMAGE_CPU_SHARES < CPU_SHARES
+        assert executor.log_dir == contest_config.logs / "scrimmages"
+    finally:
+        contest.close()
+        store.close()

@@ -338,7 +338,7 @@ async def match_data(request: Request) -> Response:
         return JSONResponse({"error": f"seat {seat} is not yours in this match: only your seats are shown"},
                             status_code=403, headers={"Cache-Control": "no-store"})
     try:
-        shown = viewer_data(data, seat)
+        shown = viewer_data(data, seat, debug=True)  # their own seat's debug text
     except GameError as exc:
         return JSONResponse({"error": f"the replay does not re-run: {exc}"}, status_code=500)
     return JSONResponse({**shown, "match": None, "seats_allowed": seats}, headers={"Cache-Control": "no-store"})
