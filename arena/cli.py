@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from arena.contest import commands as contest_commands
 from arena.core import replay as replay_format
@@ -140,6 +141,7 @@ class GameName(click.ParamType):  # type: ignore[type-arg]
 
 GAME_CHOICE = GameName()
 
+
 class GameOption(click.Option):
     """``--game``, whose help names the default game of this run's registry (``ARENA_GAMES`` included)."""
 
@@ -160,11 +162,33 @@ options_option = click.option(
     help="A game option, repeatable: `arena games` lists each game's options and their defaults.")
 
 
-throw_window_option = click.option(
-    "--throw-window-ms", "throw_window_ms", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-    help="Hold every Cabanga! throw window this many milliseconds, whether or not a seat holds a card to throw, "
-         "so the time between requests does not tell; 0: no hold. Seats asked to throw that answer later than "
-         "this still lengthen the window.")
+class RenamedOption(click.Option):
+    """An option that a release renamed: its old name (``old``) still works, hidden from ``--help``, and says on
+    stderr that it is now the new one."""
+
+    def __init__(self, *args: Any, old: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.old = old
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        parser.add_option(obj=self, opts=[self.old], dest=f"{self.name}__old", action="store", nargs=self.nargs)
+
+    def consume_value(self, ctx: click.Context, opts: Mapping[str, Any]) -> tuple[Any, ParameterSource]:
+        old = f"{self.name}__old"
+        if old in opts and self.name not in opts:
+            click.echo(f"note: {self.old} is now called {self.opts[0]}; the old name goes in a later release", err=True)
+            opts = {**opts, str(self.name): opts[old]}
+        return super().consume_value(ctx, opts)
+
+
+# --throw-window-ms before 0.2 (a Cabanga! word for what every game's sealed window is): kept, hidden, for one release
+sealed_window_option = click.option(
+    "--sealed-window-ms", "sealed_window_ms", cls=RenamedOption, old="--throw-window-ms",
+    type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+    help="Hold every sealed window (a step at which several seats decide at once, unseen by each other) this many "
+         "milliseconds, whether or not a seat is asked in it, so the time between requests does not tell who was "
+         "asked; 0: no hold. Seats asked that answer later than this still lengthen the window.")
 
 
 def decision_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -440,12 +464,12 @@ main.add_command(_play_alias, "play")
 @click.option("--listen", default=None, metavar="HOST:PORT",
               help="Listen on TCP too (for remote bots). Default: a private Unix socket only.")
 @sandbox_option
-@throw_window_option
+@sealed_window_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
 def match(game_name: str | None, bots_paths: tuple[Path, ...], seats: int | None, seed: int | None,
           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
           replay_path: Path | None, log_dir: Path | None, listen: str | None, sandbox_mode: str,
-          throw_window_ms: float,
+          sealed_window_ms: float,
           as_json: bool) -> None:
     """Play one match between bot processes over gRPC and print it, with faults and latencies.
 
@@ -479,7 +503,7 @@ def match(game_name: str | None, bots_paths: tuple[Path, ...], seats: int | None
         record = asyncio.run(run_match(
             game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
             address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox,
-            throw_window=throw_window_ms / 1000, match_id=match_id))
+            sealed_window=sealed_window_ms / 1000, match_id=match_id))
     except (LaunchError, ServerError) as exc:
         raise CommandError(str(exc)) from None
     print_faults(record, as_json)
@@ -922,7 +946,7 @@ def _duration(seconds: float) -> str:
               help="Folder for each bot process's output: DIR/BOT-K.log for process K of bot BOT (on a cluster, "
                    "DIR/node-N/BOT-K.log on the N-th node's tables). Default: discarded.")
 @sandbox_option
-@throw_window_option
+@sealed_window_option
 @click.option("--memory-budget", "memory_budget_mb", type=click.IntRange(min=64), default=None, metavar="MB",
               help="Memory the warm bot processes of this machine may hold, shared by its tables; the least "
                    "recently used idle ones are stopped beyond it. Default: half of the machine's memory (or of "
@@ -936,7 +960,7 @@ def _duration(seconds: float) -> str:
 def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matches: int | None, hours: float | None,
            tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
            options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
-           sandbox_mode: str, throw_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
+           sandbox_mode: str, sealed_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
            alpha: float, beta: float, tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
@@ -953,14 +977,14 @@ def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matc
     test = SequentialTest(zone, alpha, beta)
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
                 max_faults, log_dir, test if until_decided else None, None, tau, sandbox_mode,
-                throw_window_ms / 1000, cluster, ship,
+                sealed_window_ms / 1000, cluster, ship,
                 memory_budget=memory_budget_mb * 1024 * 1024 if memory_budget_mb is not None else None)
 
 
 def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
                 hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
-                pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
+                pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, sealed_window: float,
                 cluster: str | None = None, ship: Path | None = None, heading: str = "",
                 memory_budget: int | None = None) -> Board:
     """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it.
@@ -971,7 +995,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
-                          throw_window=throw_window, until_decided=test, pairs=pairs, memory_budget=memory_budget)
+                          sealed_window=sealed_window, until_decided=test, pairs=pairs, memory_budget=memory_budget)
     try:
         config.check()
     except LadderError as exc:

@@ -193,9 +193,30 @@ def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
     assert (logs / log_file_name("peek", 0)).read_text().splitlines()[0] == "sees nothing"
 
 
-def test_throw_window_option_is_checked() -> None:
+def test_sealed_window_option_is_checked() -> None:
     for command in ("match", "ladder"):
-        result = CliRunner().invoke(main, [command, "--throw-window-ms", "-1"])
-        assert result.exit_code == 2 and "--throw-window-ms" in result.output, result.output
+        result = CliRunner().invoke(main, [command, "--sealed-window-ms", "-1"])
+        assert result.exit_code == 2 and "--sealed-window-ms" in result.output, result.output
         result = CliRunner().invoke(main, [command, "--help"])
-        assert "--throw-window-ms" in result.output
+        assert "--sealed-window-ms" in result.output and "--throw-window-ms" not in result.output
+
+
+def test_the_old_name_of_the_sealed_window_option_works_for_one_release_and_says_so() -> None:
+    for command in ("match", "ladder"):
+        # the value reaches the option, checked as the new name's: -1 is refused under the new name
+        result = CliRunner().invoke(main, [command, "--throw-window-ms", "-1"])
+        assert result.exit_code == 2 and "Invalid value for '--sealed-window-ms'" in result.output, result.output
+        result = CliRunner().invoke(main, [command, "--throw-window-ms", "2", "--bots", "/nonexistent/bots.toml"])
+        assert "note: --throw-window-ms is now called --sealed-window-ms" in result.stderr, result.output
+        assert result.exit_code == 2 and "does not exist" in result.stderr  # parsed on: the bot list is next
+
+
+def test_the_old_name_gives_its_value_to_the_sealed_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.cli
+
+    seen: list[float] = []
+    monkeypatch.setattr(arena.cli, "_run_ladder", lambda *args, **kwargs: seen.append(args[16]))
+    for name in ("--throw-window-ms", "--sealed-window-ms"):
+        result = CliRunner().invoke(main, ["ladder", name, "2.5", "--matches", "1"])
+        assert result.exit_code == 0, result.output
+    assert seen == [0.0025, 0.0025]

@@ -104,6 +104,7 @@ def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: Faul
     assert record.ranking_places()[0] == 3
 
 
+@pytest.mark.process
 def test_debug_bytes_that_are_not_utf8_cost_the_bot_nothing_and_read_replaced() -> None:
     game = get_game("lama")
     bots = [misbehaving("bad", "bad-debug"), bot("g", "lama.bots.greedy")]

@@ -102,9 +102,9 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
 
 
 def test_match_start_carries_the_options_as_text() -> None:
-    from arena.protocol import codec as wire
+    from arena.protocol import codec
 
     info = MatchInfo("m", "lama", 0, ("a", "b"), get_game("lama").options({"climb": "any"}).to_json(), Clock(), 3)
-    start = wire.match_start(info)
+    start = codec.match_start(info)
     assert start.game == "lama" and start.options["climb"] == "any" and start.options["target"] == "40"
     assert "rounds" not in start.options  # unset: absent, never the text "None"

@@ -155,7 +155,7 @@ class FakeExecutor:
         self.seatings.append(job.seating)
         seats = [random_seat(name, name) for name in job.seating]  # the same bots and seed: the same match
         record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
-                                  match_id=job.match, throw_window=job.throw_window)
+                                  match_id=job.match, sealed_window=job.sealed_window)
         return Played.of(record, 0.0, 0.001)
 
     async def release(self) -> None:

@@ -21,7 +21,7 @@ from arena.games.bot import DEBUG_BYTES, DEBUG_CUT, Bot, kind_clashes, take_debu
 from arena.games.cabanga.bot import CabangaBot
 from arena.games.lama.bot import LamaBot
 from arena.launch import tempdir
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
 from arena.sdk import _answer, local_seat, serve
@@ -164,7 +164,7 @@ def _lama_request() -> tuple[pb.DecisionRequest, int]:
     state = get_game("lama").new_match(2, 1)
     prompt = state.pending()[0]
     request = Request("m1", 0, prompt, state.view(prompt.seat), (), 1.0)
-    message = pb.ArenaMessage.FromString(wire.request_bytes(request) + wire.request_stamp(5, 0))
+    message = pb.ArenaMessage.FromString(codec.request_bytes(request) + codec.request_stamp(5, 0))
     return message.request, prompt.seat
 
 
@@ -172,7 +172,7 @@ def test_an_answer_carries_the_debug_text_of_its_decision_a_crash_report_too() -
     request, seat = _lama_request()
     bot = Explainer()
     bot.debug("before the decision")  # written since the previous answer: goes with this one
-    answer = _answer(bot, request, seat, wire.codec_for("lama"))
+    answer = _answer(bot, request, seat, codec.codec_for("lama"))
     first = request.choices[0]
     assert list(answer.picks) == [0] and not answer.crash
     assert answer.debug.decode() == f"before the decision\n{first}: the first\n{len(request.choices)}"
@@ -182,11 +182,12 @@ def test_an_answer_carries_the_debug_text_of_its_decision_a_crash_report_too() -
             self.debug("about to fail")
             raise ValueError("boom")
 
-    crashed = _answer(Failing(), request, seat, wire.codec_for("lama"))
+    crashed = _answer(Failing(), request, seat, codec.codec_for("lama"))
     assert crashed.crash == "ValueError: boom" and crashed.debug == b"about to fail"
-    assert _answer(Bot(), request, seat, wire.codec_for("lama")).debug == b""
+    assert _answer(Bot(), request, seat, codec.codec_for("lama")).debug == b""
 
 
+@pytest.mark.process
 def test_debug_text_from_match_start_goes_with_the_first_answer_and_from_match_end_nowhere() -> None:
     # the SDK's own loop (arena.sdk.serve) against the arena's server, two matches on one stream
     bot = Explainer()

@@ -254,7 +254,7 @@ class SeatFaulted(Event):
     """Public: ``seat``'s decision at this step was replaced by the default, for a fault of ``kind``.
 
     Every seat is told, before the events the step's decisions caused; the fault's detail is not (it may name
-    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`arena.core.referee.TableLog.fault`).
+    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`arena.core.referee.MatchLog.fault`).
     The match's record keeps the whole :class:`arena.core.referee.Fault`.
     """
 

@@ -136,7 +136,7 @@ class LadderConfig:
     log_dir: Path | None = None
     sandbox: Sandbox | None = None
     """The isolation of the bots (default: the strongest this machine gives)."""
-    throw_window: float = 0.0
+    sealed_window: float = 0.0
     """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`referee_match`)."""
     until_decided: SequentialTest | None = None
     """Stop when the sequential test has decided every pair of neighbours (or every pair of ``pairs``)."""
@@ -524,7 +524,7 @@ class Ladder:
     def _job(self, deal: DealSet, rotation: int, token: str) -> Job:
         cfg = self.config
         return Job(deal.deal, rotation, tuple(self.specs[name] for name in rotation_seating(deal.bots, rotation)),
-                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window)
+                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.sealed_window)
 
     async def _play(self, deal: DealSet, rotation: int) -> tuple[float, float]:
         """Have the executor play one match, then rate and store it; return when the match began and ended."""

@@ -58,7 +58,7 @@ async def run_match(
     log_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
     sandbox: Sandbox | None = None,
-    throw_window: float = 0.0,
+    sealed_window: float = 0.0,
     match_id: str | None = None,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
@@ -78,7 +78,7 @@ async def run_match(
                 seats = await pool.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),
                                         match=match_id)
                 return await referee_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
-                                        match_id=match_id, on_event=on_event, throw_window=throw_window)
+                                        match_id=match_id, on_event=on_event, sealed_window=sealed_window)
             finally:
                 await pool.close()
 

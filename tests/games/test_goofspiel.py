@@ -38,7 +38,7 @@ from arena.games.goofspiel import (
     Ties,
     suit,
 )
-from arena.protocol import codec as wire
+from arena.protocol import codec
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay"]
 
@@ -418,22 +418,22 @@ def rebuild(events: Any, seat: int, options: GoofspielOptions, seats: int) -> Go
 
 
 def test_gs9_the_view_and_events_survive_the_wire() -> None:
-    codec = wire.codec_for("goofspiel")
+    game_codec = codec.codec_for("goofspiel")
     state = GoofspielState.arranged(hands=["1 4 9", "2 3 13", "5 6 7"], prizes="8 10", prize="11", pot="12",
                                     options=carry())
     view = state.view(2)
-    assert codec.decode_view(codec.encode_view(view)) == view
+    assert game_codec.decode_view(game_codec.encode_view(view)) == view
     for event in [*state.apply(bid(4, 3, 7)), BidsRevealed(3, (Card(1), Card(1)), None, 0)]:
-        assert wire.event_from_proto(wire.event_to_proto(event, codec), codec) == event
+        assert codec.event_from_proto(codec.event_to_proto(event, game_codec), game_codec) == event
 
 
 def test_gs9_a_view_whose_bids_are_not_whole_tricks_is_refused() -> None:
     from arena.games.codec import CodecError
     from arena.games.goofspiel import goofspiel_pb2
 
-    codec = wire.codec_for("goofspiel")
+    game_codec = codec.codec_for("goofspiel")
     with pytest.raises(CodecError, match="whole tricks"):
-        codec.decode_view(goofspiel_pb2.View(totals=[0, 0], bids=["1", "2", "3"]))
+        game_codec.decode_view(goofspiel_pb2.View(totals=[0, 0], bids=["1", "2", "3"]))
 
 
 # ----------------------------------------------------------------------------------------------- G1, G2
@@ -468,7 +468,7 @@ def test_g2_the_view_never_shows_the_order_of_the_prize_deck() -> None:
 def test_registry_finds_the_game_and_its_parts() -> None:
     game = get_game("goofspiel")
     assert game is GOOFSPIEL and game.kinds == ("bid",) and game.hidden_order == ("prize deck",)
-    assert wire.codec_for("goofspiel").kinds == ("bid",)
+    assert codec.codec_for("goofspiel").kinds == ("bid",)
 
 
 def test_events_describe_themselves() -> None:
