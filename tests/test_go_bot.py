@@ -25,6 +25,8 @@ from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 GO = ROOT / "bots" / "go"
 NEEDED = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")

@@ -30,6 +30,8 @@ from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
 from arena.launch.sandbox import Isolation, detect_sandbox
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 RUST = ROOT / "bots" / "rust"
 TARGET = RUST / "build" / "target"
