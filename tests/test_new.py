@@ -71,7 +71,7 @@ def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Pat
     assert checked.exit_code == 0, checked.output
     assert "PASS: jsbot" in checked.output
     lama = get_game("lama")
-    seats = [BotSpec("jsbot", ("node", "bot.js"), folder), bundled_bots()["lama-greedy"]]
+    seats = [BotSpec("jsbot", ("node", "bot.js"), folder), bundled_bots()["lama-easy"]]
     record, answered = recorded_match(lama, seats, 1, lama.options({"rounds": 1}), clock=Clock(2.0))
     assert record.faults == [], record.faults
     assert_explained(answered[0])  # "L3: the first legal choice"
