@@ -194,7 +194,7 @@ def live(path: Path, host: str, port: int, count: int) -> None:
         planned = store.plan_deal(last.deal + 1, last.seed + 1, group)
         summary = MatchSummary(blob["seed"], 60, tuple(range(1, SEATS + 1)), tuple(range(1, SEATS + 1)), frozenset(),
                                (), tuple((0.001,) for _ in range(SEATS)))
-        store.record_matches([Finished(planned.deal, rotation, summary, group[rotation:] + group[:rotation], {}, 0.1,
+        store.record_matches([Finished(planned.deal, rotation, summary, (*group[rotation:], *group[:rotation]), {}, 0.1,
                                        replay.compress(blob)) for rotation in range(SEATS)])
     finally:
         store.close()

@@ -225,3 +225,69 @@ def test_the_operator_sees_a_defaulted_decision_where_it_happened_and_no_seat_is
     first = seen.index(defaulted[0])
     assert seen[first + 1].to_json()["event"] in ("played", "threw", "throws_closed")  # the step it defaulted
     assert defaulted[0].describe(["crasher", "a", "b"]).startswith("crasher faulted (crash); the default is applied: ")
+
+
+def test_a_seats_own_timeout_error_is_a_timeout_fault_charged_its_whole_time() -> None:
+    """As with asyncio.timeout: a TimeoutError out of a seat counts as its time running out."""
+    async def late(request: Request) -> Decision:
+        raise TimeoutError("the seat's own")
+
+    seat = SleepySeat("late", 0)
+    seat.decide = late  # type: ignore[method-assign]
+    record = play("lama", [seat, random_seat("a", 1)], clock=Clock(0.3), max_faults=1)
+    assert record.faults[0].kind is FaultKind.TIMEOUT and record.latencies[0] == [0.3]
+
+
+def test_cancelling_the_match_while_a_seat_decides_cancels_it_and_charges_no_timeout() -> None:
+    """The deadline's timer cancels only the ask it belongs to: a cancellation from outside goes through."""
+    seen: list[str] = []
+
+    class Stuck(SleepySeat):
+        async def decide(self, request: Request) -> Decision:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                seen.append("cancelled")
+                raise
+            return request.prompt.default
+
+    async def main() -> None:
+        match = asyncio.ensure_future(referee_match(LAMA, [Stuck("stuck", 0), random_seat("a", 1)], 1,
+                                                    clock=Clock(5.0)))
+        await asyncio.sleep(0.05)
+        match.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await match
+
+    asyncio.run(main())
+    assert seen == ["cancelled"]
+
+
+def test_a_step_of_several_seats_cancelled_from_outside_cancels_every_ask() -> None:
+    """C11: the seats of a sealed step are asked at once, and a cancelled match leaves none of them running."""
+    cancelled: list[str] = []
+
+    class Thrower(SleepySeat):
+        async def decide(self, request: Request) -> Decision:
+            if request.prompt.kind == "throw":
+                try:
+                    await asyncio.sleep(10)
+                except asyncio.CancelledError:
+                    cancelled.append(self.name)
+                    raise
+            return request.prompt.default
+
+    async def main() -> tuple[int, int]:
+        seats = [Thrower(f"s{i}", 0) for i in range(6)]
+        match = asyncio.ensure_future(referee_match(CABANGA, seats, 2, clock=Clock(5.0)))
+        while len(asyncio.all_tasks()) < 4:  # the throw step's asks are running
+            await asyncio.sleep(0.01)
+        asking = len(asyncio.all_tasks()) - 2  # less this task and the match's
+        match.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await match
+        await asyncio.sleep(0.05)
+        return asking, len(cancelled)  # before asyncio.run cancels what is left
+
+    asking, stopped = asyncio.run(main())
+    assert asking >= 2 and stopped == asking

@@ -24,7 +24,7 @@ from arena.ladder.ratings import Outcome, Rating
 from arena.ladder.store import (
     SCHEMA_VERSION,
     BoardRow,
-    Deal,
+    DealSet,
     Finished,
     LadderIdentity,
     Store,
@@ -165,7 +165,7 @@ def test_deals_seeds_and_replays_survive_reopening(tmp_path: Path) -> None:
     assert again.match_seeds() == [(0, 0, 77), (0, 2, 77)]
     deals = again.deals()
     assert [(d.deal, d.seed, d.bots, d.done) for d in deals] == [
-        (0, 77, BOTS, frozenset({0, 2})), (1, 88, ("cat", "bob", "dan"), frozenset())]
+        (0, 77, list(BOTS), {0, 2}), (1, 88, ["cat", "bob", "dan"], set())]
     assert again.replay(1)["steps"] == replay["steps"]
     with pytest.raises(StoreError, match="no match 9"):
         again.replay(9)
@@ -339,7 +339,7 @@ def expected_bucket(seconds: float) -> int:
 
 def test_a_stored_match_keeps_every_column_and_reads_back_as_it_was(tmp_path: Path) -> None:
     store = new_store(tmp_path / "a.db")
-    assert store.plan_deal(3, 11, BOTS) == Deal(3, 11, BOTS, frozenset())
+    assert store.plan_deal(3, 11, BOTS) == DealSet(3, 11, list(BOTS), set())
     faults = (Fault(2, 1, FaultKind.TIMEOUT, "late"), Fault(2, 3, FaultKind.MALFORMED, "bad"),
               Fault(0, 2, FaultKind.CRASH, "died"))
     summary = MatchSummary(77, 9, (4, 2, 7), (2, 1, 3), frozenset({2}), faults, ((0.001, 0.002), (0.003,), ()))
@@ -362,7 +362,7 @@ def test_a_stored_match_keeps_every_column_and_reads_back_as_it_was(tmp_path: Pa
         (ids["ann"], expected_bucket(0.001), 1), (ids["ann"], expected_bucket(0.002), 1),
         (ids["bob"], expected_bucket(0.003), 1)])
     assert store.results() == [Outcome(3, 1, BOTS, (2, 1, None))]
-    assert store.deals() == [Deal(3, 11, BOTS, frozenset({1}))]
+    assert store.deals() == [DealSet(3, 11, list(BOTS), {1})]
     assert store.played() == {"ann": 1, "bob": 1, "cat": 1}
 
 
@@ -472,7 +472,7 @@ def test_a_failed_commit_is_rolled_back_and_the_store_goes_on(tmp_path: Path) ->
         raise ZeroDivisionError
     assert store.deals() == [] and not store.db.in_transaction
     store.plan_deal(0, 5, BOTS)  # the store still writes
-    assert store.deals() == [Deal(0, 5, BOTS, frozenset())]
+    assert store.deals() == [DealSet(0, 5, list(BOTS), set())]
     reader = Store(tmp_path / "a.db", readonly=True)
     with pytest.raises(StoreError, match=r"^cannot write to '.*a\.db': attempt to write a readonly database$"):
         reader.plan_deal(1, 5, BOTS)

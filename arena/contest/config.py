@@ -37,6 +37,13 @@ An example with every key and its default (``arena contest --example`` prints it
     check_rounds = 1                   # rounds of each match of the check (arena check --rounds)
     check_seconds = 900                # wall time of the check: a bot slow at every decision holds no one up longer
 
+    [scrimmages]                       # authors' unrated matches on demand, against opponents they choose
+    enabled = true
+    matches = 100                      # what a request plays when it names no number
+    max_matches = 1000                 # the most one request may ask for
+    matches_per_hour = 1000            # the matches an author may ask for in an hour (one scrimmage at a time)
+    share = 0.25                       # the scrimmages' tables, as a share of the ladder's (at least one)
+
     [runtimes.python]                  # what a manifest's runtime names: the program put before its command
     program = ["{python}"]             # the arena's interpreter; pure-Python packages vendored in the folder work
     [runtimes.native]
@@ -109,6 +116,22 @@ class SubmissionRules:
 
 
 @dataclass(frozen=True, slots=True)
+class ScrimmageRules:
+    """What authors may ask of scrimmages (unrated matches against opponents they choose), and what the contest
+    gives them: :attr:`tables` of their own beside the ladder's."""
+
+    enabled: bool = True
+    matches: int = 100
+    max_matches: int = 1000
+    matches_per_hour: int = 1000
+    share: float = 0.25
+
+    def tables(self, ladder_tables: int) -> int:
+        """Return the scrimmages' tables beside ``ladder_tables`` of the ladder: their share, at least one."""
+        return max(1, round(ladder_tables * self.share))
+
+
+@dataclass(frozen=True, slots=True)
 class ContestConfig:
     """Everything a contest needs (see the module's docstring for the file it is read from)."""
 
@@ -134,6 +157,7 @@ class ContestConfig:
     """What a submission's build step may use: :attr:`limits` with at least :data:`BUILD_DISK_MB` of scratch, and
     the keys of ``[build_limits]`` changed."""
     submissions: SubmissionRules = field(default_factory=SubmissionRules)
+    scrimmages: ScrimmageRules = field(default_factory=ScrimmageRules)
     runtimes: Mapping[str, Runtime] = field(default_factory=lambda: dict(DEFAULT_RUNTIMES))
 
     @property
@@ -169,7 +193,8 @@ class ContestConfig:
 
 _KEYS = {"game", "seats", "options", "seed", "public_seed", "deadline", "time_bank", "max_faults", "tables", "data",
          "baseline", "listen", "behind_proxy", "proxies", "open_registration", "limits", "build_limits",
-         "submissions", "runtimes"}
+         "submissions", "scrimmages", "runtimes"}
+_SCRIMMAGE_KEYS = {"enabled", "matches", "max_matches", "matches_per_hour", "share"}
 _SUBMISSION_KEYS = {"per_day", "uploads_per_hour", "active", "archive_mb", "unpacked_mb", "files", "build_seconds",
                     "check_rounds", "check_seconds"}
 
@@ -258,6 +283,7 @@ def parse_config(raw: Mapping[str, Any], base: Path) -> ContestConfig:
         behind_proxy=_get(raw, "behind_proxy", bool, False), proxies=_proxies(raw),
         open_registration=_get(raw, "open_registration", bool, False), limits=limits, build_limits=build_limits,
         submissions=_submissions(_get(raw, "submissions", dict, {})),
+        scrimmages=_scrimmages(_get(raw, "scrimmages", dict, {})),
         runtimes=_runtimes(_get(raw, "runtimes", dict, {}), base))
 
 
@@ -328,6 +354,27 @@ def _submissions(raw: Mapping[str, Any]) -> SubmissionRules:
                            build_seconds=float(_positive(raw, "build_seconds", 300, whole=False)),
                            check_rounds=_positive(raw, "check_rounds", 1),
                            check_seconds=float(_positive(raw, "check_seconds", 900, whole=False)))
+
+
+def _scrimmages(raw: Mapping[str, Any]) -> ScrimmageRules:
+    unknown = sorted(set(raw) - _SCRIMMAGE_KEYS)
+    if unknown:
+        raise ConfigError(f"scrimmages: unknown key {unknown[0]!r} (the keys: {', '.join(sorted(_SCRIMMAGE_KEYS))})")
+    try:
+        rules = ScrimmageRules(enabled=_get(raw, "enabled", bool, True), matches=_positive(raw, "matches", 100),
+                               max_matches=_positive(raw, "max_matches", 1000),
+                               matches_per_hour=_positive(raw, "matches_per_hour", 1000),
+                               share=float(_positive(raw, "share", 0.25, whole=False)))
+    except ConfigError as exc:
+        raise ConfigError(f"scrimmages: {exc}") from None
+    if rules.matches > rules.max_matches:
+        raise ConfigError(f"scrimmages: matches ({rules.matches}) is more than max_matches ({rules.max_matches})")
+    if rules.max_matches > rules.matches_per_hour:
+        raise ConfigError(f"scrimmages: max_matches ({rules.max_matches}) is more than an author may ask for in an "
+                          f"hour (matches_per_hour = {rules.matches_per_hour}): no request that big could run")
+    if rules.share > 1:
+        raise ConfigError(f"scrimmages: share is of the ladder's tables, at most 1, not {rules.share!r}")
+    return rules
 
 
 def _runtimes(raw: Mapping[str, Any], base: Path) -> dict[str, Runtime]:

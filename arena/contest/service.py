@@ -29,20 +29,27 @@ from arena.contest.config import ContestConfig
 from arena.contest.manifest import ManifestError, read_manifest
 from arena.contest.paths import UPLOAD, for_author
 from arena.contest.pipeline import Pipeline, Rejected, archive_path, bot_spec
+from arena.contest.scrimmage import Bots, Scrimmaging
 from arena.contest.store import Author, ContestStore, State, Submission
 from arena.games import bot_list
-from arena.ladder.executor import Executor
+from arena.ladder.executor import Executor, LocalExecutor
 from arena.ladder.ladder import LadderConfig, Progress
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store
 from arena.launch.botlist import BotListError, BotSpec, load_bot_list
+from arena.launch.pool import default_memory_budget
 from arena.launch.process import log_file_name
-from arena.launch.sandbox import Isolation, Sandbox
+from arena.launch.sandbox import CPU_SHARES, Isolation, Sandbox
 
 LOG_BYTES = 256 * 1024
 """The end of a bot's log an author is shown, per log file."""
 LOG_FILES = 12
 """The ladder's log files of a bot an author is shown: the newest (a process a table keeps, one per rotation)."""
+SCRIMMAGE_CPU_SHARES = CPU_SHARES // 8
+"""A scrimmage bot's CPU share: an eighth of a ladder bot's, so where the machine is busy the ladder's matches go
+first (where there are cgroups: the contest runs as root)."""
+SCRIMMAGE_LOGS = "scrimmages"
+"""The folder of the contest's logs where the scrimmages' processes log (they are never the ladder's)."""
 
 
 class SubmitError(ValueError):
@@ -68,15 +75,18 @@ class Contest:
 
     def __init__(self, config: ContestConfig, store: ContestStore, *, sandbox: Sandbox,
                  executor: Executor | None = None, cluster: str | None = None,
+                 scrimmage_executor: Executor | None = None,
                  on_note: Callable[[str], None] | None = None,
                  on_progress: Callable[[Progress], None] | None = None, clock: Callable[[], float] = time.time,
                  ) -> None:
         """Open the contest of ``config`` on ``store``: its ladder with the house bots and every submission that
-        plays or played, and its pipeline with the submissions a stop caught mid-way queued again.
+        plays or played, its pipeline with the submissions a stop caught mid-way queued again, and its scrimmages.
 
         The matches are played here, on ``executor``, or on the Ray cluster at ``cluster``: there every node must
         see the contest's data folder at the same path (a shared folder: a submission is built and checked here,
-        then played from there), and its tables run the ``strict`` jail (a node that cannot is refused).
+        then played from there), and its tables run the ``strict`` jail (a node that cannot is refused). The
+        scrimmages are played here, on ``scrimmage_executor`` (default: a process pool of their own on their share
+        of the tables, :mod:`arena.contest.scrimmage`), never by a process of the ladder's.
 
         Raises :class:`ContestError` for house bots that cannot be read or a machine without the bot jail, and
         the ladder's errors (:class:`arena.ladder.ladder.LadderError`, :class:`arena.ladder.store.StoreError`).
@@ -107,6 +117,22 @@ class Contest:
             raise
         self.pipeline = Pipeline(config, store, self.ladder, sandbox)
         self.resumed = self.pipeline.resume()
+        rules = config.scrimmages
+        tables = rules.tables(config.tables)
+        self.scrimmaging = Scrimmaging(
+            config, store, Bots({bot.name: bot for bot in house}, self._spec), self.ladder.config.seed,
+            scrimmage_executor or LocalExecutor(
+                tables, seats=config.seats, log_dir=config.logs / SCRIMMAGE_LOGS, sandbox=sandbox,
+                memory_budget=default_memory_budget(0.5 * min(1.0, tables / max(1, config.tables))),
+                cpu_shares=SCRIMMAGE_CPU_SHARES), clock=clock)
+
+    def _spec(self, submission: Submission) -> BotSpec:
+        """Return how a checked submission starts, from its built folder. Raises :class:`ValueError` or
+        :class:`OSError` when it cannot (its folder lost, its runtime gone)."""
+        try:
+            return bot_spec(self.config, submission, read_manifest(self.config.bots / submission.id))
+        except Rejected as exc:
+            raise ValueError(str(exc)) from None
 
     def _house_bots(self) -> list[BotSpec]:
         path = self.config.baseline or bot_list(self.config.game.name)
@@ -205,8 +231,9 @@ class Contest:
             found += [(f"check: {p.name}", p) for p in sorted(check.glob("*.log"))]
         own = re.compile(re.escape(log_file_name(submission.id, 0)[:-len("-0.log")]) + r"-(\d+)\.log")
         played: list[tuple[float, str, Path]] = []
-        # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/
-        for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*"))]:
+        # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/; the scrimmages' in theirs
+        for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*")),
+                       self.config.logs / SCRIMMAGE_LOGS]:
             with contextlib.suppress(OSError):
                 for path in folder.iterdir():
                     if own.fullmatch(path.name):
@@ -238,7 +265,8 @@ class Contest:
     async def run(self) -> None:
         """Play the ladder and take submissions through the pipeline until cancelled (or the ladder fails)."""
         tasks = [asyncio.create_task(self.ladder.run(), name="contest-ladder"),
-                 asyncio.create_task(self.pipeline.run(), name="contest-pipeline")]
+                 asyncio.create_task(self.pipeline.run(), name="contest-pipeline"),
+                 asyncio.create_task(self.scrimmaging.run(), name="contest-scrimmages")]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
+import json
 import re
 import secrets
 import sqlite3
@@ -113,6 +114,46 @@ UPDATE contest_meta SET value = '2' WHERE key = 'schema';
 """
 
 
+_SCRIMMAGES = """
+ALTER TABLE authors ADD COLUMN scrimmage_opponent INTEGER NOT NULL DEFAULT 1;  -- others may pick their bots
+CREATE TABLE IF NOT EXISTS scrimmages (
+    seq INTEGER PRIMARY KEY,               -- the order asked in: the queue's
+    id TEXT NOT NULL UNIQUE,               -- 32 random hex digits: what addresses carry
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    submission_seq INTEGER NOT NULL REFERENCES submissions(seq),  -- the version it plays
+    opponents TEXT NOT NULL,               -- JSON list of ladder names (house bots by their names)
+    matches INTEGER NOT NULL,              -- asked for
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    reason TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    started REAL,
+    finished REAL
+);
+CREATE INDEX IF NOT EXISTS scrimmages_by_author ON scrimmages (author_id, created);
+CREATE INDEX IF NOT EXISTS scrimmages_by_state ON scrimmages (state, seq);
+-- the deal sets a scrimmage plays: numbered contest-wide (each one's seed is a keyed hash of its number under
+-- the contest's secret, apart from the ladder's), planned when it starts, so a restart plays the same ones
+CREATE TABLE IF NOT EXISTS scrimmage_deals (
+    deal INTEGER PRIMARY KEY,
+    scrimmage_seq INTEGER NOT NULL REFERENCES scrimmages(seq),
+    bots TEXT NOT NULL                     -- JSON ladder names by seat, rotation 0
+);
+CREATE INDEX IF NOT EXISTS scrimmage_deals_by_scrimmage ON scrimmage_deals (scrimmage_seq, deal);
+CREATE TABLE IF NOT EXISTS scrimmage_matches (
+    deal INTEGER NOT NULL REFERENCES scrimmage_deals(deal),
+    rotation INTEGER NOT NULL,
+    number INTEGER NOT NULL,               -- its place in the scrimmage (deal sets in order, rotations in order)
+    bots TEXT NOT NULL,                    -- JSON ladder names by seat
+    places TEXT NOT NULL,                  -- JSON: the places the ladder would rate (benched seats last)
+    totals TEXT NOT NULL,
+    faults TEXT NOT NULL,                  -- JSON [{seat, step, kind, detail}]
+    finished REAL NOT NULL,
+    replay BLOB NOT NULL,                  -- the whole match, packed: shown only from the requester's seats
+    PRIMARY KEY (deal, rotation)
+);
+"""
+
+
 class ContestStoreError(RuntimeError):
     """A contest database that cannot be used: not one, of a newer arena, unreadable or unwritable."""
 
@@ -131,9 +172,9 @@ def _before_the_shell(db: sqlite3.Connection, tables: set[str]) -> int | None:
 
 SCHEMA = Schema(
     noun="contest", application_id=APPLICATION_ID, error=ContestStoreError, fix="give the contest its own file",
-    migrations=(Migration(1, _FIRST), Migration(2, _SESSIONS)), legacy=_before_the_shell, foreign_keys=True,
-    busy_timeout=BUSY_TIMEOUT_SECONDS)
-"""The contest's file: schema 2 added the sessions (a restart no longer logs authors out)."""
+    migrations=(Migration(1, _FIRST), Migration(2, _SESSIONS), Migration(3, _SCRIMMAGES)), legacy=_before_the_shell,
+    foreign_keys=True, busy_timeout=BUSY_TIMEOUT_SECONDS)
+"""The contest's file: schema 2 added the sessions (a restart no longer logs authors out), 3 the scrimmages."""
 SCHEMA_VERSION = SCHEMA.version
 
 
@@ -374,6 +415,23 @@ class Authors:
         if row is None or not hmac.compare_digest(str(row[5]), digest):
             return None
         return _author(row[:5])
+
+
+    def scrimmage_opponent(self, name: str) -> bool:
+        """Return whether other authors may choose the author's bots as scrimmage opponents (yes unless they said
+        no; an unknown author's: no)."""
+        if not _valid_name(name):
+            return False
+        with self._database.transaction(write=False) as db:
+            row = db.execute("SELECT scrimmage_opponent FROM authors WHERE name = ?", (name,)).fetchone()
+        return row is not None and bool(row[0])
+
+    def set_scrimmage_opponent(self, name: str, allowed: bool) -> None:
+        """Say whether other authors may choose the author's bots as scrimmage opponents. Raises
+        :class:`AuthorError` for an unknown author."""
+        with self._database.transaction() as db:
+            author_id, _ = _author_id(db, name)
+            db.execute("UPDATE authors SET scrimmage_opponent = ? WHERE id = ?", (int(allowed), author_id))
 
 
 class Sessions:
@@ -619,9 +677,231 @@ class Reports:
         return "" if row is None else str(row[0])
 
 
+class ScrimmageState(enum.Enum):
+    """Where a scrimmage is: waiting its turn, playing, played (its result stands), or given up (the reason says)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Scrimmage:
+    """An author's request for unrated matches of one of their versions against opponents they chose."""
+
+    id: str
+    author: str
+    submission: str
+    """The id of the submission (the version) it plays."""
+    bot: str
+    """That version's ladder name."""
+    opponents: tuple[str, ...]
+    """The ladder names of the chosen opponents (house bots by their names)."""
+    matches: int
+    state: ScrimmageState
+    reason: str
+    created: float
+    started: float | None
+    finished: float | None
+    played: int
+    """Matches stored so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScrimmageMatch:
+    """One played match of a scrimmage (its replay is read apart: :meth:`Scrimmages.replay`)."""
+
+    number: int
+    deal: int
+    rotation: int
+    bots: tuple[str, ...]
+    places: tuple[int, ...]
+    totals: tuple[int, ...]
+    faults: tuple[dict[str, Any], ...]
+    finished: float
+
+
+_SCRIMMAGE_COLUMNS = ("c.id, a.name, s.id, s.ladder_name, c.opponents, c.matches, c.state, c.reason, c.created, "
+                      "c.started, c.finished, (SELECT count(*) FROM scrimmage_matches m JOIN scrimmage_deals d "
+                      "ON d.deal = m.deal WHERE d.scrimmage_seq = c.seq)")
+_SELECT_SCRIMMAGES = (f"SELECT {_SCRIMMAGE_COLUMNS} FROM scrimmages c JOIN authors a ON a.id = c.author_id "
+                      "JOIN submissions s ON s.seq = c.submission_seq")
+_SCRIMMAGE_ID = _SUBMISSION_ID
+
+
+def _scrimmage(row: Sequence[Any]) -> Scrimmage:
+    cid, author, sid, name, opponents, matches, state, reason, created, started, finished, played = row
+    return Scrimmage(str(cid), str(author), str(sid), str(name), tuple(json.loads(opponents)), int(matches),
+                     ScrimmageState(state), str(reason), float(created), None if started is None else float(started),
+                     None if finished is None else float(finished), int(played))
+
+
+def _scrimmage_seq(db: sqlite3.Connection, cid: str) -> int:
+    row = None
+    if isinstance(cid, str) and _SCRIMMAGE_ID.fullmatch(cid):
+        row = db.execute("SELECT seq FROM scrimmages WHERE id = ?", (cid,)).fetchone()
+    if row is None:
+        raise KeyError(f"there is no scrimmage {cid!r}")
+    return int(row[0])
+
+
+class Scrimmages:
+    """The authors' scrimmages: the requests (a queue, oldest first), the deal sets each plays and the matches it
+    played. Each method is one transaction."""
+
+    def __init__(self, database: Database, clock: Callable[[], float]) -> None:
+        self._database = database
+        self._clock = clock
+
+    def add(self, author: str, submission: str, opponents: Sequence[str], matches: int) -> Scrimmage:
+        """Queue a scrimmage of ``author``'s ``submission`` against ``opponents`` (ladder names) for ``matches``
+        matches; return it. Raises :class:`AuthorError` for an unknown or revoked author, :class:`KeyError` for a
+        submission that is not theirs, :class:`ValueError` for no opponent or no match."""
+        if not opponents or matches < 1:
+            raise ValueError("a scrimmage needs an opponent and at least one match")
+        cid = secrets.token_hex(16)
+        now = self._clock()
+        with self._database.transaction() as db:
+            author_id, revoked = _author_id(db, author)
+            if revoked:
+                raise AuthorError(f"the author {author!r} is revoked")
+            version = _get(db, submission)
+            if version.author != author:
+                raise KeyError(f"there is no submission {submission!r} of {author!r}")
+            db.execute("INSERT INTO scrimmages (id, author_id, submission_seq, opponents, matches, state, created) "
+                       "VALUES (?, ?, (SELECT seq FROM submissions WHERE id = ?), ?, ?, ?, ?)",
+                       (cid, author_id, submission, json.dumps(list(opponents)), matches,
+                        ScrimmageState.QUEUED.value, now))
+            return _scrimmage(db.execute(f"{_SELECT_SCRIMMAGES} WHERE c.id = ?", (cid,)).fetchone())
+
+    def get(self, id: str) -> Scrimmage | None:
+        """Return scrimmage ``id``, or ``None`` when there is none (whatever ``id`` is)."""
+        if not isinstance(id, str) or not _SCRIMMAGE_ID.fullmatch(id):
+            return None
+        with self._database.transaction(write=False) as db:
+            row = db.execute(f"{_SELECT_SCRIMMAGES} WHERE c.id = ?", (id,)).fetchone()
+        return None if row is None else _scrimmage(row)
+
+    def all(self, author: str | None = None) -> list[Scrimmage]:
+        """Return the author's scrimmages (everyone's for ``None``), the newest first."""
+        if author is not None and not _valid_name(author):
+            return []
+        where, args = ("a.name = ?", (author,)) if author is not None else ("1", ())
+        with self._database.transaction(write=False) as db:
+            rows = db.execute(f"{_SELECT_SCRIMMAGES} WHERE {where} ORDER BY c.seq DESC", args).fetchall()
+        return [_scrimmage(row) for row in rows]
+
+    def waiting(self) -> list[Scrimmage]:
+        """Return the scrimmages to play, in turn: those a stop caught running first, then the queued ones, oldest
+        first."""
+        with self._database.transaction(write=False) as db:
+            rows = db.execute(f"{_SELECT_SCRIMMAGES} WHERE c.state IN (?, ?) ORDER BY c.state = ?, c.seq",
+                              (ScrimmageState.RUNNING.value, ScrimmageState.QUEUED.value,
+                               ScrimmageState.QUEUED.value)).fetchall()
+        return [_scrimmage(row) for row in rows]
+
+    def asked_since(self, author: str, since: float) -> list[tuple[float, int]]:
+        """Return (when, matches) of every scrimmage the author asked for after ``since``, oldest first, whatever
+        became of it: what the hourly quota counts."""
+        if not _valid_name(author):
+            return []
+        with self._database.transaction(write=False) as db:
+            rows = db.execute("SELECT c.created, c.matches FROM scrimmages c JOIN authors a ON a.id = c.author_id "
+                              "WHERE a.name = ? AND c.created > ? ORDER BY c.created", (author, since)).fetchall()
+        return [(float(when), int(matches)) for when, matches in rows]
+
+    def start(self, id: str) -> None:
+        """Mark scrimmage ``id`` running (again, after a restart). Raises :class:`KeyError` for an unknown one."""
+        with self._database.transaction() as db:
+            seq = _scrimmage_seq(db, id)
+            db.execute("UPDATE scrimmages SET state = ?, started = coalesce(started, ?) WHERE seq = ?",
+                       (ScrimmageState.RUNNING.value, self._clock(), seq))
+
+    def finish(self, id: str, state: ScrimmageState, reason: str = "") -> None:
+        """End scrimmage ``id``: done, or failed with ``reason`` (shown to its author). Raises :class:`KeyError`
+        for an unknown one, :class:`ValueError` for a state that is no end."""
+        if state not in (ScrimmageState.DONE, ScrimmageState.FAILED):
+            raise ValueError(f"a scrimmage ends done or failed, not {state.value}")
+        with self._database.transaction() as db:
+            seq = _scrimmage_seq(db, id)
+            db.execute("UPDATE scrimmages SET state = ?, reason = ?, finished = ? WHERE seq = ?",
+                       (state.value, reason, self._clock(), seq))
+
+    def plan(self, id: str, seatings: Sequence[Sequence[str]]) -> list[tuple[int, tuple[str, ...]]]:
+        """Give scrimmage ``id`` one deal set per seating of ``seatings`` (ladder names by seat, rotation 0), each
+        numbered after every deal set any scrimmage has had, unless it has its deal sets already; return its deal
+        sets (number, seating), in order. Raises :class:`KeyError` for an unknown scrimmage."""
+        with self._database.transaction() as db:
+            seq = _scrimmage_seq(db, id)
+            if db.execute("SELECT 1 FROM scrimmage_deals WHERE scrimmage_seq = ?", (seq,)).fetchone() is None:
+                (highest,) = db.execute("SELECT coalesce(max(deal), -1) FROM scrimmage_deals").fetchone()
+                for offset, seating in enumerate(seatings):
+                    db.execute("INSERT INTO scrimmage_deals VALUES (?, ?, ?)",
+                               (int(highest) + 1 + offset, seq, json.dumps(list(seating))))
+            rows = db.execute("SELECT deal, bots FROM scrimmage_deals WHERE scrimmage_seq = ? ORDER BY deal",
+                              (seq,)).fetchall()
+        return [(int(deal), tuple(json.loads(bots))) for deal, bots in rows]
+
+    def record(self, id: str, match: ScrimmageMatch, replay: bytes) -> None:
+        """Store a played match of scrimmage ``id`` (whole, or not at all; once: a (deal, rotation) stored already
+        is left as it was). Raises :class:`KeyError` for an unknown scrimmage or a deal set not its own."""
+        with self._database.transaction() as db:
+            seq = _scrimmage_seq(db, id)
+            owner = db.execute("SELECT scrimmage_seq FROM scrimmage_deals WHERE deal = ?", (match.deal,)).fetchone()
+            if owner is None or int(owner[0]) != seq:
+                raise KeyError(f"deal set {match.deal} is not one of scrimmage {id}'s")
+            db.execute("INSERT OR IGNORE INTO scrimmage_matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (match.deal, match.rotation, match.number, json.dumps(list(match.bots)),
+                        json.dumps(list(match.places)), json.dumps(list(match.totals)),
+                        json.dumps(list(match.faults)), match.finished, replay))
+
+    def matches(self, id: str) -> list[ScrimmageMatch]:
+        """Return the played matches of scrimmage ``id``, in order (none for an unknown one)."""
+        with self._database.transaction(write=False) as db:
+            try:
+                seq = _scrimmage_seq(db, id)
+            except KeyError:
+                return []
+            rows = db.execute("SELECT m.number, m.deal, m.rotation, m.bots, m.places, m.totals, m.faults, m.finished "
+                              "FROM scrimmage_matches m JOIN scrimmage_deals d ON d.deal = m.deal "
+                              "WHERE d.scrimmage_seq = ? ORDER BY m.number", (seq,)).fetchall()
+        return [ScrimmageMatch(int(n), int(deal), int(rotation), tuple(json.loads(bots)), tuple(json.loads(places)),
+                               tuple(json.loads(totals)), tuple(json.loads(faults)), float(finished))
+                for n, deal, rotation, bots, places, totals, faults, finished in rows]
+
+    def replay(self, id: str, number: int) -> bytes | None:
+        """Return the packed replay of match ``number`` of scrimmage ``id`` (``None``: no such match)."""
+        with self._database.transaction(write=False) as db:
+            try:
+                seq = _scrimmage_seq(db, id)
+            except KeyError:
+                return None
+            row = db.execute("SELECT m.replay FROM scrimmage_matches m JOIN scrimmage_deals d ON d.deal = m.deal "
+                             "WHERE d.scrimmage_seq = ? AND m.number = ?", (seq, number)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def chosen(self, names: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Return, for each ladder name of ``names`` chosen as an opponent, how many scrimmages chose it and how
+        many of their matches it played: all its author is told of them."""
+        wanted = set(names)
+        found: dict[str, list[int]] = {}
+        with self._database.transaction(write=False) as db:
+            chosen = {int(seq): set(json.loads(opponents)) & wanted
+                      for seq, opponents in db.execute("SELECT seq, opponents FROM scrimmages")}
+            for names_chosen in chosen.values():
+                for name in names_chosen:
+                    found.setdefault(name, [0, 0])[0] += 1
+            for seq, bots in db.execute("SELECT d.scrimmage_seq, m.bots FROM scrimmage_matches m "
+                                        "JOIN scrimmage_deals d ON d.deal = m.deal"):
+                for name in chosen.get(int(seq), set()) & set(json.loads(bots)):
+                    found[name][1] += 1
+        return {name: (times, played) for name, (times, played) in found.items()}
+
+
 class ContestStore:
     """An open contest database, and its concerns on its one connection: :attr:`authors`, :attr:`sessions`,
-    :attr:`limits`, :attr:`submissions` and :attr:`reports`."""
+    :attr:`limits`, :attr:`submissions`, :attr:`reports` and :attr:`scrimmages`."""
 
     def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
         """Open the contest database at ``path``, creating it when the file is missing or empty, and upgrading it
@@ -639,6 +919,7 @@ class ContestStore:
         self.limits = RateLimits(self.database, clock)
         self.submissions = Submissions(self.database, clock)
         self.reports = Reports(self.database)
+        self.scrimmages = Scrimmages(self.database, clock)
 
     def close(self) -> None:
         """Close the database (further calls raise :class:`ContestStoreError`)."""

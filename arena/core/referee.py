@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from arena.games.base import (
     NO_DECISION_TEXT,
@@ -34,7 +34,7 @@ from arena.games.base import Clock as Clock
 from arena.games.base import FaultKind as FaultKind
 from arena.games.base import MatchInfo as MatchInfo
 from arena.games.base import SeatFaulted as SeatFaulted
-from arena.text import capped
+from arena.text import capped, visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,7 @@ class Defaulted(Event):
         return f"{names[self.seat]} faulted ({self.fault.value}); the default is applied: {applied}"
 
 
-class TableLog:
+class MatchLog:
     """The events of one match as the seats are told them, and what each seat has been told so far.
 
     Public events (the game's, and the referee's :class:`SeatFaulted`) go to every seat; a seat's private
@@ -144,14 +144,70 @@ class TableLog:
 class SeatFault(Exception):
     """Raised by a :class:`Seat` that could not produce an answer: the referee records it as a fault.
 
-    ``detail`` is cut to :data:`arena.text.DETAIL_CHARS` here, where every fault's detail is made.
+    ``detail`` is cut to :data:`arena.text.DETAIL_CHARS` here, where every fault's detail is made. ``debug`` is the
+    debug text the bot sent with a failed answer (its crash report, a malformed answer), recorded as an answer's.
     """
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, debug: str = "") -> None:
         detail = capped(detail)
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.debug = debug
+
+
+class Explained(tuple[Any, ...]):
+    """A decision with the debug text its seat attached to it: what a :class:`Seat` returns to have that text
+    recorded (a plain decision has none). It is the decision itself, a tuple of actions, with ``debug`` beside.
+
+    The text is its author's: the referee cuts it (:class:`DebugLog`) and keeps it in the record, the replay
+    shows it to that seat's owner only; it never reaches another seat.
+    """
+
+    debug: str
+
+    def __new__(cls, decision: Decision, debug: str) -> Explained:
+        explained = super().__new__(cls, decision)
+        explained.debug = debug
+        return explained
+
+
+DEBUG_BYTES = 1024
+"""The most debug text kept of one decision, in bytes of UTF-8 (the cut said)."""
+DEBUG_MATCH_BYTES = 64 * 1024
+"""The most debug text kept of one seat over a match (the cut said once, the rest dropped)."""
+DEBUG_CUT = " [cut: the arena keeps 1 KiB of debug text a decision]"
+DEBUG_FULL = "[the arena keeps 64 KiB of a seat's debug text a match: the rest is left out]"
+
+
+class DebugLog:
+    """The debug text of a match's seats as the referee keeps it: each decision's cut at :data:`DEBUG_BYTES`, each
+    seat's at :data:`DEBUG_MATCH_BYTES` a match, control characters made visible (line breaks kept), the cuts
+    said in the text. Entries are (step, seat, text)."""
+
+    def __init__(self, seats: int) -> None:
+        self.entries: list[tuple[int, int, str]] = []
+        # each seat's bytes left, the room of the note that the rest is left out kept apart
+        self._left = [DEBUG_MATCH_BYTES - len(DEBUG_FULL.encode())] * seats
+        self._full = [False] * seats
+
+    def add(self, step: int, seat: int, text: str) -> None:
+        """Keep what may be kept of ``text``, the debug text of ``seat``'s decision at ``step``."""
+        if not text or self._full[seat]:
+            return
+        data = visible(text, newline="\n").encode("utf-8", "replace")
+        if len(data) > DEBUG_BYTES:
+            cut = DEBUG_CUT.encode()
+            data = data[:DEBUG_BYTES - len(cut)].decode("utf-8", "ignore").encode() + cut
+        left = self._left[seat]
+        if len(data) > left:  # the seat's match is full: what fits, and the note, once
+            data = data[:left].decode("utf-8", "ignore").encode() + DEBUG_FULL.encode()
+            self._full[seat] = True
+            left = 0
+        else:
+            left -= len(data)
+        self._left[seat] = left
+        self.entries.append((step, seat, data.decode("utf-8", "replace")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +268,10 @@ def random_seat(name: str, seed: int | str) -> LocalSeat:
 
 
 DEFAULT_CLOCK = Clock()
+_T = TypeVar("_T")
 
 WINDOW_SPIN = 0.0015
-"""The last seconds of a throw window that the referee waits out by yielding, not with a timer (1 ms grain)."""
+"""The last seconds of a held sealed window that the referee waits out by yielding, not with a timer (1 ms grain)."""
 
 
 @dataclass
@@ -237,6 +294,8 @@ class MatchRecord:
     result: MatchResult | None = None
     match_id: str = ""
     """The opaque id every seat was told (MatchStart): what a bot's log names the match by."""
+    debug: list[tuple[int, int, str]] = field(default_factory=list)
+    """The seats' debug text as kept (:class:`DebugLog`): (step, seat, text), in order; each seat's owner's alone."""
 
     def ranking_places(self) -> tuple[int, ...]:
         """Return the places used for ratings: the game's places, with benched seats placed last (shared)."""
@@ -292,7 +351,7 @@ async def referee_match(
     max_faults: int = 3,
     match_id: str = "",
     on_event: Callable[[Event], None] | None = None,
-    throw_window: float = 0.0,
+    sealed_window: float = 0.0,
 ) -> MatchRecord:
     """Play one whole match between ``seats`` and return its record.
 
@@ -301,7 +360,7 @@ async def referee_match(
     seat is benched: played by the defaults, never asked again this match. Raises :class:`GameError` for a
     bad configuration; a bot can never make this raise.
 
-    With ``throw_window`` seconds, every sealed window the game opens (:meth:`MatchState.opens_window`, the
+    With ``sealed_window`` seconds, every sealed window the game opens (:meth:`MatchState.opens_window`, the
     Cabanga! throw after a play) lasts at least that long, whether or not a seat is asked in it: the next
     request is not sent before. So the time between requests does not tell a seat whether another seat held
     a card to throw, as long as the seats asked answer within the window.
@@ -312,11 +371,13 @@ async def referee_match(
     state = game.new_match(len(seats), seed, opts)
     record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
                          latencies=[[] for _ in seats], match_id=match_id)
-    table = TableLog(state)
+    match_log = MatchLog(state)
     sent = [0] * len(seats)  # per seat: how many requests it has been sent (its request's step)
-    window_end: float | None = None  # when the open sealed window closes (loop clock), with a throw window
+    window_end: float | None = None  # when the open sealed window closes (loop clock), when held
     banks = [clock.bank] * len(seats)
     fault_counts = [0] * len(seats)
+    debug = DebugLog(len(seats))
+    record.debug = debug.entries
 
     def emit(events: Sequence[Event]) -> None:
         record.events.extend(events)
@@ -344,14 +405,14 @@ async def referee_match(
             if s in record.benched:
                 decisions[s] = prompt.default
                 continue
-            history = table.since_last(s)
+            history = match_log.since_last(s)
             limit = clock.deadline + banks[s]
             request = Request(match_id, sent[s], prompt, state.view(s), history, limit)
             sent[s] += 1
             calls.append(ask_seat(seats[s], request))
         # every prompted seat is asked at once; each call ends by its own seat's clock
         asked_at = loop.time()
-        answers = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
+        answers = [await calls[0]] if len(calls) == 1 else await _all(loop, calls)
         record.step_seconds.append(loop.time() - asked_at)
         took: dict[int, float] = {}
         record.asked.append(took)
@@ -361,6 +422,8 @@ async def referee_match(
             record.latencies[s].append(elapsed)
             took[s] = elapsed
             banks[s] = max(0.0, banks[s] - max(0.0, elapsed - clock.deadline))
+            if isinstance(answer, Explained | SeatFault) and answer.debug:
+                debug.add(step, s, answer.debug)
             if not isinstance(answer, SeatFault):
                 try:
                     prompt.check(answer)
@@ -370,7 +433,7 @@ async def referee_match(
                     answer = SeatFault(FaultKind.ILLEGAL, str(err))
             decisions[s] = prompt.default
             record.faults.append(Fault(s, step, answer.kind, answer.detail))
-            table.fault(s, answer.kind)
+            match_log.fault(s, answer.kind)
             fault_counts[s] += 1
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
@@ -378,9 +441,9 @@ async def referee_match(
         if on_event is not None:  # the operator sees a defaulted decision where it happened, sealed ones too
             for fault in record.faults[faulted:]:
                 on_event(Defaulted(fault.seat, fault.kind, record.steps[-1][fault.seat]))
-        emit(table.apply(decisions))
-        if throw_window > 0 and state.opens_window():
-            window_end = loop.time() + throw_window
+        emit(match_log.apply(decisions))
+        if sealed_window > 0 and state.opens_window():
+            window_end = loop.time() + sealed_window
     if window_end is not None:  # the match ended in a window: its end is told no sooner
         await _sleep_until(loop, window_end)
     record.result = state.result
@@ -390,16 +453,31 @@ async def referee_match(
             # the match is decided; a bot that fails to hear it costs nothing
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
-                    seat.match_over(match_id, s, table.since_last(s), record.result),
+                    seat.match_over(match_id, s, match_log.since_last(s), record.result),
                     clock.deadline)
     return record
+
+
+async def _all(loop: asyncio.AbstractEventLoop, calls: Sequence[Coroutine[Any, Any, _T]]) -> list[_T]:
+    """Run ``calls`` at once, each in a task of its own, and return their results in order.
+
+    What ``asyncio.gather`` does for calls that never raise (:func:`ask_seat` returns its faults), without its
+    bookkeeping per call: the tasks all start before any is awaited; cancelling the wait cancels them all.
+    """
+    tasks = [loop.create_task(call) for call in calls]
+    try:
+        return [await task for task in tasks]
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
 
 
 async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
     """Return at loop time ``when``, however long ago the wait began.
 
     The event loop's timers wake at whole milliseconds counted from when it starts waiting (epoll), so one
-    sleep would end a throw window up to a millisecond later when a throw was asked in it. Sleep until close,
+    sleep would end a held sealed window up to a millisecond later when a seat was asked in it. Sleep until close,
     then yield to the loop until the time: the end no longer depends on when the last wait began.
     """
     while (left := when - loop.time()) > WINDOW_SPIN:
@@ -412,15 +490,53 @@ async def ask_seat(seat: Seat, request: Request) -> tuple[Prompt, Decision | Sea
     """Ask one seat, never waiting past ``request.timeout``; return (prompt, answer or fault, seconds)."""
     loop = asyncio.get_running_loop()
     started = loop.time()
+    # the deadline as asyncio.timeout enforces it (a timer that cancels this task, told apart from any other
+    # cancellation by the count of cancel requests), with one timer handle and no context manager: every
+    # decision of every seat passes here
+    task = asyncio.current_task()
+    assert task is not None, "a seat is asked from a task"
+    expiry = _Expiry(task)
+    timer = loop.call_at(started + request.timeout, expiry)
     try:
-        async with asyncio.timeout(request.timeout):  # no extra task, unlike wait_for
-            decision = await seat.decide(request)
-    except TimeoutError:
-        return request.prompt, SeatFault(
-            FaultKind.TIMEOUT, f"no answer within {request.timeout:.3f} s"), request.timeout
+        decision = await seat.decide(request)
+    except asyncio.CancelledError:
+        if expiry.fired and task.uncancel() <= expiry.cancelling:
+            return request.prompt, _timeout(request), request.timeout
+        raise
+    except TimeoutError:  # as asyncio.timeout let it through: a seat's own TimeoutError is a timeout too
+        if expiry.fired:
+            task.uncancel()
+        return request.prompt, _timeout(request), request.timeout
     except SeatFault as fault:
+        if expiry.fired:
+            task.uncancel()
         return request.prompt, fault, loop.time() - started
     except Exception as exc:  # a seat adapter's bug is charged to the seat, the match goes on
+        if expiry.fired:
+            task.uncancel()
         return request.prompt, SeatFault(FaultKind.CRASH, f"{type(exc).__name__}: {exc}"), \
             loop.time() - started
+    finally:
+        timer.cancel()
+    if expiry.fired:  # the time ran out as the answer came: the answer counts, as with asyncio.timeout
+        task.uncancel()
     return request.prompt, decision, loop.time() - started
+
+
+class _Expiry:
+    """The timer callback of one :func:`ask_seat`: cancels the asking task when the seat's time is up."""
+
+    __slots__ = ("cancelling", "fired", "task")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.cancelling = task.cancelling()
+        self.fired = False
+
+    def __call__(self) -> None:
+        self.fired = True
+        self.task.cancel()
+
+
+def _timeout(request: Request) -> SeatFault:
+    return SeatFault(FaultKind.TIMEOUT, f"no answer within {request.timeout:.3f} s")

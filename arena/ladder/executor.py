@@ -1,7 +1,7 @@
 """Executors: where the ladder's matches are played. The ladder plans, rates and stores; an executor plays.
 
 A :class:`Job` is one match of a deal set: the deal, the rotation, the bots by seat, the seed and the rules
-(game, options, clock, fault limit, throw window), and an opaque match token. It is a plain picklable value,
+(game, options, clock, fault limit, sealed window), and an opaque match token. It is a plain picklable value,
 so it can be sent to another machine (:mod:`arena.ladder.cluster`). An executor plays it and returns a
 :class:`Played`: the match's summary and packed replay, both made where it was played, and where the time
 went. A bot that does not start is a :class:`arena.launch.process.LaunchError` naming it, raised by
@@ -30,7 +30,7 @@ from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.runner import serving
-from arena.launch.sandbox import Sandbox
+from arena.launch.sandbox import CPU_SHARES, Sandbox
 from arena.protocol.server import ArenaServer
 
 
@@ -48,7 +48,7 @@ class Job:
     """The match token: opaque, never derived from the seed (bots see it)."""
     clock: Clock = DEFAULT_CLOCK
     max_faults: int = 3
-    throw_window: float = 0.0
+    sealed_window: float = 0.0
 
     @property
     def seating(self) -> list[str]:
@@ -124,7 +124,7 @@ class Executor(Protocol):
 
 
 def ladder_pool(server: ArenaServer, *, log_dir: Path | None, sandbox: Sandbox | None,
-                memory_budget: int | None = None, tables: int = 1) -> ProcessPool:
+                memory_budget: int | None = None, tables: int = 1, cpu_shares: int = CPU_SHARES) -> ProcessPool:
     """Return the warm process pool of a ladder's tables on this machine, within ``memory_budget`` bytes
     (default: :func:`arena.launch.pool.default_memory_budget`).
 
@@ -132,7 +132,7 @@ def ladder_pool(server: ArenaServer, *, log_dir: Path | None, sandbox: Sandbox |
     each of its n bots; the pool keeps them warm for whichever table plays that bot next, as many as the memory
     budget holds, the least recently used stopped beyond it. Its processes log in ``log_dir`` (``BOT-K.log``).
     """
-    return ProcessPool(server, log_dir=log_dir, keep=None, sandbox=sandbox, tables=tables,
+    return ProcessPool(server, log_dir=log_dir, keep=None, sandbox=sandbox, tables=tables, cpu_shares=cpu_shares,
                        memory_budget=memory_budget if memory_budget is not None else default_memory_budget())
 
 
@@ -146,8 +146,11 @@ class LocalExecutor:
 
     def __init__(self, tables: int = 1, *, seats: int = 4, log_dir: Path | None = None,
                  sandbox: Sandbox | None = None, memory_budget: int | None = None,
-                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None) -> None:
+                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None, cpu_shares: int = CPU_SHARES) -> None:
         self._tables = tables
+        self.cpu_shares = cpu_shares
+        """Each bot's CPU share where there are cgroups: fewer than a bot's default for matches that yield to
+        others (a contest's scrimmages)."""
         self.seats = seats
         self.log_dir = log_dir
         self.sandbox = sandbox
@@ -177,7 +180,8 @@ class LocalExecutor:
                 self.pool = self.make_pool(server)
             else:
                 self.pool = ladder_pool(server, log_dir=log_dir, sandbox=self.sandbox,
-                                        memory_budget=self.memory_budget, tables=self._tables)
+                                        memory_budget=self.memory_budget, tables=self._tables,
+                                        cpu_shares=self.cpu_shares)
         except BaseException:
             await stack.aclose()
             raise
@@ -236,7 +240,7 @@ async def run_on(pool: ProcessPool, job: Job, table: int = 0) -> Played:
     starts = pool.started_at(table)
     seated = time.perf_counter()
     record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
-                              match_id=job.match, throw_window=job.throw_window)
+                              match_id=job.match, sealed_window=job.sealed_window)
     seconds = time.perf_counter() - seated
     return Played.of(record, seated - began, seconds, starts, pool.sandbox.level)
 

@@ -49,7 +49,7 @@ from arena.ladder.estimate import Evidence, SequentialTest, Verdict, point_order
 from arena.ladder.executor import Executor, Job, LocalExecutor
 from arena.ladder.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
 from arena.ladder.scheduler import FairScheduler, FieldState, Scheduler
-from arena.ladder.store import Finished, LadderIdentity, Store
+from arena.ladder.store import DealSet, Finished, LadderIdentity, Store
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
 from arena.launch.sandbox import Sandbox
@@ -136,7 +136,7 @@ class LadderConfig:
     log_dir: Path | None = None
     sandbox: Sandbox | None = None
     """The isolation of the bots (default: the strongest this machine gives)."""
-    throw_window: float = 0.0
+    sealed_window: float = 0.0
     """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`referee_match`)."""
     until_decided: SequentialTest | None = None
     """Stop when the sequential test has decided every pair of neighbours (or every pair of ``pairs``)."""
@@ -224,14 +224,6 @@ class Timing:
         return max(0.0, 1.0 - self.in_matches / capacity) if capacity > 0 else 0.0
 
 
-@dataclass
-class _DealSet:
-    deal: int
-    seed: int
-    bots: list[str]
-    done: set[int]
-
-
 class Ladder:
     """Runs a ladder against a :class:`Store` (opened for writing)."""
 
@@ -283,8 +275,7 @@ class Ladder:
         self._decided = False
         self.played: dict[str, int] = store.played()
         self.count = store.match_count()
-        self._deals: dict[int, _DealSet] = {
-            d.deal: _DealSet(d.deal, d.seed, list(d.bots), set(d.done)) for d in store.deals()}
+        self._deals: dict[int, DealSet] = {d.deal: d for d in store.deals()}
         self._open = sorted(d.deal for d in self._deals.values() if len(d.done) < config.seats)
         self._next_deal = max(self._deals, default=-1) + 1
         self._busy: set[tuple[int, int]] = set()
@@ -378,7 +369,7 @@ class Ladder:
 
     # ------------------------------------------------------------------------------------------ planning
 
-    def _next_job(self) -> tuple[_DealSet, int] | None:
+    def _next_job(self) -> tuple[DealSet, int] | None:
         """Return the next (deal set, rotation) to play, or ``None`` when the budget (matches, hours) is spent.
 
         The job is always the first (deal, rotation) neither stored nor being played; a new deal set is
@@ -408,12 +399,12 @@ class Ladder:
         finally:
             self.timing.scheduling += time.perf_counter() - began
 
-    def _plan(self) -> _DealSet | None:
+    def _plan(self) -> DealSet | None:
         """Plan the next deal set, or return ``None`` when every pair that must be decided is decided."""
         index = self._next_deal
-        pool = sorted(self.available)
-        if len(pool) < self.config.seats:
-            raise LadderError(f"only {len(pool)} bots are left that start ({', '.join(pool)}); "
+        candidates = sorted(self.available)
+        if len(candidates) < self.config.seats:
+            raise LadderError(f"only {len(candidates)} bots are left that start ({', '.join(candidates)}); "
                               f"{self.config.seats} seats cannot be filled")
         decided: set[frozenset[str]] = set()
         if self.config.until_decided is not None:
@@ -424,10 +415,9 @@ class Ladder:
                 self._decided = True
                 return None
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
-        group = self.scheduler.next_group(FieldState(pool, self.ratings, self.played, decided,
+        group = self.scheduler.next_group(FieldState(candidates, self.ratings, self.played, decided,
                                                      warm=self.executor.warm()), self.config.seats, rng)
-        planned = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
-        deal = _DealSet(planned.deal, planned.seed, list(planned.bots), set())
+        deal = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
         self._deals[index] = deal
         self._open.append(index)
         self._next_deal = index + 1
@@ -439,13 +429,13 @@ class Ladder:
             deal = self._deals[index]
             if name not in deal.bots:
                 continue
-            pool = sorted(self.available - set(deal.bots))
-            if not pool:
+            candidates = sorted(self.available - set(deal.bots))
+            if not candidates:
                 raise LadderError(f"only {len(self.available)} bots are left that start "
                                   f"({', '.join(sorted(self.available))}); {self.config.seats} seats "
                                   "cannot be filled")
             rng = random.Random(f"arena-ladder/{self.config.seed}/replace/{index}/{name}")
-            deal.bots[deal.bots.index(name)] = pool[rng.randrange(len(pool))]
+            deal.bots[deal.bots.index(name)] = candidates[rng.randrange(len(candidates))]
             self.store.replace_deal_bots(index, deal.bots)
 
     def _start_failed(self, error: LaunchError) -> None:
@@ -531,12 +521,12 @@ class Ladder:
         finally:
             self._spans.append((first, last))
 
-    def _job(self, deal: _DealSet, rotation: int, token: str) -> Job:
+    def _job(self, deal: DealSet, rotation: int, token: str) -> Job:
         cfg = self.config
         return Job(deal.deal, rotation, tuple(self.specs[name] for name in rotation_seating(deal.bots, rotation)),
-                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window)
+                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.sealed_window)
 
-    async def _play(self, deal: _DealSet, rotation: int) -> tuple[float, float]:
+    async def _play(self, deal: DealSet, rotation: int) -> tuple[float, float]:
         """Have the executor play one match, then rate and store it; return when the match began and ended."""
         cfg = self.config
         # opaque: a deal's number plus a guessable ladder seed would give away the deal

@@ -163,14 +163,16 @@ class LadderIdentity:
         return f"{self.game}, {self.seats} seats, {seed}, options {json.dumps(self.options)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """A planned deal set: one seed played once per rotation of ``bots`` (rotation 0 seating)."""
+@dataclass(slots=True)
+class DealSet:
+    """A planned deal set: deal ``deal``'s ``seed`` played once per rotation of ``bots`` (rotation 0 seating),
+    the rotations already played in ``done``. The ladder keeps it up to date as it plays: a rotation played, a
+    bot replaced (which it stores with :meth:`Store.replace_deal_bots`)."""
 
     deal: int
     seed: int
-    bots: tuple[str, ...]
-    done: frozenset[int]
+    bots: list[str]
+    done: set[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,19 +407,19 @@ class Store:
                                "GROUP BY b.id")
         return {name: int(n) for name, n in rows}
 
-    def deals(self) -> list[Deal]:
+    def deals(self) -> list[DealSet]:
         """Return every planned deal set, in order, with the rotations already played."""
         done: dict[int, set[int]] = {}
         for deal, rotation in self.db.execute("SELECT deal, rotation FROM matches"):
             done.setdefault(deal, set()).add(rotation)
-        return [Deal(deal, seed, tuple(json.loads(bots)), frozenset(done.get(deal, ())))
+        return [DealSet(deal, seed, list(json.loads(bots)), done.get(deal, set()))
                 for deal, seed, bots in self.db.execute("SELECT deal, seed, bots FROM deals ORDER BY deal")]
 
-    def plan_deal(self, deal: int, seed: int, bots: Sequence[str]) -> Deal:
+    def plan_deal(self, deal: int, seed: int, bots: Sequence[str]) -> DealSet:
         """Store a new deal set and return it."""
         with self.transaction() as db:
             db.execute("INSERT INTO deals VALUES (?, ?, ?)", (deal, seed, json.dumps(list(bots))))
-        return Deal(deal, seed, tuple(bots), frozenset())
+        return DealSet(deal, seed, list(bots), set())
 
     def replace_deal_bots(self, deal: int, bots: Sequence[str]) -> None:
         """Change the bots of a planned deal set (rotation 0 seating) for the rotations still to play."""

@@ -21,11 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.core.deals import DealKey, DealLedger
+from arena.core.deals import DealKey, DealLedger, Lane
 from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError, log_file_name, machine_sandbox, raise_open_files
-from arena.launch.sandbox import Cgroups, Isolation, Sandbox, make_bot_group, own_cgroups, remove_bot_group
+from arena.launch.sandbox import CPU_SHARES, Cgroups, Isolation, Sandbox, make_bot_group, own_cgroups, remove_bot_group
 from arena.launch.session import BotSession
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
@@ -34,9 +34,6 @@ CONNECT_TIMEOUT = 15.0
 """Seconds a launched bot has to start and say hello."""
 REMOTE_CONNECT_TIMEOUT = 120.0
 """Seconds the arena waits for a remote bot (one it does not start) to connect with its token."""
-
-Key = tuple[str, int]
-"""A process of a pool: the bot's name, and which of that bot's processes (0, 1...)."""
 
 METER_SECONDS = 10.0
 """How long a process's measured memory is trusted before it is measured again."""
@@ -141,8 +138,10 @@ class ProcessPool:
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT, keep: int | None = 0, sandbox: Sandbox | None = None,
                  ledger: DealLedger | None = None, memory_budget: int | None = None, meter: Meter | None = None,
-                 clock: Callable[[], float] = time.monotonic, tables: int = 1) -> None:
+                 clock: Callable[[], float] = time.monotonic, tables: int = 1, cpu_shares: int = CPU_SHARES) -> None:
         self.server = server
+        self.cpu_shares = cpu_shares
+        """Each bot's CPU share where there are cgroups (:func:`arena.launch.sandbox.make_bot_group`)."""
         self.ledger = ledger if ledger is not None else DealLedger()
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
@@ -154,13 +153,13 @@ class ProcessPool:
         self.clock = clock
         self.sandbox = sandbox if sandbox is not None else machine_sandbox()
         raise_open_files()
-        self._running: dict[Key, BotSession] = {}
+        self._running: dict[Lane, BotSession] = {}
         """Every process held, least recently used first."""
-        self._busy: dict[int, set[Key]] = {}
+        self._busy: dict[int, set[Lane]] = {}
         """Per table, the processes seated at its current match."""
-        self._starting: dict[Key, asyncio.Task[str]] = {}
+        self._starting: dict[Lane, asyncio.Task[str]] = {}
         """Processes started ahead whose hello has not come yet: what :meth:`BotSession.start` will return."""
-        self._measured: dict[Key, tuple[float, int]] = {}
+        self._measured: dict[Lane, tuple[float, int]] = {}
         """When each process's memory was last measured, and the bytes."""
         self._groups: dict[str, Cgroups] = {}
         """Each launched bot's cgroup in this pool (with cgroups): all its processes here, bounded together."""
@@ -169,14 +168,14 @@ class ProcessPool:
         self._started_at: dict[int, int] = {}
         """Per table, the processes its last :meth:`seat` started, or seated for the first time after they were
         started ahead."""
-        self._fresh: set[Key] = set()
+        self._fresh: set[Lane] = set()
         """Processes started ahead and not seated yet."""
         self.figures = PoolFigures()
         self.restarts = 0
         self.ahead_at_once = max(1, (os.cpu_count() or 2) // 2)
         """Processes started ahead at once, at most."""
         self._ahead_slots: asyncio.Semaphore | None = None
-        self._begun: set[Key] = set()
+        self._begun: set[Lane] = set()
         """Processes started ahead whose start has begun (no longer queued for a slot)."""
 
     @property
@@ -199,26 +198,26 @@ class ProcessPool:
         self._made += 1
         return self._folder / str(self._made)
 
-    def _taken(self, table: int | None = None) -> set[Key]:
+    def _taken(self, table: int | None = None) -> set[Lane]:
         """Return the processes seated at the current match of every table but ``table``."""
-        return {key for t, keys in self._busy.items() if t != table for key in keys}
+        return {lane for t, lanes in self._busy.items() if t != table for lane in lanes}
 
-    def _lanes(self, bots: Sequence[BotSpec], deal: DealKey, taken: set[Key], ledger: DealLedger | None = None
-               ) -> list[Key]:
-        keys: list[Key] = []
+    def _lanes(self, bots: Sequence[BotSpec], deal: DealKey, taken: set[Lane], ledger: DealLedger | None = None
+               ) -> list[Lane]:
+        lanes: list[Lane] = []
         for bot in bots:
-            keys.append((ledger or self.ledger).lane(bot.name, deal, [*taken, *keys]))
-            if bot.remote and keys[-1][1] > 0:  # one stream per token: the arena cannot start another
+            lanes.append((ledger or self.ledger).lane(bot.name, deal, [*taken, *lanes]))
+            if bot.remote and lanes[-1][1] > 0:  # one stream per token: the arena cannot start another
                 raise LaunchError(f"remote bot {bot.name!r} has played this deal already (or holds another seat): "
                                   "it cannot be seated at it", bots=[bot.name])
-        return keys
+        return lanes
 
-    def _new_session(self, key: Key, bot: BotSpec, name: str) -> BotSession:
-        log_path = self.log_dir / log_file_name(bot.log_key, key[1]) if self.log_dir is not None else None
+    def _new_session(self, lane: Lane, bot: BotSpec, name: str) -> BotSession:
+        log_path = self.log_dir / log_file_name(bot.log_key, lane[1]) if self.log_dir is not None else None
         session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
                              folder=None if bot.remote else self._session_folder(),
                              group=None if bot.remote else self._group(bot))
-        self._running[key] = session
+        self._running[lane] = session
         self.figures.starts += 1
         self._count()
         return session
@@ -242,33 +241,33 @@ class ProcessPool:
         probe = copy.deepcopy(self.ledger)
         started = 0
         for _ in range(matches):
-            keys = self._lanes(launched, deal, set(), probe)
-            probe.played(keys, deal)
-            for key, bot in zip(keys, launched, strict=True):
-                if key in self._running:
+            lanes = self._lanes(launched, deal, set(), probe)
+            probe.played(lanes, deal)
+            for lane, bot in zip(lanes, launched, strict=True):
+                if lane in self._running:
                     continue
-                session = self._new_session(key, bot, bot.name)
-                self._fresh.add(key)
+                session = self._new_session(lane, bot, bot.name)
+                self._fresh.add(lane)
                 self.figures.ahead += 1
                 started += 1
-                task = asyncio.get_running_loop().create_task(self._ahead(key, session))
-                self._starting[key] = task
-                task.add_done_callback(functools.partial(self._started_ahead, key))
+                task = asyncio.get_running_loop().create_task(self._ahead(lane, session))
+                self._starting[lane] = task
+                task.add_done_callback(functools.partial(self._started_ahead, lane))
         return started
 
-    async def _ahead(self, key: Key, session: BotSession) -> str:
+    async def _ahead(self, lane: Lane, session: BotSession) -> str:
         """Start ``session`` once fewer than :attr:`ahead_at_once` others started ahead are starting: a burst of
         starts would take the cores from the matches being played."""
         if self._ahead_slots is None:
             self._ahead_slots = asyncio.Semaphore(self.ahead_at_once)
         async with self._ahead_slots:
-            self._begun.add(key)
+            self._begun.add(lane)
             return await session.start(self._timeout(session))
 
-    def _started_ahead(self, key: Key, task: asyncio.Task[str]) -> None:
-        if self._starting.get(key) is task:
-            del self._starting[key]
-            self._begun.discard(key)
+    def _started_ahead(self, lane: Lane, task: asyncio.Task[str]) -> None:
+        if self._starting.get(lane) is task:
+            del self._starting[lane]
+            self._begun.discard(lane)
         if not task.cancelled():
             task.exception()  # seen; a failed start is found again at seating (the session is not ready)
 
@@ -285,35 +284,35 @@ class ProcessPool:
         """
         names = list(names) if names is not None else [b.name for b in bots]
         self._busy.pop(table, None)
-        keys = self._lanes(bots, deal, self._taken(table))
-        self._busy[table] = set(keys)  # before any wait: another table seating meanwhile keeps off them
+        lanes = self._lanes(bots, deal, self._taken(table))
+        self._busy[table] = set(lanes)  # before any wait: another table seating meanwhile keeps off them
         starting: list[BotSession] = []
         waiting: list[asyncio.Future[str]] = []
-        self._started_at[table] = len(self._fresh & set(keys))
-        self._fresh -= set(keys)
+        self._started_at[table] = len(self._fresh & set(lanes))
+        self._fresh -= set(lanes)
         try:
-            for key, bot, name in zip(keys, bots, names, strict=True):
-                ahead = self._starting.get(key)
+            for lane, bot, name in zip(lanes, bots, names, strict=True):
+                ahead = self._starting.get(lane)
                 if ahead is not None:  # started ahead, its hello not come yet: wait for it with the others
-                    session = self._running[key]
+                    session = self._running[lane]
                     starting.append(session)
-                    if key not in self._begun:  # still queued behind other starts ahead: start it now
+                    if lane not in self._begun:  # still queued behind other starts ahead: start it now
                         ahead.cancel()
                         waiting.append(asyncio.ensure_future(session.start(self._timeout(session))))
                     else:
                         waiting.append(ahead)
                     self.figures.hits += 1
                     continue
-                held = self._running.get(key)
+                held = self._running.get(lane)
                 if held is not None and held.ready:
-                    self._running[key] = self._running.pop(key)  # most recently used last
+                    self._running[lane] = self._running.pop(lane)  # most recently used last
                     held.new_match()
                     self.figures.hits += 1
                     continue
                 if held is not None:
-                    await self._stop(key)
+                    await self._stop(lane)
                     self.restarts += 1
-                session = self._new_session(key, bot, name)
+                session = self._new_session(lane, bot, name)
                 self.figures.misses += 1
                 self._started_at[table] += 1
                 starting.append(session)
@@ -325,8 +324,8 @@ class ProcessPool:
         except BaseException:
             for waited in waiting:
                 waited.cancel()
-            for key in [k for k, s in self._running.items() if s in starting]:
-                await self._stop(key)
+            for lane in [k for k, s in self._running.items() if s in starting]:
+                await self._stop(lane)
             self._busy.pop(table, None)
             raise
         failed = [r for r in results if isinstance(r, str) and r]
@@ -336,13 +335,13 @@ class ProcessPool:
                 await self._stop(k)
             self._busy.pop(table, None)
             raise LaunchError("; ".join(failed), bots=[k[0] for k in bad])
-        for key in keys:  # most recently used last
-            self._running[key] = self._running.pop(key)
+        for lane in lanes:  # most recently used last
+            self._running[lane] = self._running.pop(lane)
         await self._evict()
-        self.ledger.played(keys, deal)
+        self.ledger.played(lanes, deal)
         seats = []
-        for seat, (key, name) in enumerate(zip(keys, names, strict=True)):
-            session = self._running[key]
+        for seat, (lane, name) in enumerate(zip(lanes, names, strict=True)):
+            session = self._running[lane]
             session.note(f"match {match or '(unnamed)'} starts: seat {seat} as {name}")
             seats.append(session.seat(name))
         return seats
@@ -353,14 +352,15 @@ class ProcessPool:
             return None
         if bot.name not in self._groups:
             try:
-                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits, self.tables)
+                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits, self.tables,
+                                                        self.cpu_shares)
             except OSError as exc:  # the arena's trouble (cgroups gone, out of them), not the bot's
                 raise LaunchError(f"bot {bot.name!r}: cannot make its cgroup: {exc}") from None
         return self._groups[bot.name]
 
     async def retire(self, name: str) -> None:
         """Stop every process of the bot called ``name`` (say, a bot the ladder leaves out)."""
-        leaving = [self._detach(key) for key in [k for k in self._running if k[0] == name]]
+        leaving = [self._detach(lane) for lane in [k for k in self._running if k[0] == name]]
         await asyncio.gather(*(session.stop() for session in leaving))
         group = self._groups.pop(name, None)
         if group is not None:
@@ -371,18 +371,18 @@ class ProcessPool:
         (processes another table holds, or started ahead and not seated yet, stay)."""
         self._busy.pop(table, None)
         busy = self._taken() | set(self._starting) | self._fresh  # what the other tables play or will play next
-        leaving = [self._detach(key) for key in [k for k in self._running if k not in busy]]
+        leaving = [self._detach(lane) for lane in [k for k in self._running if k not in busy]]
         await asyncio.gather(*(session.stop() for session in leaving))
 
     def _memory(self) -> int:
         """Return the memory of the processes held, measuring those not measured for :data:`METER_SECONDS`."""
         now = self.clock()
         total = 0
-        for key, session in self._running.items():
-            when, used = self._measured.get(key, (-METER_SECONDS, 0))
+        for lane, session in self._running.items():
+            when, used = self._measured.get(lane, (-METER_SECONDS, 0))
             if now - when >= METER_SECONDS or used == 0:
                 used = self.meter(session)
-                self._measured[key] = (now, used)
+                self._measured[lane] = (now, used)
             total += used
         self.figures.memory = total
         self.figures.peak_memory = max(self.figures.peak_memory, total)
@@ -393,22 +393,22 @@ class ProcessPool:
         others until they play again. Busy and starting processes are never stopped."""
         busy = self._taken() | set(self._starting)
         idle = [k for k in self._running if k not in busy]
-        stop: list[Key] = []
+        stop: list[Lane] = []
         if self.keep is not None:
             stop = idle[: max(0, len(idle) - self.keep)]
         if self.memory_budget is not None:
             over = self._memory() - self.memory_budget
-            for key in idle:
+            for lane in idle:
                 if over <= 0:
                     break
-                if key not in stop:
-                    stop.append(key)
-                over -= self._measured.get(key, (0.0, 0))[1]
-        for key in idle:
-            if key not in stop:
-                self._running[key].freeze()
+                if lane not in stop:
+                    stop.append(lane)
+                over -= self._measured.get(lane, (0.0, 0))[1]
+        for lane in idle:
+            if lane not in stop:
+                self._running[lane].freeze()
         # out of the pool before the first wait: another table seating meanwhile cannot pick one of them
-        leaving = [self._detach(key) for key in stop]
+        leaving = [self._detach(lane) for lane in stop]
         self.figures.evicted += len(leaving)
         await asyncio.gather(*(session.stop() for session in leaving))
 
@@ -416,21 +416,21 @@ class ProcessPool:
         self.figures.processes = len(self._running)
         self.figures.peak_processes = max(self.figures.peak_processes, self.figures.processes)
 
-    def _detach(self, key: Key) -> BotSession:
-        """Take the process of ``key`` out of the pool (to be stopped): its lane's next process is a new one."""
-        self.ledger.forget(key)
-        self._fresh.discard(key)
-        self._begun.discard(key)
-        self._measured.pop(key, None)
-        ahead = self._starting.pop(key, None)
+    def _detach(self, lane: Lane) -> BotSession:
+        """Take the process of ``lane`` out of the pool (to be stopped): its lane's next process is a new one."""
+        self.ledger.forget(lane)
+        self._fresh.discard(lane)
+        self._begun.discard(lane)
+        self._measured.pop(lane, None)
+        ahead = self._starting.pop(lane, None)
         if ahead is not None:
             ahead.cancel()
-        session = self._running.pop(key)
+        session = self._running.pop(lane)
         self._count()
         return session
 
-    async def _stop(self, key: Key) -> None:
-        await self._detach(key).stop()
+    async def _stop(self, lane: Lane) -> None:
+        await self._detach(lane).stop()
 
     async def close(self) -> None:
         """Say goodbye to every bot and stop every process (ask, terminate, kill)."""
@@ -438,8 +438,8 @@ class ProcessPool:
             task.cancel()
         self._starting.clear()
         sessions = list(self._running.values())
-        for key in self._running:
-            self.ledger.forget(key)
+        for lane in self._running:
+            self.ledger.forget(lane)
         self._running.clear()
         self._busy.clear()
         self._fresh.clear()

@@ -11,6 +11,7 @@ so a bad message from the network can never reach the rules core unchecked.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -62,9 +63,44 @@ def codec_for(game: str) -> GameCodec:
     return codec
 
 
+def _url(message: Message) -> str:
+    """Return the type URL of ``message`` (found once per message type)."""
+    kind = type(message)
+    url = _urls.get(kind)
+    if url is None:
+        url = _urls[kind] = type_url(kind)
+    return url
+
+
+_urls: dict[type[Message], str] = {}
+
+
 def _pack(message: Message) -> AnyMessage:
-    return AnyMessage(type_url=TYPE_URLS.get(type(message)) or type_url(type(message)),
-                      value=message.SerializeToString())
+    return AnyMessage(type_url=_url(message), value=message.SerializeToString())
+
+
+def _varint(value: int) -> bytes:
+    """Return ``value`` (0 or more) as a protobuf varint."""
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _key(message: type[Message], field: str) -> bytes:
+    """Return the key that starts ``message``'s length-delimited field ``field`` (its number, wire type 2)."""
+    return _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)
+
+
+def _field(key: bytes, data: bytes) -> bytes:
+    """Return a length-delimited field: ``key``, the length of ``data``, ``data``."""
+    return key + _varint(len(data)) + data
+
+
+_REQUEST_KEY = _key(pb.ArenaMessage, "request")
+_EVENTS_KEY = _key(pb.DecisionRequest, "events")
 
 
 # ------------------------------------------------------------------------------------------ arena side
@@ -107,8 +143,12 @@ def request_bytes(request: Request) -> bytes:
     head = message.SerializeToString()
     if not request.events:
         return head
-    piece = event_pieces.piece
-    return b"".join([head, *(piece(event, codec) for event in request.events)])
+    pieces = event_pieces.pieces
+    parts = [head]
+    for event in request.events:  # the cache's lookup inline: most events were encoded for another seat
+        hit = pieces.get(id(event))
+        parts.append(hit[1] if hit is not None and hit[0] is event else event_pieces.piece(event, codec))
+    return b"".join(parts)
 
 
 def request_stamp(request_id: int, sent_time_ms: int) -> bytes:
@@ -126,17 +166,18 @@ class EventPieces:
 
     def __init__(self, size: int = 4096) -> None:
         self._size = size
-        self._pieces: dict[int, tuple[Event, bytes]] = {}
+        self.pieces: dict[int, tuple[Event, bytes]] = {}
 
     def piece(self, event: Event, codec: GameCodec) -> bytes:
         """Return the serialized ArenaMessage whose request holds ``event`` (a ``codec`` game's) and nothing else."""
-        hit = self._pieces.get(id(event))
+        hit = self.pieces.get(id(event))
         if hit is not None and hit[0] is event:
             return hit[1]
-        if len(self._pieces) >= self._size:
-            self._pieces.clear()
-        piece = pb.ArenaMessage(request=pb.DecisionRequest(events=[event_to_proto(event, codec)])).SerializeToString()
-        self._pieces[id(event)] = (event, piece)
+        if len(self.pieces) >= self._size:
+            self.pieces.clear()
+        # the request and events fields around the event's Any, written here: two messages fewer to build
+        piece = _field(_REQUEST_KEY, _field(_EVENTS_KEY, event_to_proto(event, codec).SerializeToString()))
+        self.pieces[id(event)] = (event, piece)
         return piece
 
 
@@ -150,7 +191,12 @@ def decision_from_picks(prompt: Prompt, picks: Sequence[int]) -> Decision:
     Raises :class:`WireError` for an index out of range, a repeated index, or a count that the prompt's
     pick does not allow. Legality beyond that is the referee's to check.
     """
-    n = len(prompt.choices)
+    choices = prompt.choices
+    n = len(choices)
+    if len(picks) == 1:  # most answers: one pick, fine for either kind of prompt when it is in range
+        i = picks[0]
+        if 0 <= i < n:
+            return (choices[i],)
     if any(not 0 <= i < n for i in picks):
         raise WireError(f"pick {list(picks)!r} is out of range for {n} choices")
     if len(set(picks)) != len(picks):
@@ -164,6 +210,38 @@ def match_end(match_id: str, events: Iterable[Event], result: MatchResult, codec
     """Return the MatchEnd message: final totals and places plus the events the seat has not seen."""
     return pb.MatchEnd(match_id=match_id, totals=result.totals, places=result.places,
                        events=[event_to_proto(e, codec) for e in events])
+
+
+NOT_UTF8 = "[not UTF-8: bad bytes replaced by \N{REPLACEMENT CHARACTER}] "
+"""What starts the debug text of an answer whose bytes were not UTF-8 (at the start, so no cut removes it)."""
+
+
+def debug_text(raw: bytes) -> str:
+    """Return an Answer's debug bytes as text: "" for none; bytes that are not UTF-8 replaced by U+FFFD,
+    with :data:`NOT_UTF8` in front. Never raises. Neither cut nor escaped: the referee does both."""
+    if not raw:
+        return ""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return NOT_UTF8 + raw.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class BotAnswer:
+    """A bot's Answer as the arena reads it: ``picks`` (indices into the request's choices), ``crash`` (the
+    bot's own reason for not deciding, "" when it decided) and ``debug``, its debug text (:func:`debug_text`)."""
+
+    request_id: int
+    picks: tuple[int, ...]
+    crash: str
+    debug: str
+
+
+def answer_from_proto(answer: pb.Answer) -> BotAnswer:
+    """Return what an Answer says. Never raises: the picks are checked against the request by
+    :func:`decision_from_picks`."""
+    return BotAnswer(answer.request_id, tuple(answer.picks), answer.crash, debug_text(answer.debug))
 
 
 def _texts(values: Iterable[Action]) -> list[str]:

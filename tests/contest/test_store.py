@@ -429,8 +429,15 @@ def test_a_database_of_e732209_opens_upgrades_in_place_and_loses_nothing(tmp_pat
     path = old_contest(tmp_path)
     before = dump(path)
     store = ContestStore(path, clock=FakeClock(1_900_000_000.0))
-    assert store.database.version == SCHEMA_VERSION == 2
-    assert dump(path) == before  # schema 2 already: only the header's mark is new
+    assert store.database.version == SCHEMA_VERSION == 3
+    after = dump(path)
+    # schema 2 already: the header's mark is new, and schema 3's scrimmages (empty tables, and every author may be
+    # chosen as an opponent until they say otherwise)
+    assert after.pop("authors") == [(*row, 1) for row in before.pop("authors")]
+    assert {k: after.pop(k) for k in ("scrimmages", "scrimmage_deals", "scrimmage_matches")} == {
+        "scrimmages": [], "scrimmage_deals": [], "scrimmage_matches": []}
+    assert after == before
+    assert store.authors.scrimmage_opponent("ann") and not store.authors.scrimmage_opponent("nobody")
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA application_id").fetchone()[0] == 0x41524E43
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -465,6 +472,9 @@ def test_a_schema_1_database_gains_the_sessions_and_keeps_its_authors(tmp_path: 
     assert store.sessions.get(sid) is not None
     after = dump(path)
     assert after.pop("contest_meta") == [("application", "arena contest"), ("schema", "2")]
+    assert after.pop("authors") == [(*row, 1) for row in before.pop("authors")]
+    for table in ("scrimmages", "scrimmage_deals", "scrimmage_matches"):
+        assert after.pop(table) == []
     assert after.pop("sessions") != [] and {k: v for k, v in before.items() if k != "contest_meta"} == after
 
 
@@ -516,6 +526,7 @@ def test_two_stores_on_one_file_see_each_others_writes(tmp_path: Path, clock: Fa
     assert service.limits.allow("login", "a", 1, 60) and not cli.limits.allow("login", "a", 1, 60)
 
 
+@pytest.mark.process
 def test_two_processes_writing_at_once_never_share_a_version(tmp_path: Path) -> None:
     path = tmp_path / "contest.db"
     ContestStore(path).authors.add("alice")
