@@ -196,25 +196,23 @@ class Number(NamedTuple):
     seats: int = 0
 
 
-class OneHot(NamedTuple):
-    """A one-hot field of a :class:`StateEncoder`'s rows: the value ``v`` puts a 1 at ``position + v - 1`` (0: none).
-
-    With ``seats``, ``v`` is a seat plus 1, shown from the observing seat's point of view: at
-    ``position + (v - 1 - observer) % seats``.
-    """
-
-    position: int
-    seats: int = 0
-
-
-Row: TypeAlias = tuple[int, list[int]]
+Row: TypeAlias = tuple[int, bytes | list[int]]
 """One seat's observation and mask as a :class:`StateEncoder` makes them, ``(word, values)``, for a batch to expand.
 
-``word``: an integer whose bit ``i`` is set where the observation holds 1 (``i`` < the observation's size), and bit
-``size + a`` where action ``a`` is legal (none for a subset decision: a batch adds :data:`SKIP` and :data:`TAKE`).
-``values``: the values of the encoder's :class:`Number` and :class:`OneHot` entries, in their order (a block of
-``seats`` numbers takes ``seats`` values), as integers. Every position that no bit, number or one-hot sets holds 0.
-A plain tuple: a row is made at every decision."""
+``word``: an integer whose bit ``i`` is set where the observation holds 1 (``i`` < the observation's size: flags,
+one-hots, sets), and bit ``size + a`` where action ``a`` is legal (none for a subset decision: a batch adds
+:data:`SKIP` and :data:`TAKE`). ``values``: the integer values of the encoder's :class:`Number` entries, in their
+order (a block of ``seats`` numbers takes ``seats`` values, from seat 0), as ``bytes`` when every one is 0..255 (the
+common case, which a batch reads several times faster) or else as a list. Every position that no bit or number sets
+holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its ``values``."""
+
+
+def small_values(values: list[int]) -> bytes | list[int]:
+    """Return a :class:`Row`'s ``values``: ``bytes`` when every value is 0..255, else the list itself."""
+    try:
+        return bytes(values)
+    except ValueError:
+        return values
 
 
 class StateEncoder(ABC):
@@ -229,12 +227,12 @@ class StateEncoder(ABC):
     encoder it copies.
 
     Why this form: a batch joins its rows' words into one buffer and unpacks every bit with one numpy call, and
-    reads every row's values (small integers, as a rule) at once, scaling, placing and rotating them to each
-    observer with a few numpy operations. What a row costs in Python is then reading the state, where building a
-    view and its positions costs more per decision than the rules themselves.
+    joins every row's values (bytes) into one array that it scales, places and rotates to each observer with a few
+    numpy operations. What a row costs in Python is then reading the state, where building a view and its positions
+    costs more per decision than the rules themselves.
     """
 
-    def __init__(self, encoder: Encoder, values: Sequence[Number | OneHot]) -> None:
+    def __init__(self, encoder: Encoder, values: Sequence[Number]) -> None:
         self.encoder = encoder
         self.values = tuple(values)
         size = self.size = encoder.size
@@ -255,34 +253,29 @@ class StateEncoder(ABC):
         # per action object, its mask bit: by identity, as the games intern their actions (and an identity is hashed
         # in C, where a card's own hash may be a Python method)
         self._mask_bits = {id(action): 1 << size + index for action, index in encoder._index.items()}
-        # the values' columns: numbers (each with its position per observing seat) and one-hots
+        self._masks: dict[int, tuple[Prompt, int]] = {}  # id(prompt) -> (prompt, its mask bits): see mask()
+        # the values' columns, each with its position per observing seat
         seats = max([v.seats for v in self.values] + [1])
-        numbers: list[tuple[int, int, float, bool, list[int]]] = []  # column, position, scale, clip, per observer
-        hots: list[tuple[int, int, int]] = []  # column, position, seats (0: not a seat)
-        column = 0
+        where: list[list[int]] = []
+        scales: list[float] = []
+        clips: list[bool] = []
         for value in self.values:
-            if isinstance(value, OneHot):
-                hots.append((column, value.position, value.seats))
-                column += 1
-                continue
             for s in range(max(value.seats, 1)):
-                where = [value.position + (s - observer) % value.seats if value.seats else value.position
-                         for observer in range(seats)]
-                numbers.append((column, value.position, value.scale, value.clip, where))
-                column += 1
-        self.columns = column
+                where.append([value.position + (s - observer) % value.seats if value.seats else value.position
+                              for observer in range(seats)])
+                scales.append(value.scale)
+                clips.append(value.clip)
+        self.columns = len(where)
         """How many values a row has."""
-        self._numbers = np.array([n[0] for n in numbers], dtype=np.intp)
-        self._scales = np.array([n[2] for n in numbers], dtype=np.float64)
-        self._clip = np.array([n[3] for n in numbers], dtype=np.bool_)
-        self._where = np.array([n[4] for n in numbers], dtype=np.intp).reshape(len(numbers), seats).T.copy()
-        # per number, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32)
-        self._table = np.array([[min(1.0, v / n[2]) if n[3] else v / n[2] for v in range(256)] for n in numbers],
-                               dtype=np.float32).reshape(len(numbers), 256)
-        self._hots = np.array([h[0] for h in hots], dtype=np.intp)
-        self._hot_at = np.array([h[1] - 1 for h in hots], dtype=np.intp)
-        self._hot_seats = np.array([max(h[2], 1) for h in hots], dtype=np.intp)
-        self._hot_turned = np.array([h[2] > 0 for h in hots], dtype=np.bool_)
+        self._where = np.array(where, dtype=np.intp).reshape(self.columns, seats).T.copy()  # [observer, column]
+        self._scales = np.array(scales, dtype=np.float64)
+        self._clip = np.array(clips, dtype=np.bool_)
+        self._column = np.arange(self.columns, dtype=np.intp)
+        # per column, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32)
+        self._table = np.array([[min(1.0, v / scale) if clip else v / scale for v in range(256)]
+                                for scale, clip in zip(scales, clips, strict=True)],
+                               dtype=np.float32).reshape(self.columns, 256)
+        self._index = np.arange(0)[:, None]
 
     @abstractmethod
     def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
@@ -293,19 +286,33 @@ class StateEncoder(ABC):
 
     def mask(self, prompt: Prompt) -> int:
         """Return the mask bits of a one-of-N ``prompt``'s choices, for a game whose actions are interned (one object
-        per action, those of the encoder's index). Raises ``KeyError`` for any other object."""
-        return sum(map(self._mask_bits.__getitem__, map(id, prompt.choices)))
+        per action, those of the encoder's index). Raises ``KeyError`` for any other object.
 
-    def subset_flags(self, candidate: Action, taken: Sequence[Action]) -> int:
-        """Return the bits that a subset decision's step adds to the deciding seat's word: the step's ``candidate``
-        and the candidates ``taken`` before it (as :class:`SubsetStep` has them), :attr:`subset_mask` not included.
-        Raises :class:`EncodingError` in a game without subset decisions."""
+        Remembered per prompt object for a game that interns its prompts too (L.A.M.A. builds every prompt ahead):
+        the memo holds the prompt, so its id stays its own; it is emptied when it grows past a few thousand."""
+        known = self._masks.get(id(prompt))
+        if known is not None:
+            return known[1]
+        bits: int = sum(map(self._mask_bits.__getitem__, map(id, prompt.choices)))
+        if len(self._masks) >= 4096:
+            self._masks.clear()
+        self._masks[id(prompt)] = (prompt, bits)
+        return bits
+
+    def subset_flags(self, candidate: Action) -> int:
+        """Return the bit that shows a subset decision's ``candidate`` being decided (the ``candidate`` field of
+        :class:`SubsetStep`). Raises :class:`EncodingError` in a game without subset decisions."""
         raise EncodingError(f"{type(self).__name__} has no subset decisions")
 
-    def write(self, words: Sequence[int], values: list[int], seats: Sequence[int],
+    def taken_flags(self, candidate: Action) -> int:
+        """Return the bit that shows a subset decision's ``candidate`` taken (the ``taken`` field of
+        :class:`SubsetStep`). Raises :class:`EncodingError` in a game without subset decisions."""
+        raise EncodingError(f"{type(self).__name__} has no subset decisions")
+
+    def write(self, words: Sequence[int], values: Sequence[bytes | list[int]], seats: npt.NDArray[np.intp],
               observations: npt.NDArray[np.float32], masks: npt.NDArray[np.bool_]) -> None:
-        """Write rows into ``observations`` (shape (rows, size)) and ``masks`` (shape (rows, actions)): ``words``
-        one per row, ``values`` every row's values end to end, ``seats`` the observing seat of each row."""
+        """Write rows into ``observations`` (shape (rows, size)) and ``masks`` (shape (rows, actions)): ``words`` and
+        ``values`` one per row (:class:`Row`), ``seats`` the observing seat of each row."""
         rows = len(words)
         width = self._width
         raw = np.frombuffer(b"".join([w.to_bytes(width, "little") for w in words]), dtype=np.uint8)
@@ -314,24 +321,19 @@ class StateEncoder(ABC):
         masks[:] = bits[:, self.size:].view(np.bool_)
         if not self.columns:
             return
-        observer = np.array(seats, dtype=np.intp)
-        index = np.arange(rows)[:, None]
-        try:  # values 0..255, the common case: bytes() reads a list of them several times faster than numpy does
-            small = np.frombuffer(bytes(values), dtype=np.uint8).reshape(rows, self.columns)
-        except (ValueError, TypeError):
-            whole = np.array(values, dtype=np.float64).reshape(rows, self.columns)
-            exact = whole[:, self._numbers] / self._scales
+        try:  # every value 0..255: bytes, one array at once
+            small = np.frombuffer(b"".join(values), dtype=np.uint8).reshape(rows, self.columns)  # type: ignore[arg-type]
+        except TypeError:  # a row with a value beyond: computed as the encoder computes it
+            whole = np.array([list(v) for v in values], dtype=np.float64).reshape(rows, self.columns)
+            exact = whole / self._scales
             np.minimum(exact, 1.0, out=exact, where=self._clip)
             numbers = exact.astype(np.float32)
-            hot = whole[:, self._hots].astype(np.intp)
         else:
-            numbers = self._table[np.arange(len(self._numbers)), small[:, self._numbers]]
-            hot = small[:, self._hots].astype(np.intp)
-        observations[index, self._where[observer]] = numbers
-        if len(self._hots):
-            held = hot > 0
-            hot = np.where(self._hot_turned & held, (hot - 1 - observer[:, None]) % self._hot_seats + 1, hot)
-            observations[np.broadcast_to(index, hot.shape)[held], (self._hot_at + hot)[held]] = 1.0
+            numbers = self._table[self._column, small]
+        index = self._index
+        if len(index) != rows:
+            index = self._index = np.arange(rows)[:, None]
+        observations[index, self._where[seats]] = numbers
 
     def observation(self, row: Row, seat: int, subset: SubsetStep | None = None) -> tuple[npt.NDArray[np.float32],
                                                                                         npt.NDArray[np.bool_]]:
@@ -339,10 +341,12 @@ class StateEncoder(ABC):
         batch writes them: for tests and debugging."""
         word, values = row
         if subset is not None:
-            word |= self.subset_flags(subset.candidate, subset.taken) | self.subset_mask
+            word |= self.subset_flags(subset.candidate) | self.subset_mask
+            for taken in subset.taken:
+                word |= self.taken_flags(taken)
         observations = np.zeros((1, self.size), dtype=np.float32)
         masks = np.zeros((1, self.actions), dtype=np.bool_)
-        self.write([word], values, [seat], observations, masks)
+        self.write([word], [values], np.array([seat], dtype=np.intp), observations, masks)
         return observations[0], masks[0]
 
 
@@ -387,5 +391,5 @@ def relative_labels(seats: int) -> tuple[str, ...]:
     return tuple(["me", "next", *(f"+{i}" for i in range(2, seats))][:seats])
 
 
-__all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "Number", "OneHot", "Row",
-           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels"]
+__all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "Number", "Row",
+           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels", "small_values"]

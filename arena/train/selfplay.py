@@ -167,11 +167,14 @@ class _Lane:
     """One match of :class:`_StateMatches`: its state, the prompts of its pending step, and the turn being asked.
 
     ``asked`` are the step's prompts that have choices, in seat order, with their ``rows``; prompt ``k`` is being
-    answered, by ``seat``, shown as ``word`` and ``numbers``. A one-of-N prompt is one turn (``one``); a subset
-    prompt's candidates are asked one after the other (``done`` of them so far, ``taken`` those taken).
+    answered, by ``seat``, shown as ``word`` and ``values``. A one-of-N prompt is one turn (``one``; ``solo`` when
+    it is the step's only prompt, which the batch answers and applies inline); a subset
+    prompt's ``candidates`` are asked one after the other (``done`` of them so far, ``taken`` those taken, ``base``
+    the word without the candidate: the seat's row, the subset mask and the taken bits).
     """
 
-    __slots__ = ("answers", "asked", "base", "done", "k", "numbers", "one", "rows", "seat", "state", "taken", "word")
+    __slots__ = ("answers", "asked", "base", "candidates", "done", "k", "one", "rows", "seat", "solo", "state",
+                 "taken", "values", "word")
 
     state: MatchState
     asked: Sequence[Prompt]
@@ -180,11 +183,13 @@ class _Lane:
     k: int
     seat: int
     one: bool
+    solo: bool
     word: int
-    numbers: list[int]
+    values: bytes | list[int]
+    candidates: Sequence[Any]
     done: int
     taken: list[Any]
-    base: int  # a subset prompt's word without its candidate
+    base: int
 
 
 class _StateMatches(_Matches):
@@ -212,99 +217,94 @@ class _StateMatches(_Matches):
         for lane in self.lanes:
             self._deal(lane, deals.getrandbits(63))
         lanes = self.lanes
-        self._write([lane.word for lane in lanes], [x for lane in lanes for x in lane.numbers],
-                    [lane.seat for lane in lanes], batch)
+        self._write([lane.word for lane in lanes], [lane.values for lane in lanes], [lane.seat for lane in lanes],
+                    batch)
         batch.illegal[:] = False
 
     def step(self, actions: list[int], deals: random.Random,
              batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
         fast = self.fast
         choices = fast.choices
-        rows_of = fast.rows
-        subset_flags = fast.subset_flags
         size = fast.size
-        skip, take = self.skip, self.take
-        one = Pick.ONE
         ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
         illegal: list[int] = []
-        words: list[int] = []
-        numbers: list[int] = []
-        seats: list[int] = []
         decisions = 0
         for row, (lane, action) in enumerate(zip(self.lanes, actions, strict=True)):
-            asked = lane.asked
-            k = lane.k
-            if lane.one:  # a one-of-N turn
+            if lane.solo:  # the one prompt of its step, one-of-N: the common turn, answered and applied inline
+                state = lane.state
+                if lane.word >> size + action & 1:
+                    state.apply_trusted({lane.seat: (choices[action],)})
+                else:
+                    state.apply_trusted({lane.seat: lane.asked[0][4]})  # the prompt's default
+                    illegal.append(row)
+                decisions += 1
+                if state.over:
+                    ended.append((row, *self._result(lane)))
+                    self._deal(lane, deals.getrandbits(63))
+                else:
+                    self._begin(lane)
+            elif lane.one:  # a one-of-N prompt of a step with others
                 if lane.word >> size + action & 1:
                     lane.answers[lane.seat] = (choices[action],)
                 else:
-                    lane.answers[lane.seat] = asked[k][4]  # the prompt's default
+                    lane.answers[lane.seat] = lane.asked[lane.k][4]
                     illegal.append(row)
-                answered = True
+                decisions += self._next(lane, row, deals, ended)
             else:  # a subset prompt's candidate
-                prompt = asked[k]
-                candidates = prompt[3]
-                candidate = candidates[lane.done]
-                if action == take:
-                    lane.taken.append(candidate)
-                elif action != skip:
+                if self._candidate(lane, action):
                     illegal.append(row)
-                    if candidate in prompt[4]:  # the default keeps what it would take
-                        lane.taken.append(candidate)
-                lane.done += 1
-                answered = lane.done == len(candidates)
-                if answered:
-                    lane.answers[lane.seat] = tuple(lane.taken)
-                else:
-                    lane.word = lane.base | subset_flags(candidates[lane.done], lane.taken)
-            if answered:
-                k += 1
-                if k < len(asked):  # the step's next seat
-                    prompt = asked[k]
-                    lane.k = k
-                    lane.seat = prompt[0]
-                    if prompt[2] is one:
-                        lane.one = True
-                        lane.word, lane.numbers = lane.rows[k]
-                    else:
-                        self._ask(lane, k)
-                else:  # every seat has answered: the step is applied
-                    state = lane.state
-                    decisions += len(lane.answers)
-                    state.apply(lane.answers)
-                    if state.over:
-                        ended.append((row, *self._result(lane)))
-                        self._deal(lane, deals.getrandbits(63))
-                    else:
-                        prompts = state.pending()
-                        if all(map(_choices, prompts)):
-                            lane.asked = prompts
-                            lane.answers = {}
-                            lane.rows = rows = rows_of(state, prompts)
-                            prompt = prompts[0]
-                            lane.k = 0
-                            lane.seat = prompt[0]
-                            if prompt[2] is one:
-                                lane.one = True
-                                lane.word, lane.numbers = rows[0]
-                            else:
-                                self._ask(lane, 0)
-                        else:
-                            self._begin(lane)
-            words.append(lane.word)
-            numbers += lane.numbers
-            seats.append(lane.seat)
+                if lane.done == len(lane.candidates):
+                    decisions += self._next(lane, row, deals, ended)
         self.answered += decisions
-        self._write(words, numbers, seats, batch)
+        lanes = self.lanes
+        self._write([lane.word for lane in lanes], [lane.values for lane in lanes], [lane.seat for lane in lanes],
+                    batch)
         flags = batch.illegal
         flags[:] = False
         if illegal:
             flags[illegal] = True
         return ended
 
-    def _write(self, words: list[int], numbers: list[int], seats: list[int], batch: Batch) -> None:
-        self.fast.write(words, numbers, seats, batch.observations, batch.masks)
+    def _candidate(self, lane: _Lane, action: int) -> bool:
+        """Answer a subset prompt's candidate with ``action`` and ask the next one (the prompt is answered once
+        ``lane.done`` reaches its candidates); return whether the action was neither :data:`SKIP` nor :data:`TAKE`
+        (the default's choice is taken then)."""
+        fast = self.fast
+        done = lane.done
+        candidate = lane.candidates[done]
+        wrong = action != self.take and action != self.skip
+        if action == self.take or (wrong and candidate in lane.asked[lane.k][4]):  # the default keeps what it takes
+            lane.taken.append(candidate)
+            lane.base |= fast.taken_flags(candidate)
+        done += 1
+        lane.done = done
+        if done == len(lane.candidates):
+            lane.answers[lane.seat] = tuple(lane.taken)
+        else:
+            lane.word = lane.base | fast.subset_flags(lane.candidates[done])
+        return wrong
+
+    def _next(self, lane: _Lane, row: int, deals: random.Random,
+              ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]]) -> int:
+        """Ask the step's next prompt, or apply the step once every prompt is answered (deal again if the match
+        ended); return the decisions applied."""
+        k = lane.k + 1
+        if k < len(lane.asked):
+            self._ask(lane, k)
+            return 0
+        state = lane.state
+        answered = len(lane.answers)
+        state.apply_trusted(lane.answers)
+        if state.over:
+            ended.append((row, *self._result(lane)))
+            self._deal(lane, deals.getrandbits(63))
+        else:
+            self._begin(lane)
+        return answered
+
+    def _write(self, words: list[int], values: list[bytes | list[int]], seats: list[int], batch: Batch) -> None:
         batch.seats[:] = seats
+        self.fast.write(words, values, batch.seats, batch.observations, batch.masks)
 
     def _deal(self, lane: _Lane, seed: int) -> None:
         lane.state = self.game.new_match(self.seats, seed, self.options)
@@ -313,14 +313,18 @@ class _StateMatches(_Matches):
     def _begin(self, lane: _Lane) -> None:
         """Set up the turns of the pending step (a subset prompt without candidates is answered at once)."""
         state = lane.state
-        while True:
-            prompts = state.pending()
-            asked = tuple(p for p in prompts if p.choices)
-            lane.answers = {p.seat: () for p in prompts if not p.choices}
-            if asked:
-                break
-            self.answered += len(prompts)
-            state.apply(lane.answers)
+        asked = state.pending()
+        lane.answers = {}
+        if not all(map(_choices, asked)):
+            while True:
+                prompts = asked
+                asked = tuple(p for p in prompts if p.choices)
+                lane.answers = {p.seat: () for p in prompts if not p.choices}
+                if asked:
+                    break
+                self.answered += len(prompts)
+                state.apply_trusted(lane.answers)
+                asked = state.pending()
         lane.asked = asked
         lane.rows = self.fast.rows(state, asked)
         self._ask(lane, 0)
@@ -329,16 +333,19 @@ class _StateMatches(_Matches):
         """Ask the step's prompt ``k`` (its first candidate, for a subset prompt)."""
         prompt = lane.asked[k]
         lane.k = k
-        lane.seat = prompt.seat
-        lane.one = prompt.pick is Pick.ONE
-        word, lane.numbers = lane.rows[k]
-        if lane.one:
+        lane.seat = prompt[0]
+        word, lane.values = lane.rows[k]
+        if prompt[2] is Pick.ONE:
+            lane.one = True
+            lane.solo = len(lane.asked) == 1 and not lane.answers
             lane.word = word
             return
+        lane.one = lane.solo = False
+        lane.candidates = prompt[3]
         lane.done = 0
         lane.taken = []
         lane.base = word | self.fast.subset_mask
-        lane.word = lane.base | self.fast.subset_flags(prompt.choices[0], ())
+        lane.word = lane.base | self.fast.subset_flags(prompt[3][0])
 
     def _result(self, lane: _Lane) -> tuple[tuple[int, ...], tuple[int, ...]]:
         result = lane.state.result

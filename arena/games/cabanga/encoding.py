@@ -42,7 +42,7 @@ observations made from the match state, a throw's seats at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import add, attrgetter, itemgetter
+from operator import add, attrgetter
 from typing import Any
 
 from arena.games.base import Action, MatchState, Prompt, View
@@ -50,6 +50,7 @@ from arena.games.cabanga.rules import (
     NUMBER_CARDS,
     PILE_NAMES,
     ROWS,
+    START_CARDS,
     CabangaOptions,
     CabangaState,
     CabangaView,
@@ -65,11 +66,11 @@ from arena.games.encoding import (
     GameEncoding,
     Layout,
     Number,
-    OneHot,
     Row,
     StateEncoder,
     SubsetStep,
     relative_labels,
+    small_values,
 )
 
 HAND_SCALE = 16.0
@@ -85,7 +86,6 @@ _CARD_LABELS = tuple(card.text for card in NUMBER_CARDS)
 _STEPS = {"play": 0, "throw": 1}
 _ROW_AT = {colour: i for i, colour in enumerate(ROWS)}
 _value = attrgetter("value")
-_top = itemgetter(-1)
 
 
 class CabangaEncoder(Encoder):
@@ -158,57 +158,69 @@ class CabangaStateEncoder(StateEncoder):
     """:class:`CabangaEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
     what :meth:`CabangaState.view` would hold, read where the view reads it.
 
-    A hand is bits (each card's looked up: a card is interned and hashed by identity), with, in a PLAY step, the mask
-    bits of its two plays; everything else is values the batch places: the piles' top values, the step, the
-    colours, the seat to play, the sizes and totals. A throw's seats share those.
+    Flags are bits looked up per card (a card is interned and hashed by identity), per pile and top value, per step,
+    colour and seat; a hand's bits in a PLAY step carry the mask bits of the card's two plays. The numbers (sizes,
+    totals, piles, round) are values the batch scales and places. A throw's seats share all but their hands.
     """
 
     def __init__(self, encoder: CabangaEncoder) -> None:
         seats = self.seats = encoder.seats
         layout = encoder.layout
-        tops = layout["tops"]
         super().__init__(encoder, [
             Number(layout["hand_sizes"], HAND_SCALE, seats=seats),
             Number(layout["totals"], encoder.target, seats=seats),
             Number(layout["penalty_pile"], PILE_SCALE, clip=False),
             Number(layout["set_aside"], PILE_SCALE, clip=False),
             Number(layout["round"], ROUND_SCALE),
-            *(OneHot(tops + 18 * pile) for pile in range(len(PILE_NAMES))),  # a top's value (a start card's too)
-            OneHot(layout["step"]),
-            OneHot(layout["previous"]),
-            OneHot(layout["throw_row"]),
-            OneHot(layout["active"], seats=seats),
         ])
         hand, size = layout["hand"], self.size
         plays = {play: i for i, play in enumerate(PLAYS)}
-        self._hand = {card: 1 << hand + i for card, i in _CARD_AT.items()}
+        self._hand = {card: 1 << hand + i for card, i in _CARD_AT.items()}.__getitem__
         # in a PLAY step the card's hand bit and its two plays' mask bits
         self._hand_plays = {card: 1 << hand + i | 1 << size + plays[PlayCard(card, Side.LEFT)]
-                            | 1 << size + plays[PlayCard(card, Side.RIGHT)] for card, i in _CARD_AT.items()}
+                            | 1 << size + plays[PlayCard(card, Side.RIGHT)] for card, i in _CARD_AT.items()}.__getitem__
         self._candidate = {card: 1 << layout["candidate"] + i for card, i in _CARD_AT.items()}
-        self._taken = {card: 1 << layout["taken"] + i for card, i in _CARD_AT.items()}.__getitem__
+        self._taken = {card: 1 << layout["taken"] + i for card, i in _CARD_AT.items()}
+        tops = layout["tops"]
+        # per pile, the bit of each card that can top it, by the card's value (a start card's too)
+        assert len(PILE_NAMES) == 8  # rows() reads the eight piles one by one
+        self._tops = tuple({card: 1 << tops + 18 * pile + card.value - 1 for card in (*NUMBER_CARDS, *START_CARDS)}
+                           for pile in range(len(PILE_NAMES)))
+        self._step = {"play": 1 << layout["step"], "throw": 1 << layout["step"] + 1}
+        self._previous = {colour: 1 << layout["previous"] + i for colour, i in _ROW_AT.items()}
+        self._throw_row = [1 << layout["throw_row"] + i for i in range(len(ROWS))]
+        active = layout["active"]
+        self._active = [[1 << active + (seat - observer) % seats for seat in range(seats)] for observer in range(seats)]
 
     def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
         assert isinstance(state, CabangaState)
         step = state._step
-        throwing = step == "throw"
-        previous = state._previous_colour
+        assert step is not None  # a prompt is pending
         hands = state._hands
-        values = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round,
-                  *map(_value, map(_top, state._piles)), _STEPS.get(step, -1) + 1,  # type: ignore[arg-type]
-                  0 if previous is None else ROWS.index(previous) + 1, state._row + 1 if throwing else 0,
-                  0 if step is None else state._active + 1]
-        bits_of = self._hand if throwing else self._hand_plays
-        rows = []
-        for prompt in prompts:
-            word = 0
-            for card in hands[prompt[0]]:
-                word |= bits_of[card]
-            rows.append((word, values))
-        return rows
+        p0, p1, p2, p3, p4, p5, p6, p7 = state._piles  # their tops: the cards of their one-hots, unrolled
+        t0, t1, t2, t3, t4, t5, t6, t7 = self._tops
+        shared = (t0[p0[-1]] | t1[p1[-1]] | t2[p2[-1]] | t3[p3[-1]] | t4[p4[-1]] | t5[p5[-1]] | t6[p6[-1]]
+                  | t7[p7[-1]] | self._step[step])
+        previous = state._previous_colour
+        if previous is not None:
+            shared |= self._previous[previous]
+        if step == "throw":
+            shared |= self._throw_row[state._row]
+            bits_of = self._hand
+        else:
+            bits_of = self._hand_plays
+        values = small_values([*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside),
+                               state._round])
+        active = state._active
+        return [(shared | sum(map(bits_of, hands[prompt[0]])) | self._active[prompt[0]][active], values)
+                for prompt in prompts]
 
-    def subset_flags(self, candidate: Action, taken: Sequence[Action]) -> int:
-        return self._candidate[candidate] | sum(map(self._taken, taken))  # type: ignore[index,arg-type]
+    def subset_flags(self, candidate: Action) -> int:
+        return self._candidate[candidate]  # type: ignore[index]
+
+    def taken_flags(self, candidate: Action) -> int:
+        return self._taken[candidate]  # type: ignore[index]
+
 
 class CabangaEncoding(GameEncoding):
     """Cabanga!'s encodings: one per seat count (the option ``target`` scales the totals)."""

@@ -38,13 +38,13 @@ from arena.games.encoding import (
     GameEncoding,
     Layout,
     Number,
-    OneHot,
     Row,
     StateEncoder,
     SubsetStep,
     relative_labels,
+    small_values,
 )
-from arena.games.goofspiel.rules import GoofspielOptions, GoofspielState, GoofspielView, suit
+from arena.games.goofspiel.rules import MAX_CARDS, GoofspielOptions, GoofspielState, GoofspielView, suit, value_of
 
 
 class GoofspielEncoder(Encoder):
@@ -106,8 +106,8 @@ class GoofspielStateEncoder(StateEncoder):
     A set of cards is a bit mask (bit ``v - 1`` for the card ``v``), shifted to its field; every seat's bids are one
     mask of ``seats * cards`` bits, rotated to each observer. A seat's bids this round are its suit less its hand
     (the rules move a bid card from the one to the other; both are public, GS9), so the hands are read once, for
-    the hands and for the bids, and a trick reads them, the prize, the prizes to come, the pot and the totals once
-    for all the seats it prompts.
+    the hands, the legal bids and the bids, and a trick reads them, the prize, the prizes to come, the pot and the
+    totals once for all the seats it prompts.
     """
 
     def __init__(self, encoder: GoofspielEncoder) -> None:
@@ -119,42 +119,35 @@ class GoofspielStateEncoder(StateEncoder):
             Number(layout["pot"], encoder.prizes),
             Number(layout["trick"], float(cards)),
             Number(layout["round"], float(encoder.rounds)),
-            OneHot(layout["prize"]),
         ])
+        every = suit(MAX_CARDS)
+        self._bit = {id(card): 1 << card.value - 1 for card in every}.__getitem__  # cards are interned
+        self._prize = {id(card): 1 << layout["prize"] + card.value - 1 for card in every}
         self._hand = layout["hand"]
         self._to_come = layout["to_come"]
         self._bids = layout["bids"]
-        self._suit = (1 << cards + 1) - 2  # bits 1..cards: the masks are gathered with bit v for the card v
+        self._suit = (1 << cards) - 1
         self._bits = seats * cards
         self._all = (1 << self._bits) - 1
 
     def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
         assert isinstance(state, GoofspielState)
         cards = self.cards
-        suit = self._suit
-        hands = []
+        bit = self._bit
+        full = self._suit
+        hands = [sum(map(bit, map(id, hand))) for hand in state._hands]
         bids = 0  # seat s's bids at bits s * cards ..
-        shift = 0
-        for hand in state._hands:
-            mask = 0
-            for card in hand:
-                mask |= 1 << card._value
-            hands.append(mask >> 1)
-            bids |= (suit ^ mask) >> 1 << shift
-            shift += cards
+        for shift, held in zip(range(0, self._bits, cards), hands, strict=True):
+            bids |= (full ^ held) << shift
         bids |= bids << self._bits  # twice over: each observer's rotation is one slice of it
-        deck = 0
-        for card in state._deck:
-            deck |= 1 << card._value
-        shared = deck >> 1 << self._to_come
-        pot = 0
-        for card in state._pot:
-            pot += card._value
+        shared = sum(map(bit, map(id, state._deck))) << self._to_come
         prize = state._prize
-        values = [*state._totals, pot, state._trick, state._round, 0 if prize is None else prize._value]
+        if prize is not None:
+            shared |= self._prize[id(prize)]
+        values = small_values([*state._totals, value_of(state._pot), state._trick, state._round])
         every = self._all
         at_hand, at_bids, at_mask = self._hand, self._bids, self.size
-        rows = []
+        rows: list[Row] = []
         for prompt in prompts:
             seat = prompt[0]
             held = hands[seat]  # also the legal bids: action v - 1 bids the card v

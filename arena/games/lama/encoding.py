@@ -42,11 +42,11 @@ from arena.games.encoding import (
     GameEncoding,
     Layout,
     Number,
-    OneHot,
     Row,
     StateEncoder,
     SubsetStep,
     relative_labels,
+    small_values,
 )
 from arena.games.lama.rules import CARDS, COPIES, DECK, DRAW, QUIT, LamaOptions, LamaState, LamaView
 
@@ -121,7 +121,12 @@ class LamaEncoder(Encoder):
 
 class LamaStateEncoder(StateEncoder):
     """:class:`LamaEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
-    what :meth:`LamaState.view` would hold, read where the view reads it (a hand is kept as counts per value)."""
+    what :meth:`LamaState.view` would hold, read where the view reads it (a hand is kept as counts per value).
+
+    The flags are bits: the values held, the discard's top, the seat to play and the seats still in, the last two
+    as the observer sees them; the mask is the prompt's (L.A.M.A. builds every prompt ahead, so it is remembered per
+    prompt). The numbers (counts, piles, sizes, totals, round) are values the batch scales and places.
+    """
 
     def __init__(self, encoder: LamaEncoder) -> None:
         seats = self.seats = encoder.seats
@@ -134,33 +139,29 @@ class LamaStateEncoder(StateEncoder):
             Number(layout["hand_sizes"], HAND_SCALE, seats=seats),
             Number(layout["totals"], encoder.target, seats=seats),
             Number(layout["round"], ROUND_SCALE),
-            OneHot(layout["discard"]),
-            OneHot(layout["active"], seats=seats),
         ])
         self._holds = (0, *(1 << layout["holds"] + i for i in range(len(CARDS))))  # by value, as a hand's counts
-        self._over = 1 << layout["over"]
-        # per observing seat, the in_round bit of every seat (listed from the observer)
+        self._discard = (0, *(1 << layout["discard"] + i for i in range(len(CARDS))))  # by the top's value
+        active = layout["active"]
+        # per observing seat, the active bit and the in_round bit of every seat (listed from the observer)
+        self._active = [[1 << active + (other - seat) % seats for other in range(seats)] for seat in range(seats)]
         self._in_round = [tuple(1 << layout["in_round"] + (other - seat) % seats for other in range(seats))
                           for seat in range(seats)]
 
     def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
         assert isinstance(state, LamaState)
         discard = state._discard
-        # the view's active seat is None once the match is over
-        over = not state._pending
-        tail = [len(state._draw), len(discard), *state._sizes, *state._totals, state._round, discard[-1]._value,
-                0 if over else state._active + 1]
+        top = discard[-1]._value
+        tail = [len(state._draw), len(discard), *state._sizes, *state._totals, state._round]
         in_round = state._in_round
-        mask = self._mask_bits.__getitem__
-        rows = []
+        active = state._active
+        rows: list[Row] = []
         for prompt in prompts:
             seat = prompt[0]
             counts = state._hands[seat]
-            word = sum(compress(self._holds, counts)) | sum(compress(self._in_round[seat], in_round))
-            word |= sum(map(mask, map(id, prompt[3])))
-            if over:
-                word |= self._over
-            rows.append((word, counts[1:] + tail))
+            rows.append((sum(compress(self._holds, counts)) | sum(compress(self._in_round[seat], in_round))
+                         | self._discard[top] | self._active[seat][active] | self.mask(prompt),
+                         small_values(counts[1:] + tail)))
         return rows
 
 
