@@ -31,6 +31,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
@@ -315,7 +316,8 @@ class StateEncoder(ABC):
         ``values`` one per row (:class:`Row`), ``seats`` the observing seat of each row."""
         rows = len(words)
         width = self._width
-        raw = np.frombuffer(b"".join([w.to_bytes(width, "little") for w in words]), dtype=np.uint8)
+        raw = np.frombuffer(b"".join(map(int.to_bytes, words, repeat(width, rows), repeat("little", rows))),
+                            dtype=np.uint8)
         bits = np.unpackbits(raw.reshape(rows, width), axis=1, count=self.size + self.actions, bitorder="little")
         observations[:] = bits[:, :self.size]
         masks[:] = bits[:, self.size:].view(np.bool_)

@@ -24,7 +24,7 @@ import gc
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -225,6 +225,8 @@ class _StateMatches(_Matches):
              batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
         fast = self.fast
         choices = fast.choices
+        rows_of = fast.rows
+        one = Pick.ONE
         size = fast.size
         ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
         illegal: list[int] = []
@@ -241,15 +243,29 @@ class _StateMatches(_Matches):
                 if state.over:
                     ended.append((row, *self._result(lane)))
                     self._deal(lane, deals.getrandbits(63))
+                    continue
+                prompts = state.pending()
+                if len(prompts) == 1 and prompts[0][2] is one:  # the next is another such turn: set up inline
+                    lane.asked = prompts
+                    (lane.word, lane.values), = rows_of(state, prompts)
+                    lane.seat = prompts[0][0]
                 else:
                     self._begin(lane)
             elif lane.one:  # a one-of-N prompt of a step with others
+                asked = lane.asked
+                k = lane.k
                 if lane.word >> size + action & 1:
                     lane.answers[lane.seat] = (choices[action],)
                 else:
-                    lane.answers[lane.seat] = lane.asked[lane.k][4]
+                    lane.answers[lane.seat] = asked[k][4]
                     illegal.append(row)
-                decisions += self._next(lane, row, deals, ended)
+                k += 1
+                if k < len(asked) and asked[k][2] is one:  # the step's next seat, a one-of-N too: inline
+                    lane.k = k
+                    lane.seat = asked[k][0]
+                    lane.word, lane.values = lane.rows[k]
+                else:
+                    decisions += self._next(lane, row, deals, ended)
             else:  # a subset prompt's candidate
                 if self._candidate(lane, action):
                     illegal.append(row)
@@ -257,8 +273,7 @@ class _StateMatches(_Matches):
                     decisions += self._next(lane, row, deals, ended)
         self.answered += decisions
         lanes = self.lanes
-        self._write([lane.word for lane in lanes], [lane.values for lane in lanes], [lane.seat for lane in lanes],
-                    batch)
+        self._write(list(map(_word, lanes)), list(map(_values, lanes)), list(map(_seat, lanes)), batch)
         flags = batch.illegal
         flags[:] = False
         if illegal:
@@ -354,6 +369,9 @@ class _StateMatches(_Matches):
 
 
 _choices = itemgetter(3)  # a prompt's choices
+_word = attrgetter("word")
+_values = attrgetter("values")
+_seat = attrgetter("seat")
 
 
 class _ViewMatches(_Matches):

@@ -70,7 +70,6 @@ from arena.games.encoding import (
     StateEncoder,
     SubsetStep,
     relative_labels,
-    small_values,
 )
 
 HAND_SCALE = 16.0
@@ -209,9 +208,15 @@ class CabangaStateEncoder(StateEncoder):
             bits_of = self._hand
         else:
             bits_of = self._hand_plays
-        values = small_values([*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside),
-                               state._round])
+        numbers = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round]
+        try:
+            values: bytes | list[int] = bytes(numbers)
+        except ValueError:  # a value beyond 255 (a total past a large target)
+            values = numbers
         active = state._active
+        if len(prompts) == 1:  # a play: no comprehension (a function call of its own in Python 3.11)
+            seat = prompts[0][0]
+            return [(shared | sum(map(bits_of, hands[seat])) | self._active[seat][active], values)]
         return [(shared | sum(map(bits_of, hands[prompt[0]])) | self._active[prompt[0]][active], values)
                 for prompt in prompts]
 

@@ -46,7 +46,6 @@ from arena.games.encoding import (
     StateEncoder,
     SubsetStep,
     relative_labels,
-    small_values,
 )
 from arena.games.lama.rules import CARDS, COPIES, DECK, DRAW, QUIT, LamaOptions, LamaState, LamaView
 
@@ -156,12 +155,16 @@ class LamaStateEncoder(StateEncoder):
         in_round = state._in_round
         active = state._active
         rows: list[Row] = []
-        for prompt in prompts:
+        for prompt in prompts:  # one: L.A.M.A. has no simultaneous decision
             seat = prompt[0]
             counts = state._hands[seat]
+            numbers = counts[1:] + tail
+            try:
+                values: bytes | list[int] = bytes(numbers)
+            except ValueError:  # a value beyond 255 (a total past a large target)
+                values = numbers
             rows.append((sum(compress(self._holds, counts)) | sum(compress(self._in_round[seat], in_round))
-                         | self._discard[top] | self._active[seat][active] | self.mask(prompt),
-                         small_values(counts[1:] + tail)))
+                         | self._discard[top] | self._active[seat][active] | self.mask(prompt), values))
         return rows
 
 
