@@ -94,10 +94,21 @@ def test_the_state_encoder_agrees_beyond_small_numbers_and_clips_as_the_encoder_
     state = get_game(game).new_match(3, 7, checked)
     for _ in range(5):
         play(state, rng)
+    rows = []
     for totals in ([0, 300, 70000], [1, 17, 255], [256, 2, 5]):
         state._totals[:] = totals  # type: ignore[attr-defined]
         assert state.totals == tuple(totals)
         assert check_state(state, encoder, fast, rng) >= 1
+        asked = [p for p in state.pending() if p.choices][:1]
+        rows.append((fast.rows(state, asked)[0], asked[0].seat))
+    # a batch whose rows mix small values (bytes) and large ones (a list) writes each as it writes it alone
+    observations = np.zeros((3, fast.size), dtype=np.float32)
+    masks = np.zeros((3, fast.actions), dtype=np.bool_)
+    fast.write([r[0][0] for r in rows], [r[0][1] for r in rows], np.array([r[1] for r in rows]), observations, masks)
+    assert [type(r[0][1]) for r in rows] == [list, bytes, list]
+    for i, (row, seat) in enumerate(rows):
+        alone, mask = fast.observation(row, seat)
+        assert observations[i].tobytes() == alone.tobytes() and masks[i].tobytes() == mask.tobytes()
 
 
 @pytest.mark.parametrize(("game", "seats", "options"), [("cabanga", 3, {"rounds": 1}), ("cabanga", 6, {"rounds": 1}),

@@ -32,7 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -208,14 +208,6 @@ common case, which a batch reads several times faster) or else as a list. Every 
 holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its ``values``."""
 
 
-def small_values(values: list[int]) -> bytes | list[int]:
-    """Return a :class:`Row`'s ``values``: ``bytes`` when every value is 0..255, else the list itself."""
-    try:
-        return bytes(values)
-    except ValueError:
-        return values
-
-
 class StateEncoder(ABC):
     """A game's fast path for :mod:`arena.train`'s batch: ``encoder``'s observations and masks made straight from the
     match state, as :class:`Row` values, without building a view.
@@ -316,7 +308,8 @@ class StateEncoder(ABC):
         ``values`` one per row (:class:`Row`), ``seats`` the observing seat of each row."""
         rows = len(words)
         width = self._width
-        raw = np.frombuffer(b"".join(map(int.to_bytes, words, repeat(width, rows), repeat("little", rows))),
+        little: Literal["little"] = "little"
+        raw = np.frombuffer(b"".join(map(int.to_bytes, words, repeat(width, rows), repeat(little, rows))),
                             dtype=np.uint8)
         bits = np.unpackbits(raw.reshape(rows, width), axis=1, count=self.size + self.actions, bitorder="little")
         observations[:] = bits[:, :self.size]
@@ -394,4 +387,4 @@ def relative_labels(seats: int) -> tuple[str, ...]:
 
 
 __all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "Number", "Row",
-           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels", "small_values"]
+           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels"]

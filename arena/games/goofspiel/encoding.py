@@ -42,7 +42,6 @@ from arena.games.encoding import (
     StateEncoder,
     SubsetStep,
     relative_labels,
-    small_values,
 )
 from arena.games.goofspiel.rules import MAX_CARDS, GoofspielOptions, GoofspielState, GoofspielView, suit, value_of
 
@@ -144,7 +143,12 @@ class GoofspielStateEncoder(StateEncoder):
         prize = state._prize
         if prize is not None:
             shared |= self._prize[id(prize)]
-        values = small_values([*state._totals, value_of(state._pot), state._trick, state._round])
+        pot = state._pot
+        numbers = [*state._totals, value_of(pot) if pot else 0, state._trick, state._round]
+        try:
+            values: bytes | list[int] = bytes(numbers)
+        except ValueError:  # a value beyond 255 (totals over many rounds)
+            values = numbers
         every = self._all
         at_hand, at_bids, at_mask = self._hand, self._bids, self.size
         rows: list[Row] = []
