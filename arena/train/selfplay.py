@@ -196,8 +196,10 @@ class _StateMatches(_Matches):
     """The fast path: rows made by the game's :class:`StateEncoder` from the match states, a step's seats at once.
 
     Written for speed (a step of the rules costs a few microseconds, and this runs beside every one): the common
-    turn (a one-of-N prompt, the step's prompts all with choices) is answered and set up inline, the rest in
-    methods.
+    turns (the step's only prompt, one-of-N, as every L.A.M.A. turn and Cabanga! play; the next seat of a
+    simultaneous one-of-N step, as a Goofspiel trick) are answered and set up inline, the rest in methods. The
+    decisions are legal by construction (an action inside the row's mask, else the prompt's default), so they are
+    applied with :meth:`arena.games.base.MatchState.apply_trusted`, unchecked.
     """
 
     def __init__(self, game: Game, options: Any, seats: int, fast: StateEncoder, n: int) -> None:
