@@ -635,17 +635,17 @@ class Ladder:
                 after = (len(self.cuts) + 1) * cut.every
                 outcomes = self.store.results()
                 # the bootstrap takes a while: off the event loop, where the matches under way keep their clocks
-                board = await asyncio.to_thread(cut_board, outcomes, after, test)
+                board, played = await asyncio.to_thread(cut_board, outcomes, after, test)
                 keep = max(self.config.seats, top + 1)
-                out = cut_out(board, self.available, top, cut.margin, keep)
+                out = cut_out(board, played, self.available, top, cut.margin, keep, test.min_deals)
                 record = CutRecord(after, self._next_deal, tuple(CutOut.of(row) for row in out))
                 self.store.record_cut(record.to_json())
                 self.cuts.append(record)
                 for row in out:
                     self.retire(row.bot)
                 if out:
-                    self.on_note(f"the cut after {after} deal sets: {', '.join(o.bot for o in record.out)} leave "
-                                 f"(their best place in 95% of resamples is below {top + cut.margin})")
+                    self.on_note(f"the cut after {after} deal sets takes out {', '.join(o.bot for o in record.out)} "
+                                 f"(the best place of each in 95% of resamples is below {top + cut.margin})")
 
     async def _store(self, finished: Finished) -> int:
         """Store ``finished``, with every match that finished in the same turn of the event loop, in one

@@ -121,7 +121,7 @@ CREATE INDEX IF NOT EXISTS faults_by_match ON faults (match_id, seat);
 """
 
 
-FINALS_RECORDS = ("finals", "finals_outcome")
+FINALS_RECORDS = ("finals", "finals_outcome", "finals_not_started")
 """The meta rows a finals ladder keeps beside its matches and its cuts (``cuts``): public, never the seed before
 the end."""
 
@@ -345,8 +345,9 @@ class Store:
 
     def record_finals(self, key: str, record: dict[str, Any]) -> None:
         """Keep a finals' public record ``key``: ``finals`` (their rules, finalists and commitment, written when
-        they start) or ``finals_outcome`` (their end: the seed, the board, the bots left out). Never the seed
-        before their end: these rows are what the pages show."""
+        they start), ``finals_not_started`` (the finalists that no longer start, with the reason) or
+        ``finals_outcome`` (their end: the seed, the board). Never the seed before their end: these rows are what
+        the pages show."""
         if key not in FINALS_RECORDS:
             raise ValueError(f"a finals record is one of {', '.join(FINALS_RECORDS)}, not {key!r}")
         with self.transaction() as db:
