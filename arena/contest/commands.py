@@ -88,14 +88,14 @@ config_option = click.option(
 
 
 @click.command("contest")
-@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.argument("words", metavar="[finals] CONFIG", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--example", is_flag=True, help="Print an example configuration and exit.")
 @click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
               help="Play the matches on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). Submissions are built and checked here; every node must see the "
                    "contest's data folder at the same path (a shared folder) and run the strict jail (as root). A "
                    "node that does not is refused, with the reason.")
-def contest(config_path: Path | None, example: bool, cluster: str | None) -> None:
+def contest(words: tuple[Path, ...], example: bool, cluster: str | None) -> None:
     """Run a contest: a ladder that takes submissions while it runs, with its web pages and submission API.
 
     CONFIG (TOML) names the game, its seats and options, the bots' limits, the house bots, the submission limits,
@@ -103,12 +103,22 @@ def contest(config_path: Path | None, example: bool, cluster: str | None) -> Non
     until stopped (Ctrl-C); the same command resumes it, with every accepted submission and stored match.
     Authors get tokens with `arena author add`, submit with `arena submit` or on the web page, and see their own
     bots' states, reports, logs and seat replays there.
+
+    `arena contest finals CONFIG` closes the submissions now and so starts the finals of CONFIG's [finals] section
+    (docs/finals.md), in the running contest within seconds, or when it starts.
     """
     if example:
         click.echo(EXAMPLE, nl=False)
         return
-    if config_path is None:
-        raise click.UsageError("give the contest's configuration file (arena contest --example prints one)")
+    if len(words) == 2 and str(words[0]) == "finals":
+        from arena.contest.finals_commands import start_finals
+
+        start_finals(words[1])
+        return
+    if len(words) != 1:
+        raise click.UsageError("give the contest's configuration file (arena contest --example prints one), or "
+                               "arena contest finals CONFIG to start its finals")
+    config_path = words[0]
     config = _config(config_path)
     from arena.contest.service import Contest, ContestError
     from arena.contest.store import ContestStore, ContestStoreError

@@ -113,6 +113,7 @@ class Pipeline:
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._failures: dict[str, int] = {}
         self._retries: set[asyncio.Task[None]] = set()
+        self._working: str | None = None
 
     def resume(self) -> list[Submission]:
         """Queue again every submission a stopped contest left queued, building or checking; return them."""
@@ -133,6 +134,7 @@ class Pipeline:
         try:
             while True:
                 submission_id = await self._queue.get()
+                self._working = submission_id
                 try:
                     await self.process(submission_id)
                 except asyncio.CancelledError:
@@ -143,9 +145,16 @@ class Pipeline:
                         self._failed(submission_id, exc)
                     except Exception:  # the store itself: the submission waits for a restart
                         log.exception("submission %s cannot be queued again", submission_id)
+                finally:
+                    self._working = None
         finally:
             for task in self._retries:
                 task.cancel()
+
+    def busy(self) -> bool:
+        """Return whether a submission is queued, on its way through, or waiting to be tried again (the finals
+        wait for the submissions made before the deadline; one held until a restart is not waited for)."""
+        return self._working is not None or not self._queue.empty() or bool(self._retries)
 
     def _failed(self, submission_id: str, exc: Exception) -> None:
         """Put a submission the arena failed on back in the queue, to be tried again later (see the module)."""
