@@ -35,7 +35,7 @@ from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Tim
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
 from arena.launch import tempdir
-from arena.launch.botlist import BotListError, BotSpec, bundled_folder, load_bot_list, merge_bot_lists
+from arena.launch.botlist import BotListError, BotSpec, bundled_aliases, bundled_folder, load_bot_list, merge_bot_lists
 from arena.launch.jail import shared_folders
 from arena.launch.process import LaunchError, machine_sandbox
 from arena.launch.runner import latency_summary, new_match_id, run_match, seat_names
@@ -580,6 +580,8 @@ def show_seat(data: Mapping[str, Any], seat: int, decisions: list[dict[str, Any]
         took = f" in {latency:.2f} ms" if isinstance(latency, (int, float)) else " (not asked)"
         answer = visible(str(decision.get("decision")))
         click.echo(f"  answer: {answer}{took}")
+        if decision.get("debug"):
+            click.echo(f"  debug: {visible(str(decision['debug']), newline=CONTINUATION)}")
         fault = decision.get("fault")
         if isinstance(fault, dict):
             click.echo(f"  fault: {visible(str(fault.get('kind')))} ({visible(str(fault.get('detail')))}); the "
@@ -1042,6 +1044,11 @@ def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: st
     """
     game, opts, bots = game_and_bots(game_name, options, bots_paths)
     names = [b.name for b in bots]
+    renamed = bundled_aliases()
+    for name in (first, second):
+        if name not in names and renamed.get(name) in names:  # an old name of a bundled bot, for one release
+            click.echo(f"note: {name} is now called {renamed[name]} (the old name works for one release)", err=True)
+    first, second = (renamed[n] if n not in names and renamed.get(n) in names else n for n in (first, second))
     for name in (first, second):
         if name not in names:
             raise click.UsageError(f"bot {name!r} is not in the bot list ({', '.join(names)})")
@@ -1151,7 +1158,8 @@ def serve(db_path: Path | None, replay_path: Path | None, host: str, port: int) 
             reader = Reader(db_path)
         except StoreError as exc:
             raise CommandError(str(exc)) from None
-    site = Site(reader, replay_data, replay_path.name if replay_path is not None else "")
+    # the operator's own server: the bots' debug text is shown (a contest's public pages never show it)
+    site = Site(reader, replay_data, replay_path.name if replay_path is not None else "", debug=True)
     try:
         serve_site(site, host, port, lambda url: click.echo(f"serving {url} (Ctrl-C stops)"))
     except OSError as exc:

@@ -1,7 +1,7 @@
 """A contest's two costs of taking submissions: how soon an upload plays, and what submissions take from the ladder.
 
 Run: python benchmarks/contest.py [--uploads N] [--minutes M] [--every S] [--tables T] [--turns K] [--rounds R]
-     [--json]
+     [--scrimmage N] [--scrimmage-turns K] [--json]
 
 Every figure comes from real `arena contest` processes (in the bot jail, as an operator runs them) of Cabanga! at
 3 seats with the bundled house bots cabanga-greedy, cabanga-tidy and cabanga-random, each in a temporary folder
@@ -29,10 +29,16 @@ listening on 127.0.0.1 (a free port), with --rounds R rounds a match (default 1;
               share of the tables' time was spent inside matches (the rest: between them), to tell slower
               matches from longer gaps.
 
---uploads 0 or --minutes 0 leaves that figure out. With --json, one JSON object. Every process it starts is in
-its own session and is stopped (a contest with SIGINT, as by Ctrl-C, then SIGKILL), with everything below it, at
-the end (also on Ctrl-C or an error); a contest that stopped badly, or bot processes that outlived it, are named
-on stderr.
+  scrimmage   a contest with one submitted bot (alice's), its ladder running: the ladder's matches/h over a window
+              without a scrimmage, then alice asks (`arena submit --scrimmage`) for --scrimmage N matches (default
+              200) against the house bots, and the time from the request to its verdict is taken, with the
+              ladder's matches/h meanwhile; --scrimmage-turns K (default 2) times, in turns (each window without
+              as long as the scrimmage before it took, the first one --minutes/--turns long).
+
+--uploads 0, --minutes 0 or --scrimmage 0 leaves that figure out. With --json, one JSON object. Every process it
+starts is in its own session and is stopped (a contest with SIGINT, as by Ctrl-C, then SIGKILL), with everything
+below it, at the end (also on Ctrl-C or an error); a contest that stopped badly, or bot processes that outlived it,
+are named on stderr.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 import arena.v2
+from arena.contest.config import ScrimmageRules
 from arena.contest.store import ContestStore
 from arena.ladder.readmodel import ReadModel
 from arena.ladder.store import Store, StoreError
@@ -471,11 +478,81 @@ def measure_rate(processes: Processes, work: Path, minutes: float, every: float,
             "ratio": round(busy_matches / quiet_matches, 3) if quiet_matches else None, "target_ratio_min": 0.9}
 
 
+# ------------------------------------------------------------------------------------------------- scrimmage
+
+
+def measure_scrimmage(processes: Processes, work: Path, matches: int, turns: int, first_window: float, rounds: int,
+                      tables: int, timeout: float) -> dict[str, Any]:
+    contest = Contest(processes, work / "scrimmage", AUTHORS[:1], rounds, tables)
+    author = AUTHORS[0]
+    token = contest.tokens[author]
+    rows: list[dict[str, Any]] = []
+    try:
+        contest.first_match()
+        entered = one_upload(processes, contest, write_bot(work / "scrimmage-bot", "sparring", 1), author, timeout)
+        window = first_window
+        for turn in range(turns):
+            start = time.time()
+            time.sleep(window)
+            contest.alive()
+            quiet, _ = contest.matches_between(start, time.time())
+            command = [*ARENA, "submit", "--to", contest.url, "--scrimmage", "sparring", "--matches", str(matches),
+                       *(arg for h in HOUSE for arg in ("--against", f"house:cabanga-{h}"))]
+            asked = time.time()
+            status, out, err = processes.run(command, timeout=120, env={**os.environ, "ARENA_TOKEN": token})
+            if status != 0:
+                raise BenchError(f"the scrimmage was refused ({status}): {(err or out).strip()}")
+            found = re.search(r"scrimmage ([0-9a-f]{32})", out + err)
+            if found is None:
+                raise BenchError(f"arena submit --scrimmage said no id: {(out + err).strip()}")
+            deadline = time.monotonic() + timeout * 4
+            answer: dict[str, Any] = {}
+            while time.monotonic() < deadline:
+                contest.alive()
+                answer = _call(f"{contest.url}/api/contest/scrimmages/{found.group(1)}", token)
+                if answer["state"] in ("done", "failed"):
+                    break
+                time.sleep(API_PERIOD * 2)
+            else:
+                raise BenchError(f"the scrimmage was not done after {timeout * 4:.0f} s: {answer.get('played')} "
+                                 "matches played")
+            if answer["state"] == "failed":
+                raise BenchError(f"the scrimmage failed: {answer['reason']}")
+            done = float(answer["finished"])
+            busy, _ = contest.matches_between(asked, done)
+            took = done - asked
+            rows.append({"turn": turn + 1, "matches": answer["played"], "to_verdict_s": round(took, 1),
+                         "verdict": answer["result"]["verdict"], "without_s": round(window, 1),
+                         "ladder_without_per_hour": round(quiet / window * 3600),
+                         "ladder_with_per_hour": round(busy / took * 3600) if took > 0 else None})
+            window = took
+    finally:
+        contest.stop()
+    quiet_rate = statistics.median(r["ladder_without_per_hour"] for r in rows) if rows else None
+    busy_rate = statistics.median(r["ladder_with_per_hour"] or 0 for r in rows) if rows else None
+    return {"bot": entered["bot"], "turns": rows, "scrimmage_tables": ScrimmageRules().tables(tables),
+            "median_to_verdict_s": statistics.median(r["to_verdict_s"] for r in rows) if rows else None,
+            "ladder_without_per_hour": quiet_rate, "ladder_with_per_hour": busy_rate,
+            "ratio": round(busy_rate / quiet_rate, 3) if quiet_rate and busy_rate is not None else None}
+
+
 # ------------------------------------------------------------------------------------------------------ main
 
 
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} s"
+
+
+def show_scrimmage(scrimmage: dict[str, Any]) -> None:
+    ratio = "-" if scrimmage["ratio"] is None else f"{scrimmage['ratio']:.3f}"
+    print(f"scrimmage of {scrimmage['bot']} against the house: median {_seconds(scrimmage['median_to_verdict_s'])} "
+          f"from request to verdict; the ladder {scrimmage['ladder_without_per_hour']} matches/h without, "
+          f"{scrimmage['ladder_with_per_hour']} during it (ratio {ratio}); the scrimmages' tables: "
+          f"{scrimmage['scrimmage_tables']}")
+    for row in scrimmage["turns"]:
+        print(f"  turn {row['turn']}: {row['matches']} matches in {row['to_verdict_s']} s ({row['verdict']}); the "
+              f"ladder {row['ladder_without_per_hour']}/h over {row['without_s']} s before, "
+              f"{row['ladder_with_per_hour']}/h during")
 
 
 def show(figures: dict[str, Any]) -> None:
@@ -495,6 +572,8 @@ def show(figures: dict[str, Any]) -> None:
                   f"checking {_seconds(row['checking'])}, playing {_seconds(row['playing'])}, first match "
                   f"{_seconds(row['first_match'])} (check {_seconds(row['check'])}, without it "
                   f"{_seconds(row['without_check'])})")
+    if figures.get("scrimmage") is not None:
+        show_scrimmage(figures["scrimmage"])
     rate = figures.get("rate")
     if rate is not None:
         ratio = "-" if rate["ratio"] is None else f"{rate['ratio']:.3f}"
@@ -526,6 +605,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1, help="rounds a match (default 1; 0: the game's default)")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds an upload may take to its first match (default 300)")
+    parser.add_argument("--scrimmage", type=int, default=200,
+                        help="matches of the scrimmage to time (default 200; 0: none)")
+    parser.add_argument("--scrimmage-turns", type=int, default=2, help="scrimmages to time, in turns (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.uploads < 0:
@@ -544,6 +626,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.uploads:
             figures["uploads"] = measure_uploads(processes, work, args.uploads, args.rounds, args.tables,
                                                  args.timeout)
+        if args.scrimmage:
+            figures["scrimmage"] = measure_scrimmage(processes, work, args.scrimmage, args.scrimmage_turns,
+                                                     max(30.0, args.minutes * 60 / args.turns), args.rounds,
+                                                     args.tables, args.timeout)
         if args.minutes:
             figures["rate"] = measure_rate(processes, work, args.minutes, args.every, args.turns, args.rounds,
                                            args.tables)

@@ -89,7 +89,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = next(b for b in load_bot_list(Path(arena.games.__file__).parent / "cabanga" / BOT_LIST)
                   if b.name == "cabanga-random")
 CLOCK = Clock(1.0)
-HALF_BOT = BotSpec("half", ("{python}", "half_deadline_bot.py"), ROOT / "benchmarks" / "bots" / "half_deadline")
+HALF_BOT = BotSpec("half", ("{python}", "half_deadline_bot.py"),
+                   ROOT / "benchmarks" / "decision_bots" / "half_deadline")
 
 
 def _descendants(root: int) -> list[int]:

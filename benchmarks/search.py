@@ -8,6 +8,14 @@ view and knowledge, (3) playouts: a clone of a sampled world played on by the gr
 the end of its round, counting the engine steps applied; for Cabanga!, also (4) the search bot's own playouts on
 ints (``playout``: pack the world, play a first play, the round on). Target (issue 21): 20,000 Cabanga! playout
 steps a second.
+
+Then the inner loop of a search, in rollouts a second, where a rollout is one sampled world played out (sample a
+world, play a first play, the round on by every seat's plan): (5) the medium bot's loop (``sample_world`` into a
+``CabangaState``, ``pack``, ``playout``) and (6) the hard bot's (``WorldSampler.sample`` into a packed world,
+``RolloutPlan.run``: row masks, no card, event or prompt a step, a pile drawn from without shuffling), and their ratio,
+measured interleaved in one run (the median of three each). Target (issue 36): the hard bot's loop at least 3
+times the medium bot's. Last (7) the same loop with the tracking plan in the rollouts (``SeatPolicy(track=True)``,
+what ``cabanga-hard --tracking-rollouts`` plays).
 """
 
 from __future__ import annotations
@@ -86,6 +94,44 @@ def bench(name: str, game: Any, tools: Any, seats: int, seconds: float) -> None:
 
         print(f"{'':8} {seats} seats: {rate(fast, seconds):8,.0f} playout steps/s on ints (pack + playout, what "
               "the search bot plays)")
+    if hasattr(tools, "WorldSampler"):
+        firsts = [(view, knowledge, state.pending()[0].choices[0]) for (view, knowledge), state in zip(views, states,
+                                                                                                      strict=True)
+                  if view.step == "play"]
+        samplers = [(tools.WorldSampler(view, knowledge), (tools._INT_OF[play.card], play.side.value == "right"))
+                    for view, knowledge, play in firsts]
+        cache = tools.PlanCache(game.options({}).symbols)
+        greedy = [tools.SeatPolicy()] * seats
+
+        def medium_loop() -> int:
+            for view, knowledge, play in firsts:
+                tools.playout(tools.pack(tools.sample_world(view, knowledge, rng)), play, rng)
+            return len(firsts)
+
+        plan = tools.RolloutPlan(greedy, cache)
+
+        def hard_loop() -> int:
+            for sampler, first in samplers:
+                plan.run(sampler.sample(rng), first, rng)
+            return len(samplers)
+
+        olds, news = [], []
+        for _ in range(3):  # interleaved, the median of three each: a shared machine's load drifts
+            olds.append(rate(medium_loop, seconds / 2))
+            news.append(rate(hard_loop, seconds / 2))
+        old, new = sorted(olds)[1], sorted(news)[1]
+        print(f"{'':8} {seats} seats: {old:8,.0f} rollouts/s, the medium bot's loop (sample_world + pack + playout)")
+        print(f"{'':8} {seats} seats: {new:8,.0f} rollouts/s, the hard bot's loop (WorldSampler.sample + rollout): "
+              f"{new / old:.1f} times the medium bot's")
+        tracking = tools.RolloutPlan([tools.SeatPolicy(track=True)] * seats, cache)
+
+        def tracking_loop() -> int:
+            for sampler, first in samplers:
+                tracking.run(sampler.sample(rng), first, rng)
+            return len(samplers)
+
+        print(f"{'':8} {seats} seats: {rate(tracking_loop, seconds):8,.0f} rollouts/s, the same with the tracking "
+              "plan in the rollouts (cabanga-hard --tracking-rollouts)")
 
 
 def main() -> None:

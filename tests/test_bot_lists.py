@@ -20,7 +20,7 @@ def test_a_bundled_bot_is_named_by_its_name_wherever_the_arena_lives(tmp_path: P
         {"bundled": "cabanga-greedy"},
         {"bundled": "cabanga-tidy", "name": "tidy", "limits": {"cpu_seconds": 9}},
     ]}, tmp_path)
-    bundled = bundled_bots()["cabanga-greedy"]
+    bundled = bundled_bots()["cabanga-easy"]  # its old name, kept as an alias for one release
     assert (greedy.name, greedy.command, greedy.cwd) == ("cabanga-greedy", bundled.command, bundled.cwd)
     assert greedy.cwd == bundled.cwd == ROOT  # the bundled list's (the folder holding arena), not the author's
     assert renamed.name == "tidy" and renamed.limits.cpu_seconds == 9 and renamed.games == ("cabanga",)

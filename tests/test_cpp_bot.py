@@ -1,4 +1,5 @@
-"""The C++ example bot (bots/cpp) is built with CMake and plays both games; arena check passes it.
+"""The C++ example bot (bots/cpp) is built with CMake and plays both games, saying why in each answer's debug
+text; arena check passes it.
 
 It needs gRPC's C++ library and code generator (Debian: libgrpc++-dev protobuf-compiler-grpc), cmake and a
 C++ compiler; .ci/run installs them when missing. Elsewhere the test skips with the reason, but with CI=true a
@@ -7,19 +8,17 @@ missing package is a failure.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
-from toolchain import unavailable
+from toolchain import assert_explained, recorded_match, unavailable
 
 from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec
-from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 CPP = ROOT / "bots" / "cpp"
@@ -42,16 +41,20 @@ def build() -> Path:
     return build_dir / "arena-bot"
 
 
-def test_the_cpp_bot_builds_and_plays_both_games() -> None:
+def test_the_cpp_bot_builds_and_plays_both_games_saying_why() -> None:
     binary = build()
     assert binary.is_file()
     cpp = BotSpec("cpp", ("./build/arena-bot",), CPP)
     for game_name, others in (("cabanga", "cabanga.bots.greedy"), ("lama", "lama.bots.greedy")):
         game = get_game(game_name)
         other = BotSpec("py", ("{python}", "-m", f"arena.games.{others}.bot"), ROOT)
-        record = asyncio.run(run_match(game, [cpp, other, cpp], 5, game.options({"rounds": 2}), clock=Clock(1.0)))
+        record, answered = recorded_match(game, [cpp, other, cpp], 5, game.options({"rounds": 2}), clock=Clock(1.0))
         assert record.result is not None and record.faults == [], record.faults
         assert len(record.latencies[0]) > 5 and len(record.latencies[2]) > 5
+        for seat in (0, 2):  # "R7:left: gap 2", "throw all 2", "L3: the lowest legal card", "draw: no card fits, ..."
+            assert_explained(answered[seat])
+        texts = [one.answer.debug for one in answered[0] + answered[2]]
+        assert any((": gap " if game_name == "cabanga" else ": the lowest legal card") in text for text in texts)
     result = CliRunner().invoke(main, ["check", str(CPP / "bots.toml")])
     assert result.exit_code == 0, result.output
     assert "PASS: cpp-example" in result.output

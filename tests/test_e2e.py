@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from toolchain import recorded_match
 
 from arena.core import replay as replay_format
 from arena.core.deals import DealKey
@@ -16,6 +17,7 @@ from arena.games.base import MatchOver
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
 from arena.launch.runner import run_match
+from arena.protocol.codec import NOT_UTF8
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -96,6 +98,17 @@ def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: Faul
     assert all(f.seat == 0 for f in record.faults), "the well-behaved bots were charged a fault"
     assert 0 in record.benched  # three faults: played by the defaults for the rest of the match
     assert record.ranking_places()[0] == 3
+
+
+def test_debug_bytes_that_are_not_utf8_cost_the_bot_nothing_and_read_replaced() -> None:
+    game = get_game("lama")
+    bots = [misbehaving("bad", "bad-debug"), bot("g", "lama.bots.greedy")]
+    record, answered = recorded_match(game, bots, 3, game.options({"rounds": 1}), clock=Clock(1.0))
+    assert_complete(record)
+    assert record.faults == []
+    assert answered[0] and [one.answer.debug for one in answered[0]] == [
+        f"{NOT_UTF8}step {step}: \ufffd\ufffd not UTF-8 \ufffd" for step in range(len(answered[0]))]
+    assert all(one.answer.debug == "" for one in answered[1])  # a bot that writes none sends none
 
 
 def test_bot_that_does_not_start_is_reported() -> None:

@@ -1,5 +1,6 @@
-"""The Go example bot (bots/go) builds offline with Debian's Go packages and plays both games; arena check passes
-it; and the bot `arena new --lang go` writes builds and passes arena check too.
+"""The Go example bot (bots/go) builds offline with Debian's Go packages and plays both games, saying why in each
+answer's debug text; arena check passes it; and the bot `arena new --lang go` writes builds, says why it bids and
+passes arena check too.
 
 It needs Go, Debian's gRPC and protobuf Go sources and the code generators (golang-go golang-google-grpc-dev
 golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
@@ -12,19 +13,17 @@ bot's build, the same main.go, compiles only its own generated code and links: a
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from toolchain import build_script, unavailable
+from toolchain import assert_explained, build_script, recorded_match, unavailable
 
 from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
-from arena.launch.runner import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 GO = ROOT / "bots" / "go"
@@ -48,15 +47,19 @@ def example() -> Path:
     return build_script(GO)
 
 
-def test_the_go_bot_builds_and_plays_both_games(example: Path) -> None:
+def test_the_go_bot_builds_and_plays_both_games_saying_why(example: Path) -> None:
     assert example.is_file()
     go = BotSpec("go", ("./build/arena-bot",), GO)
-    for game_name, other in (("cabanga", "cabanga-greedy"), ("lama", "lama-greedy")):
+    for game_name, other in (("cabanga", "cabanga-easy"), ("lama", "lama-easy")):
         game = get_game(game_name)
         seats = [go, bundled_bots()[other], go]
-        record = asyncio.run(run_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0)))
+        record, answered = recorded_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0))
         assert record.result is not None and record.faults == [], record.faults
         assert len(record.latencies[0]) > 5 and len(record.latencies[2]) > 5
+        for seat in (0, 2):  # "R7:left: gap 2", "throw all 2", "L3: the lowest legal card", "draw: no card fits, ..."
+            assert_explained(answered[seat])
+        texts = [one.answer.debug for one in answered[0] + answered[2]]
+        assert any((": gap " if game_name == "cabanga" else ": the lowest legal card") in text for text in texts)
     result = CliRunner().invoke(main, ["check", str(GO / "bots.toml")])
     assert result.exit_code == 0, result.output
     assert "PASS: go-example" in result.output
@@ -72,3 +75,9 @@ def test_a_new_go_bot_builds_and_passes_check(example: Path, tmp_path: Path) -> 
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: gobot" in checked.output
+    game = get_game("goofspiel")
+    record, answered = recorded_match(game, [BotSpec("gobot", ("./build/arena-bot",), folder),
+                                             bundled_bots()["goofspiel-matcher"]], 1,
+                                      game.options({"cards": 5, "rounds": 1}), clock=Clock(1.0))
+    assert record.faults == [], record.faults
+    assert_explained(answered[0])  # played from the envelope alone: "3: the first legal choice"

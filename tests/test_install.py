@@ -59,7 +59,7 @@ def test_a_plain_install_runs_the_default_ladder(tmp_path: Path) -> None:
                              "--sandbox", "limits"], cwd=work,
                             capture_output=True, text=True, timeout=300, env=env)
     assert ladder.returncode == 0, ladder.stdout + ladder.stderr
-    assert "cabanga-greedy" in ladder.stdout and "4 matches played" in ladder.stderr
+    assert "cabanga-easy" in ladder.stdout and "4 matches played" in ladder.stderr
     assert (work / "arena.db").is_file()
     assert not (tmp_path / "cache" / "arena").exists()  # nothing was built at first use
     sandbox = subprocess.run([str(venv / "bin" / "arena"), "sandbox", "--sandbox", "limits"], cwd=work,

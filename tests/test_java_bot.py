@@ -1,5 +1,6 @@
 """The Java example bot (bots/java) builds offline with Debian's Java packages and plays both games in the real
-jail; arena check passes it; and the bot `arena new --lang java` writes builds and passes arena check too.
+jail, saying why in each answer's debug text; arena check passes it; and the bot `arena new --lang java` writes builds,
+says why it bids and passes arena check too.
 
 It needs a JDK (17 or later: the bot opens the arena's Unix socket with java.nio), protoc, gRPC's Java plugin and
 the jars of gRPC, protobuf, Netty, Guava and PerfMark in /usr/share/java (openjdk-17-jdk-headless
@@ -13,20 +14,18 @@ the new bot, whose proto/ holds a third game's .proto), and plays about 15 s of 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from toolchain import build_script, unavailable
+from toolchain import assert_explained, build_script, recorded_match, unavailable
 
 from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
-from arena.launch.runner import run_match
 from arena.launch.sandbox import Isolation, detect_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +50,7 @@ def example() -> Path:
     return build_script(JAVA)
 
 
-def test_the_java_bot_builds_and_plays_both_games_in_the_jail(example: Path) -> None:
+def test_the_java_bot_builds_and_plays_both_games_in_the_jail_saying_why(example: Path) -> None:
     assert example.is_file()
     # the real jail where the machine has one (CI's has): a JVM there must find its configuration in /etc and fit
     # the default limits, and the bot reaches the arena's socket through a port of its own loopback
@@ -59,12 +58,16 @@ def test_the_java_bot_builds_and_plays_both_games_in_the_jail(example: Path) -> 
     if os.environ.get("CI") == "true":
         assert jailed, detect_sandbox().describe()
     java = BotSpec("java", ("./build/arena-bot",), JAVA)
-    for game_name, other in (("cabanga", "cabanga-greedy"), ("lama", "lama-greedy")):
+    for game_name, other in (("cabanga", "cabanga-easy"), ("lama", "lama-easy")):
         game = get_game(game_name)
         seats = [java, bundled_bots()[other], java]
-        record = asyncio.run(run_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0)))
+        record, answered = recorded_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0))
         assert record.result is not None and record.faults == [], record.faults
         assert len(record.latencies[0]) > 5 and len(record.latencies[2]) > 5
+        for seat in (0, 2):  # "R7:left: gap 2", "throw all 2", "L3: the lowest legal card", "draw: no card fits, ..."
+            assert_explained(answered[seat])
+        texts = [one.answer.debug for one in answered[0] + answered[2]]
+        assert any((": gap " if game_name == "cabanga" else ": the lowest legal card") in text for text in texts)
     result = CliRunner().invoke(main, ["check", str(JAVA / "bots.toml")])
     assert result.exit_code == 0, result.output
     assert "PASS: java-example" in result.output
@@ -81,3 +84,9 @@ def test_a_new_java_bot_builds_and_passes_check(example: Path, tmp_path: Path) -
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: javabot" in checked.output
+    game = get_game("goofspiel")
+    record, answered = recorded_match(game, [BotSpec("javabot", ("./build/arena-bot",), folder),
+                                             bundled_bots()["goofspiel-matcher"]], 1,
+                                      game.options({"cards": 5, "rounds": 1}), clock=Clock(1.0))
+    assert record.faults == [], record.faults
+    assert_explained(answered[0])  # played from the envelope alone: "3: the first legal choice"

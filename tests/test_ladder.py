@@ -756,6 +756,12 @@ def test_a_given_seed_of_strangers_bots_is_replaced_by_a_secret_and_planned_deal
         store.close()
 
 
+def test_compare_takes_a_bundled_bots_old_name_for_one_release() -> None:
+    result = CliRunner().invoke(main, ["compare", "lama-search", "nobody", "--game", "lama"])
+    assert result.exit_code == 2 and "note: lama-search is now called lama-medium" in result.output
+    assert "bot 'nobody' is not in the bot list" in result.output
+
+
 def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
     bots = write_bot_list(tmp_path / "bots.toml", ["lama-steady", "lama-random", "lama-quitter"])
     result = arena("compare", "lama-random", "lama-steady", "--bots", bots, "--game", "lama", "--seats", "3",

@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from toolchain import assert_explained, recorded_match
 
 from arena.cli import main
 from arena.contest.manifest import Manifest, read_manifest
+from arena.core.referee import Clock
+from arena.games import get_game
+from arena.launch.botlist import BotSpec, bundled_bots
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,8 +29,8 @@ def installed_arena_is_this_tree() -> bool:
     return done.returncode == 0 and Path(done.stdout.strip()).resolve().is_relative_to(ROOT)
 
 
-@pytest.mark.parametrize("game", ["cabanga", "lama"])
-def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: str) -> None:
+@pytest.mark.parametrize("game", ["cabanga", "lama", "goofspiel"])
+def test_a_new_python_bot_passes_arena_check_as_written_and_says_why(tmp_path: Path, game: str) -> None:
     made = CliRunner().invoke(main, ["new", "my-bot", "--game", game, "--dir", str(tmp_path)])
     assert made.exit_code == 0, made.output
     folder = tmp_path / "my-bot"
@@ -40,6 +44,13 @@ def test_a_new_python_bot_passes_arena_check_as_written(tmp_path: Path, game: st
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: my-bot" in checked.output and f"{game}, 3 seats" in checked.output
+    # the template's debug text rides on its answers: "R7:left: the first legal play", "throw all 2", ...
+    rules = get_game(game)
+    others = [bot for bot in bundled_bots().values() if game in bot.games][:2]
+    seats = [BotSpec("my-bot", ("{python}", "bot.py"), folder), *others]
+    record, answered = recorded_match(rules, seats, 1, rules.options({"rounds": 1}), clock=Clock(2.0))
+    assert record.faults == [], record.faults
+    assert_explained(answered[0])
 
 
 def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Path) -> None:
@@ -56,6 +67,11 @@ def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Pat
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: jsbot" in checked.output
+    lama = get_game("lama")
+    seats = [BotSpec("jsbot", ("node", "bot.js"), folder), bundled_bots()["lama-greedy"]]
+    record, answered = recorded_match(lama, seats, 1, lama.options({"rounds": 1}), clock=Clock(2.0))
+    assert record.faults == [], record.faults
+    assert_explained(answered[0])  # "L3: the first legal choice"
 
 
 def test_a_new_cpp_bot_has_what_its_build_needs(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The Rust example bot (bots/rust) builds offline with Debian's Rust packages and plays both games in the real
-jail; arena check passes it; and the bot `arena new --lang rust` writes builds and passes arena check too.
+jail, saying why in each answer's debug text; arena check passes it; and the bot `arena new --lang rust` writes builds,
+says why it bids and passes arena check too.
 
 It needs rustc, cargo, protoc (with google/protobuf/any.proto) and the sources of the crates Debian packages as
 librust-*-dev under /usr/share/cargo/registry (rustc cargo librust-h2-dev librust-tokio-dev librust-prost-dev
@@ -15,20 +16,18 @@ cores (the crates' build, 45 s of it); a warm one 10 to 25 s (the new bot's crat
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from toolchain import build_script, unavailable
+from toolchain import assert_explained, build_script, recorded_match, unavailable
 
 from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
-from arena.launch.runner import run_match
 from arena.launch.sandbox import Isolation, detect_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +61,7 @@ def example() -> Path:
     return build(RUST)
 
 
-def test_the_rust_bot_builds_and_plays_both_games_in_the_jail(example: Path) -> None:
+def test_the_rust_bot_builds_and_plays_both_games_in_the_jail_saying_why(example: Path) -> None:
     assert example.is_file()
     # the real jail where the machine has one (CI's has): the bot must fit the default limits (memory_mb is each
     # process's address space) and reach the arena's Unix socket from inside
@@ -70,12 +69,16 @@ def test_the_rust_bot_builds_and_plays_both_games_in_the_jail(example: Path) -> 
     if os.environ.get("CI") == "true":
         assert jailed, detect_sandbox().describe()
     rust = BotSpec("rust", ("./build/arena-bot",), RUST)
-    for game_name, other in (("cabanga", "cabanga-greedy"), ("lama", "lama-greedy")):
+    for game_name, other in (("cabanga", "cabanga-easy"), ("lama", "lama-easy")):
         game = get_game(game_name)
         seats = [rust, bundled_bots()[other], rust]
-        record = asyncio.run(run_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0)))
+        record, answered = recorded_match(game, seats, 5, game.options({"rounds": 2}), clock=Clock(1.0))
         assert record.result is not None and record.faults == [], record.faults
         assert len(record.latencies[0]) > 5 and len(record.latencies[2]) > 5
+        for seat in (0, 2):  # "R7:left: gap 2", "throw all 2", "L3: the lowest legal card", "draw: no card fits, ..."
+            assert_explained(answered[seat])
+        texts = [one.answer.debug for one in answered[0] + answered[2]]
+        assert any((": gap " if game_name == "cabanga" else ": the lowest legal card") in text for text in texts)
     result = CliRunner().invoke(main, ["check", str(RUST / "bots.toml")])
     assert result.exit_code == 0, result.output
     assert "PASS: rust-example" in result.output
@@ -94,3 +97,9 @@ def test_a_new_rust_bot_builds_and_passes_check(example: Path, tmp_path: Path) -
     checked = CliRunner().invoke(main, ["check", str(folder / "bots.toml")])
     assert checked.exit_code == 0, checked.output
     assert "PASS: rustbot" in checked.output
+    game = get_game("goofspiel")
+    record, answered = recorded_match(game, [BotSpec("rustbot", ("./build/arena-bot",), folder),
+                                             bundled_bots()["goofspiel-matcher"]], 1,
+                                      game.options({"cards": 5, "rounds": 1}), clock=Clock(1.0))
+    assert record.faults == [], record.faults
+    assert_explained(answered[0])  # played from the envelope alone: "3: the first legal choice"

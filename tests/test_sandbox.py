@@ -655,3 +655,20 @@ def test_a_jail_that_fails_its_self_check_where_bubblewrap_is_installed_is_said_
     assert "warning: bubblewrap is installed but the bot jail fails its self-check here (jail fails: not root)" \
         in result.stderr
     assert Sandbox(Isolation.LIMITS, reason="bubblewrap is missing").warning() == ""
+
+
+@cgroups
+def test_a_bot_group_takes_the_cpu_share_it_is_given() -> None:
+    """A contest's scrimmage bots yield to its ladder's: their groups get fewer CPU shares than a bot's default."""
+    from arena.launch.sandbox import CPU_SHARES, make_bot_group, remove_bot_group
+
+    assert MACHINE.cgroups is not None
+    shares = {}
+    for asked in (CPU_SHARES, CPU_SHARES // 8):
+        group = make_bot_group(MACHINE.cgroups, Limits(), cpu_shares=asked)
+        try:
+            cpu = dict(group.parents)["cpu"]
+            shares[asked] = int(Path(cpu, "cpu.shares").read_text())
+        finally:
+            remove_bot_group(group)
+    assert shares == {CPU_SHARES: CPU_SHARES, CPU_SHARES // 8: CPU_SHARES // 8}

@@ -7,8 +7,9 @@ import random
 from typing import Any
 
 import pytest
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.any_pb2 import Any as AnyMessage
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from arena.core.referee import Request
 from arena.games import all_games, get_game
@@ -232,3 +233,61 @@ def test_an_event_the_game_cannot_encode_is_a_type_error_naming_it() -> None:
     foreign = state.events[-1]  # a Cabanga! event, sent as if of a L.A.M.A. match
     with pytest.raises(TypeError, match=f"no wire form for the lama event {type(foreign).__name__}"):
         wire.event_to_proto(foreign, wire.codec_for("lama"))
+
+
+# ------------------------------------------------------------------------------------- an answer's debug text
+
+
+@pytest.mark.parametrize(("raw", "text"), [
+    (b"", ""),
+    ("R7:left: gap 2\nno colour twice — ok ✓".encode(), "R7:left: gap 2\nno colour twice — ok ✓"),
+    (b"\x1b[2J\x00 kept as sent", "\x1b[2J\x00 kept as sent"),  # escaped by the referee, not here
+    (b"bad \xff\xfe bytes \xc3", f"{wire.NOT_UTF8}bad \ufffd\ufffd bytes \ufffd"),
+    ("cut in a character: é".encode()[:-1], f"{wire.NOT_UTF8}cut in a character: \ufffd"),
+])
+def test_an_answers_debug_bytes_are_read_as_utf8_and_bad_bytes_replaced_and_said(raw: bytes, text: str) -> None:
+    message = pb.Answer(request_id=7, picks=[2, 0], crash="", debug=raw)
+    answer = wire.answer_from_proto(pb.Answer.FromString(message.SerializeToString()))
+    assert answer == wire.BotAnswer(7, (2, 0), "", text)
+    assert wire.debug_text(raw) == text
+
+
+def test_debug_bytes_that_are_not_utf8_never_spoil_the_answer_as_a_string_field_would() -> None:
+    # why the field is bytes: protobuf refuses a string field that is not UTF-8, and the arena's stream would
+    # close on the message that does not parse (tests/adversarial: a malformed answer); debug bytes parse whole
+    bad = b"\xff\xfe"
+    debugged = pb.BotMessage(answer=pb.Answer(request_id=3, picks=[1], debug=bad)).SerializeToString()
+    answer = wire.answer_from_proto(pb.BotMessage.FromString(debugged).answer)
+    assert answer.picks == (1,) and answer.debug == wire.NOT_UTF8 + "\ufffd\ufffd"
+    crashed = pb.BotMessage(answer=pb.Answer(request_id=3, crash="xx")).SerializeToString()
+    with pytest.raises(DecodeError, match="UTF-8"):
+        pb.BotMessage.FromString(crashed.replace(b"xx", bad))
+
+
+def _answer_before_debug() -> type[Message]:
+    """Return the Answer message of the envelope as it was before the debug field: an older arena's."""
+    older = descriptor_pb2.FileDescriptorProto()
+    pb.DESCRIPTOR.CopyToProto(older)
+    answer = next(m for m in older.message_type if m.name == "Answer")
+    kept = [f for f in answer.field if f.name != "debug"]
+    assert len(kept) == len(answer.field) - 1
+    del answer.field[:]
+    answer.field.extend(kept)
+    imported = descriptor_pb2.FileDescriptorProto()
+    any_pb2.DESCRIPTOR.CopyToProto(imported)
+    pool = descriptor_pool.DescriptorPool()  # its own: the real envelope lives in the default pool
+    pool.Add(imported)
+    pool.Add(older)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("arena.v2.Answer"))
+
+
+def test_the_debug_field_is_additive_for_older_arenas_and_older_bots() -> None:
+    # an arena of before the field reads a debugging bot's answer whole, the debug text skipped
+    older = _answer_before_debug()
+    assert "debug" not in older.DESCRIPTOR.fields_by_name
+    new = pb.Answer(request_id=9, picks=[4, 1], debug=b"why: this").SerializeToString()
+    read = older.FromString(new)
+    assert (read.request_id, list(read.picks), read.crash) == (9, [4, 1], "")  # type: ignore[attr-defined]
+    # and an older bot's answer, without the field, reads as one with no debug text
+    old = older(request_id=9, picks=[4, 1], crash="").SerializeToString()  # type: ignore[call-arg]
+    assert wire.answer_from_proto(pb.Answer.FromString(old)) == wire.BotAnswer(9, (4, 1), "", "")

@@ -87,15 +87,39 @@ config_option = click.option(
     show_default=True, help="The contest's configuration file (arena contest --example prints one).")
 
 
-@click.command("contest")
-@click.argument("words", metavar="[finals] CONFIG", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+class ContestGroup(click.Group):
+    """``arena contest CONFIG`` runs a contest (its ``run`` command); ``arena contest COMMAND ...`` does one of its
+    other jobs."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        elif not args:
+            args = ["run"]
+        return super().parse_args(ctx, args)
+
+
+@click.group("contest", cls=ContestGroup)
+def contest() -> None:
+    """Run a contest (arena contest CONFIG), or do one of its other jobs.
+
+    \b
+    arena contest CONFIG            run it: the ladder that takes submissions, its pages and API
+    arena contest --example         print an example configuration
+    arena contest export --to DIR   write every complete deal set's results and replays
+    arena contest finals CONFIG     close the submissions now: the contest's finals start (docs/finals.md)
+    """
+
+
+@contest.command("run")
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option("--example", is_flag=True, help="Print an example configuration and exit.")
 @click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
               help="Play the matches on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). Submissions are built and checked here; every node must see the "
                    "contest's data folder at the same path (a shared folder) and run the strict jail (as root). A "
                    "node that does not is refused, with the reason.")
-def contest(words: tuple[Path, ...], example: bool, cluster: str | None) -> None:
+def run_contest(config_path: Path | None, example: bool, cluster: str | None) -> None:
     """Run a contest: a ladder that takes submissions while it runs, with its web pages and submission API.
 
     CONFIG (TOML) names the game, its seats and options, the bots' limits, the house bots, the submission limits,
@@ -103,22 +127,12 @@ def contest(words: tuple[Path, ...], example: bool, cluster: str | None) -> None
     until stopped (Ctrl-C); the same command resumes it, with every accepted submission and stored match.
     Authors get tokens with `arena author add`, submit with `arena submit` or on the web page, and see their own
     bots' states, reports, logs and seat replays there.
-
-    `arena contest finals CONFIG` closes the submissions now and so starts the finals of CONFIG's [finals] section
-    (docs/finals.md), in the running contest within seconds, or when it starts.
     """
     if example:
         click.echo(EXAMPLE, nl=False)
         return
-    if len(words) == 2 and str(words[0]) == "finals":
-        from arena.contest.finals_commands import start_finals
-
-        start_finals(words[1])
-        return
-    if len(words) != 1:
-        raise click.UsageError("give the contest's configuration file (arena contest --example prints one), or "
-                               "arena contest finals CONFIG to start its finals")
-    config_path = words[0]
+    if config_path is None:
+        raise click.UsageError("give the contest's configuration file (arena contest --example prints one)")
     config = _config(config_path)
     from arena.contest.service import Contest, ContestError
     from arena.contest.store import ContestStore, ContestStoreError
@@ -176,6 +190,48 @@ def contest(words: tuple[Path, ...], example: bool, cluster: str | None) -> None
     finally:
         running.close()
         store.close()
+
+
+@contest.command("export")
+@click.option("--to", "dest", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The folder to write (made if missing; files of an earlier export are replaced).")
+@config_option
+def contest_export(dest: Path, config_path: Path) -> None:
+    """Write every complete deal set of the contest's ladder as files: results.jsonl (a match a line) and
+    replays/MATCH.json, which arena replay re-runs and verifies. It only reads the database, so it runs beside
+    the contest. Debug text, each author's own, is left out; docs/contest-api.md has the format."""
+    config = _config(config_path)
+    from arena.contest.export import export_ladder
+    from arena.ladder.store import Store, StoreError
+
+    try:
+        store = Store(config.ladder_db, readonly=True)
+    except StoreError as exc:
+        raise ContestCommandError(str(exc)) from None
+    try:
+        done = export_ladder(store, dest)
+    except OSError as exc:
+        raise ContestCommandError(f"cannot write the export into {str(dest)!r}: {exc.strerror or exc}") from None
+    except StoreError as exc:
+        raise ContestCommandError(str(exc)) from None
+    finally:
+        store.close()
+    later = f"; {done.incomplete} deal sets not complete yet are left out" if done.incomplete else ""
+    click.echo(f"wrote {done.matches} matches of {done.deal_sets} deal sets into {dest}{later}")
+
+
+@contest.command("finals")
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
+def contest_finals(config_path: Path) -> None:
+    """Close the submissions of CONFIG's contest now, and so start its finals ([finals] in CONFIG, docs/finals.md).
+
+    Uploads, new versions, finalist marks and scrimmages are refused from now on; a running contest starts its
+    finals within seconds, once the submissions made before are checked, a stopped one when it starts. Refused
+    with the reason when CONFIG has no [finals] or its top is larger than the field.
+    """
+    from arena.contest.finals_commands import start_finals
+
+    start_finals(config_path)
 
 
 @click.group("author")
@@ -292,10 +348,14 @@ def _token(token_file: Path | None) -> str:
     return token
 
 
-def _call(url: str, token: str, *, data: bytes | None = None, timeout: float = 60) -> dict[str, Any]:
+def _call(url: str, token: str, *, data: bytes | None = None, body: dict[str, Any] | None = None,
+          timeout: float = 60) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     if data is not None:
         headers["Content-Type"] = "application/gzip"
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
     request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -334,15 +394,68 @@ def _describe(s: dict[str, Any]) -> str:
 @click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A file holding your token. Default: the ARENA_TOKEN environment variable.")
 @click.option("--status", is_flag=True, help="List your submissions and their states instead of submitting.")
-@click.option("--wait", is_flag=True, help="After submitting, follow it until it plays or is rejected.")
-def submit(folder: Path | None, url: str, token_file: Path | None, status: bool, wait: bool) -> None:
-    """Submit the bot in FOLDER to a contest, or list your submissions (--status).
+@click.option("--wait", is_flag=True, help="Follow what you asked for (a submission, a scrimmage) until it ends.")
+@click.option("--scrimmage", "scrimmage", metavar="VERSION", default=None,
+              help="Ask for a scrimmage: unrated matches of your VERSION (BOT for its newest, BOT:vN, or a "
+                   "submission id) against the --against opponents, on deals of its own.")
+@click.option("--against", multiple=True, metavar="OPPONENT",
+              help="A scrimmage's opponent, repeatable: house:NAME (a house bot), AUTHOR:BOT (another author's "
+                   "current version, if they take part), or YOU:BOT:vN (one of your versions).")
+@click.option("--matches", "matches", type=click.IntRange(min=0), is_flag=False, flag_value=0, default=None,
+              metavar="[N]", help="With --scrimmage: how many matches (default: the contest's, rounded up to whole "
+                                  "deal sets). Alone: list your ladder matches, newest first.")
+@click.option("--version", "version", default=None, metavar="VERSION",
+              help="With --matches: only this version's (BOT or BOT:vN).")
+@click.option("--before", type=click.IntRange(min=1), default=None, metavar="MATCH",
+              help="With --matches: the page of matches before this match id (each page says the next).")
+@click.option("--scrimmages", "list_scrimmages", is_flag=True, help="List your scrimmages and their states.")
+@click.option("--result", "result_of", metavar="SCRIMMAGE", default=None,
+              help="Show a scrimmage's result: the verdict with its interval, the score against each opponent, "
+                   "the faults.")
+@click.option("--replay", "replay_of", metavar="MATCH", default=None,
+              help="Write a match's replay as your seat met it (-o FILE): a ladder match id, or SCRIMMAGE:N for "
+                   "match N of a scrimmage; arena replay FILE reads it.")
+@click.option("--logs", "logs_of", metavar="VERSION", default=None,
+              help="Write your version's build and check report and its logs into a folder (-o DIR).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="The file (--replay) or folder (--logs) to write.")
+@click.option("--opponent", type=click.Choice(["yes", "no"]), default=None,
+              help="Whether other authors may choose your bots as scrimmage opponents (yes unless you say no).")
+@click.option("--json", "as_json", is_flag=True, help="Print the contest's answer as JSON.")
+def submit(folder: Path | None, url: str, token_file: Path | None, status: bool, wait: bool, scrimmage: str | None,
+           against: tuple[str, ...], matches: int | None, version: str | None, before: int | None,
+           list_scrimmages: bool, result_of: str | None, replay_of: str | None, logs_of: str | None,
+           output: Path | None, opponent: str | None, as_json: bool) -> None:
+    """Submit the bot in FOLDER to a contest; or, with your token, ask for a scrimmage and read your data.
 
     FOLDER holds the bot and its manifest, bot.toml (name, command, games, runtime, and an optional build
     command). It is packed (regular files and folders only; no links) and sent with your token; the contest
     builds it and runs arena check on it in its jail, then it plays. Exit status 1 when it is rejected (--wait).
+
+    \b
+    Without FOLDER, one of:
+      --status                 your submissions and their states
+      --scrimmage VERSION --against OPPONENT [--matches N] [--wait]
+                               unrated matches against opponents you choose; the result is yours alone
+      --scrimmages             your scrimmages; --result ID shows one's verdict
+      --matches [--version V]  your ladder matches (complete deal sets), newest first; --before ID pages
+      --replay MATCH -o FILE   a match as your seat met it (MATCH: a ladder match id or SCRIMMAGE:N)
+      --logs VERSION -o DIR    your version's report and logs
+      --opponent yes|no        whether others may choose your bots as scrimmage opponents
     """
     base = _base(url)
+    asked = [name for name, given in (("FOLDER", folder is not None), ("--status", status),
+                                      ("--scrimmage", scrimmage is not None), ("--scrimmages", list_scrimmages),
+                                      ("--result", result_of is not None), ("--replay", replay_of is not None),
+                                      ("--logs", logs_of is not None), ("--opponent", opponent is not None),
+                                      ("--matches", matches is not None and scrimmage is None)) if given]
+    if len(asked) > 1:
+        raise click.UsageError(f"{' and '.join(asked)} ask for different things: one at a time")
+    if against and scrimmage is None:
+        raise click.UsageError("--against names a scrimmage's opponents: give --scrimmage VERSION too")
+    if (replay_of is not None or logs_of is not None) and output is None:
+        raise click.UsageError(f"{'--replay' if replay_of is not None else '--logs'} writes files: give -o "
+                               f"{'FILE' if replay_of is not None else 'DIR'}")
     token = _token(token_file)
     if status:
         answer = _call(f"{base}/api/contest/submissions", token)
@@ -351,8 +464,52 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
         for row in rows:
             click.echo("  " + _describe(row))
         return
+    if scrimmage is not None:
+        _scrimmage(base, token, scrimmage, against, matches, wait, as_json)
+        return
+    if list_scrimmages:
+        answer = _call(f"{base}/api/contest/scrimmages", token)
+        if as_json:
+            click.echo(json.dumps(answer, indent=1))
+            return
+        for row in answer.get("scrimmages", []):
+            click.echo(_scrimmage_line(row))
+        return
+    if result_of is not None:
+        answer = _call(f"{base}/api/contest/scrimmages/{urllib.parse.quote(result_of, safe='')}", token)
+        click.echo(json.dumps(answer, indent=1) if as_json else _result_text(answer))
+        return
+    if matches is not None:
+        query = urllib.parse.urlencode({k: v for k, v in (("version", version), ("before", before)) if v is not None})
+        answer = _call(f"{base}/api/contest/matches" + (f"?{query}" if query else ""), token)
+        if as_json:
+            click.echo(json.dumps(answer, indent=1))
+            return
+        for row in answer.get("matches", []):
+            click.echo(_match_line(row))
+        if answer.get("next") is not None:
+            click.echo(f"more: --matches --before {answer['next']}", err=True)
+        return
+    if replay_of is not None:
+        assert output is not None
+        _replay(base, token, replay_of, output)
+        return
+    if logs_of is not None:
+        assert output is not None
+        _logs(base, token, logs_of, output)
+        return
+    if opponent is not None:
+        answer = _call(f"{base}/api/contest/settings", token, body={"scrimmage_opponent": opponent == "yes"})
+        said = "may" if answer.get("scrimmage_opponent") else "may not"
+        click.echo(f"other authors {said} choose your bots as scrimmage opponents")
+        return
     if folder is None:
-        raise click.UsageError("give the bot's FOLDER, or --status")
+        raise click.UsageError("give the bot's FOLDER, or one of --status, --scrimmage, --scrimmages, --result, "
+                               "--matches, --replay, --logs, --opponent (see --help)")
+    _upload(base, token, folder, wait)
+
+
+def _upload(base: str, token: str, folder: Path, wait: bool) -> None:
     from arena.contest.archive import ArchiveError, pack
     from arena.contest.manifest import ManifestError, read_manifest
 
@@ -380,3 +537,102 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
             for line in report.splitlines()[-30:]:
                 click.echo(f"  {visible(line)}", err=True)
         sys.exit(1)
+
+
+def _scrimmage(base: str, token: str, version: str, against: tuple[str, ...], matches: int | None, wait: bool,
+               as_json: bool) -> None:
+    body: dict[str, Any] = {"version": version, "against": list(against)}
+    if matches:
+        body["matches"] = matches
+    answer = _call(f"{base}/api/contest/scrimmages", token, body=body)
+    click.echo(f"asked for {_scrimmage_line(answer)}", err=as_json)
+    if not wait:
+        if as_json:
+            click.echo(json.dumps(answer, indent=1))
+        return
+    shown = -1
+    while answer["state"] not in ("done", "failed"):
+        time.sleep(WAIT_POLL * 2)
+        answer = _call(f"{base}/api/contest/scrimmages/{answer['id']}", token)
+        if answer["played"] != shown and not as_json:
+            shown = answer["played"]
+            click.echo(f"  {answer['state']}: {shown} of {answer['matches']} matches", err=True)
+    answer = _call(f"{base}/api/contest/scrimmages/{answer['id']}", token)
+    click.echo(json.dumps(answer, indent=1) if as_json else _result_text(answer))
+    if answer["state"] == "failed":
+        sys.exit(1)
+
+
+def _scrimmage_line(row: dict[str, Any]) -> str:
+    reason = f" ({row['reason']})" if row.get("reason") else ""
+    return visible(f"scrimmage {row['id']}: {row['version']} against {', '.join(row['opponents'])}, "
+                   f"{row['played']} of {row['matches']} matches, {row['state']}{reason}")
+
+
+def _interval(low_high: list[float] | None) -> str:
+    return f", 95% interval {low_high[0]:.3f}-{low_high[1]:.3f}" if low_high else ""
+
+
+def _result_text(answer: dict[str, Any]) -> str:
+    lines = [_scrimmage_line(answer)]
+    result = answer.get("result")
+    if result:
+        mean = "" if result["mean"] is None else f"mean score {result['mean']:.3f}{_interval(result['interval'])}, "
+        lines.append(f"{result['verdict']} ({mean}{result['deal_sets']} deal sets, {result['matches']} matches)")
+        for row in result["opponents"]:
+            score = "no deal set yet" if row["mean"] is None else \
+                f"{row['mean']:.3f}{_interval(row['interval'])} over {row['deal_sets']} deal sets"
+            lines.append(visible(f"  against {row['bot']}: {score}: {row['verdict']}"))
+        for fault in result["faults"]:
+            detail = f": {fault['detail']}" if "detail" in fault else ""
+            lines.append(visible(f"  fault in match {fault['match']}, step {fault['step']}, {fault['bot']}: "
+                                 f"{fault['kind']}{detail}"))
+    return "\n".join(lines)
+
+
+def _match_line(row: dict[str, Any]) -> str:
+    seats = ", ".join(f"{bot} {place}." for bot, place in zip(row["bots"], row["places"], strict=False))
+    faults = f"; {len(row['faults'])} faults" if row.get("faults") else ""
+    return visible(f"match {row['id']} (deal set {row['deal']}, rotation {row['rotation']}), your seats "
+                   f"{row['seats']}: {seats}{faults}")
+
+
+def _replay(base: str, token: str, which: str, output: Path) -> None:
+    scrimmage, sep, number = which.partition(":")
+    if sep:
+        if not number.isdigit():
+            raise click.BadParameter(f"a scrimmage's match is SCRIMMAGE:N, not {which!r}", param_hint="--replay")
+        url = f"{base}/api/contest/scrimmages/{urllib.parse.quote(scrimmage, safe='')}/replay/{number}"
+    elif which.isdigit():
+        url = f"{base}/api/contest/matches/{which}/replay"
+    else:
+        raise click.BadParameter(f"a ladder match id or SCRIMMAGE:N, not {which!r}", param_hint="--replay")
+    replays = _call(url, token).get("replays", [])
+    from arena.core import replay as replay_format
+
+    for index, data in enumerate(replays):
+        path = output if index == 0 else output.with_name(f"{output.stem}-seat{data['seat']}{output.suffix}")
+        replay_format.write(path, data)
+        click.echo(f"wrote {path}: seat {data['seat']} (arena replay {path})")
+
+
+def _logs(base: str, token: str, version: str, output: Path) -> None:
+    mine = _call(f"{base}/api/contest/submissions", token).get("submissions", [])
+    bot, _, number = version.partition(":v")
+    chosen = [s for s in mine
+              if s["id"] == version or (s["bot"] == bot and (not number or str(s["version"]) == number))]
+    if not chosen:
+        yours = ", ".join(sorted({f"{s['bot']}:v{s['version']}" for s in mine})) or "none"
+        raise ContestCommandError(f"you have no version {version!r} (yours: {yours})")
+    submission = max(chosen, key=lambda s: int(s["version"]))
+    output.mkdir(parents=True, exist_ok=True)
+    detail = _call(f"{base}/api/contest/submissions/{submission['id']}", token)
+    (output / "report.txt").write_text(str(detail.get("report") or ""), encoding="utf-8")
+    logs = _call(f"{base}/api/contest/submissions/{submission['id']}/logs", token).get("logs", [])
+    written = ["report.txt"]
+    for log in logs:
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(log["name"]))[:120] or "log"
+        (output / name).write_text(str(log["text"]), encoding="utf-8")
+        written.append(name)
+    click.echo(f"wrote {len(written)} files of {submission['bot']} v{submission['version']} into {output}: "
+               f"{', '.join(written)}")

@@ -18,7 +18,7 @@ The phases, in order (:class:`Phase`):
   (:mod:`arena.ladder.finals`). A finalist that no longer starts is reported, never silently dropped.
 - **finished**: the outcome is recorded (the seed, why they stopped, the final board with intervals and the
   verdict on each top pair, the finalists that did not start) and the export written
-  (:mod:`arena.ladder.export`), which ``arena finals verify`` checks from nothing but itself.
+  (:mod:`arena.ladder.finals_export`), which ``arena finals verify`` checks from nothing but itself.
 
 Everything is in the databases: a contest killed at any moment resumes its phase, the finals as the ladder does
 (no match lost or repeated), with their budget of hours counted from their start.
@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from arena.contest.config import ContestConfig, FinalsRules
 from arena.contest.store import VALIDATED, ContestStore, Submission
-from arena.ladder import export as export_format
+from arena.ladder import finals_export as export_format
 from arena.ladder.executor import Executor
 from arena.ladder.finals import commitment, describe_pairs, final_board
 from arena.ladder.ladder import Ladder, LadderConfig, Progress

@@ -68,8 +68,8 @@ def verify(export_path: Path) -> None:
     EXPORT is the file the contest publishes at the end (finals-export.json.gz, or /api/finals/export). Exit status
     1 naming the first match that does not re-run (or the first check that fails).
     """
-    from arena.ladder.export import ExportError, read
-    from arena.ladder.export import verify as check
+    from arena.ladder.finals_export import ExportError, read
+    from arena.ladder.finals_export import verify as check
 
     try:
         data = read(export_path)

@@ -40,12 +40,15 @@ from arena.ladder.store import Store
 from arena.launch.botlist import BotListError, BotSpec, load_bot_list
 from arena.launch.pool import default_memory_budget
 from arena.launch.process import log_file_name
-from arena.launch.sandbox import Isolation, Sandbox
+from arena.launch.sandbox import CPU_SHARES, Isolation, Sandbox
 
 LOG_BYTES = 256 * 1024
 """The end of a bot's log an author is shown, per log file."""
 LOG_FILES = 12
 """The ladder's log files of a bot an author is shown: the newest (a process a table keeps, one per rotation)."""
+SCRIMMAGE_CPU_SHARES = CPU_SHARES // 8
+"""A scrimmage bot's CPU share: an eighth of a ladder bot's, so where the machine is busy the ladder's matches go
+first (where there are cgroups: the contest runs as root)."""
 SCRIMMAGE_LOGS = "scrimmages"
 """The folder of the contest's logs where the scrimmages' processes log (they are never the ladder's)."""
 
@@ -123,7 +126,8 @@ class Contest:
             config, store, Bots({bot.name: bot for bot in house}, self._spec), self.ladder.config.seed,
             scrimmage_executor or LocalExecutor(
                 tables, seats=config.seats, log_dir=config.logs / SCRIMMAGE_LOGS, sandbox=sandbox,
-                memory_budget=default_memory_budget(0.5 * min(1.0, tables / max(1, config.tables)))), clock=clock)
+                memory_budget=default_memory_budget(0.5 * min(1.0, tables / max(1, config.tables))),
+                cpu_shares=SCRIMMAGE_CPU_SHARES), clock=clock)
         try:
             self.finals = Finals(config, store, house, self._spec, sandbox=sandbox, executor=finals_executor,
                                  cluster=cluster, on_note=on_note, on_progress=on_progress, clock=clock)

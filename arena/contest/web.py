@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
 from arena.contest.config import ContestConfig
-from arena.contest.pages import admin, api, authors, sessions
+from arena.contest.pages import admin, api, authors, scrimmages, sessions
 from arena.contest.pages.common import FORM_BYTES, SecurityHeaders
 from arena.contest.service import Contest
 from arena.web.app import Site, build_app, server_options
@@ -25,7 +25,7 @@ from arena.web.data import Reader
 
 log = logging.getLogger("arena.contest.web")
 
-PAGES = (sessions, authors, admin, api)
+PAGES = (sessions, authors, admin, api, scrimmages)
 """The modules of the contest's pages, each with its ``routes`` (in this order, before ``arena serve``'s)."""
 
 

@@ -34,7 +34,7 @@ from arena.games.base import Clock as Clock
 from arena.games.base import FaultKind as FaultKind
 from arena.games.base import MatchInfo as MatchInfo
 from arena.games.base import SeatFaulted as SeatFaulted
-from arena.text import capped
+from arena.text import capped, visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,14 +144,70 @@ class TableLog:
 class SeatFault(Exception):
     """Raised by a :class:`Seat` that could not produce an answer: the referee records it as a fault.
 
-    ``detail`` is cut to :data:`arena.text.DETAIL_CHARS` here, where every fault's detail is made.
+    ``detail`` is cut to :data:`arena.text.DETAIL_CHARS` here, where every fault's detail is made. ``debug`` is the
+    debug text the bot sent with a failed answer (its crash report, a malformed answer), recorded as an answer's.
     """
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, debug: str = "") -> None:
         detail = capped(detail)
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.debug = debug
+
+
+class Explained(tuple[Any, ...]):
+    """A decision with the debug text its seat attached to it: what a :class:`Seat` returns to have that text
+    recorded (a plain decision has none). It is the decision itself, a tuple of actions, with ``debug`` beside.
+
+    The text is its author's: the referee cuts it (:class:`DebugLog`) and keeps it in the record, the replay
+    shows it to that seat's owner only; it never reaches another seat.
+    """
+
+    debug: str
+
+    def __new__(cls, decision: Decision, debug: str) -> Explained:
+        explained = super().__new__(cls, decision)
+        explained.debug = debug
+        return explained
+
+
+DEBUG_BYTES = 1024
+"""The most debug text kept of one decision, in bytes of UTF-8 (the cut said)."""
+DEBUG_MATCH_BYTES = 64 * 1024
+"""The most debug text kept of one seat over a match (the cut said once, the rest dropped)."""
+DEBUG_CUT = " [cut: the arena keeps 1 KiB of debug text a decision]"
+DEBUG_FULL = "[the arena keeps 64 KiB of a seat's debug text a match: the rest is left out]"
+
+
+class DebugLog:
+    """The debug text of a match's seats as the referee keeps it: each decision's cut at :data:`DEBUG_BYTES`, each
+    seat's at :data:`DEBUG_MATCH_BYTES` a match, control characters made visible (line breaks kept), the cuts
+    said in the text. Entries are (step, seat, text)."""
+
+    def __init__(self, seats: int) -> None:
+        self.entries: list[tuple[int, int, str]] = []
+        # each seat's bytes left, the room of the note that the rest is left out kept apart
+        self._left = [DEBUG_MATCH_BYTES - len(DEBUG_FULL.encode())] * seats
+        self._full = [False] * seats
+
+    def add(self, step: int, seat: int, text: str) -> None:
+        """Keep what may be kept of ``text``, the debug text of ``seat``'s decision at ``step``."""
+        if not text or self._full[seat]:
+            return
+        data = visible(text, newline="\n").encode("utf-8", "replace")
+        if len(data) > DEBUG_BYTES:
+            cut = DEBUG_CUT.encode()
+            data = data[:DEBUG_BYTES - len(cut)].decode("utf-8", "ignore").encode() + cut
+        left = self._left[seat]
+        if len(data) > left:  # the seat's match is full: what fits, and the note, once
+            data = data[:left].decode("utf-8", "ignore").encode() + DEBUG_FULL.encode()
+            self._full[seat] = True
+            left = 0
+        else:
+            left -= len(data)
+        self._left[seat] = left
+        self.entries.append((step, seat, data.decode("utf-8", "replace")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +294,8 @@ class MatchRecord:
     result: MatchResult | None = None
     match_id: str = ""
     """The opaque id every seat was told (MatchStart): what a bot's log names the match by."""
+    debug: list[tuple[int, int, str]] = field(default_factory=list)
+    """The seats' debug text as kept (:class:`DebugLog`): (step, seat, text), in order; each seat's owner's alone."""
 
     def ranking_places(self) -> tuple[int, ...]:
         """Return the places used for ratings: the game's places, with benched seats placed last (shared)."""
@@ -318,6 +376,8 @@ async def referee_match(
     window_end: float | None = None  # when the open sealed window closes (loop clock), with a throw window
     banks = [clock.bank] * len(seats)
     fault_counts = [0] * len(seats)
+    debug = DebugLog(len(seats))
+    record.debug = debug.entries
 
     def emit(events: Sequence[Event]) -> None:
         record.events.extend(events)
@@ -365,6 +425,8 @@ async def referee_match(
             record.latencies[s].append(elapsed)
             took[s] = elapsed
             banks[s] = max(0.0, banks[s] - max(0.0, elapsed - clock.deadline))
+            if isinstance(answer, Explained | SeatFault) and answer.debug:
+                debug.add(step, s, answer.debug)
             if not isinstance(answer, SeatFault):
                 try:
                     prompt.check(answer)

@@ -11,7 +11,9 @@ A replay is a JSON object::
      "events": [...]}                                           # the public game events, to verify a re-run
 
 Only ``game``, ``options``, ``seed``, ``names`` and ``steps`` are needed to re-run it (docs/rules.md G1); the rest
-is what was seen and measured. ``latency_ms`` is absent from replays written before it existed. The replay
+is what was seen and measured. ``debug`` (present when a bot wrote any) holds the bots' debug text,
+``[{"step": 12, "seat": 1, "text": "..."}, ...]``, as the referee kept it: each seat's is its owner's alone
+(:func:`debug_of`, :func:`without_debug`). ``latency_ms`` is absent from replays written before it existed. The replay
 holds the seed and every hand: it is for the operator and, through :func:`seat_decisions`, for one seat's
 author; never for a bot during a ladder.
 """
@@ -53,6 +55,8 @@ def from_record(record: MatchRecord) -> dict[str, Any]:
                        for step in record.asked],
         "events": [e.to_json() for e in record.events],
         **({"match_id": record.match_id} if record.match_id else {}),
+        **({"debug": [{"step": step, "seat": seat, "text": text} for step, seat, text in record.debug]}
+           if record.debug else {}),
     }
 
 
@@ -205,6 +209,8 @@ class SeatDecision:
     request: int | None = None
     """The seat's own number of this request (0 for the first it was sent), which ``DecisionRequest.step`` and
     the SDK's log give it; ``None`` for a decision never sent (the seat was benched)."""
+    debug: str | None = None
+    """The debug text the seat's bot attached to this decision, as the referee kept it (``None``: none)."""
 
     def to_json(self, names: Sequence[str] | None = None) -> dict[str, Any]:
         """Return the decision as JSON; with the seats' ``names``, what it was told also as lines of text
@@ -223,6 +229,7 @@ class SeatDecision:
             "fault": None if self.fault is None else {"kind": self.fault.kind.value, "detail": self.fault.detail},
             "request": self.request,
             **told,
+            **({"debug": self.debug} if self.debug is not None else {}),
         }
 
 
@@ -281,6 +288,7 @@ def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
     """
     start, walked = _seat_walk(data, seat)
     latencies = data.get("latency_ms")
+    texts = debug_of(data, seat)
     out: list[SeatDecision] = []
     heard = list(start)  # told since the seat's previous decision
     sent = 0
@@ -291,9 +299,33 @@ def seat_decisions(data: Mapping[str, Any], seat: int) -> list[SeatDecision]:
             request = sent if was_sent(data, st.index, seat) else None
             sent += request is not None
             out.append(SeatDecision(st.index, st.prompt, st.view, tuple(heard), st.decision, took,
-                                    next((f for f in st.faults if f.seat == seat), None), request))
+                                    next((f for f in st.faults if f.seat == seat), None), request,
+                                    texts.get(st.index)))
             heard = []
         heard.extend(st.told)
+    return out
+
+
+def debug_of(data: Mapping[str, Any], seat: int | None) -> dict[int, str]:
+    """Return the debug text of ``seat``'s decisions in the replay ``data``, by step (``None``: every seat's,
+    joined, for the operator); empty for a replay without any."""
+    found: dict[int, str] = {}
+    for entry in data.get("debug") or []:
+        if not isinstance(entry, dict) or (seat is not None and entry.get("seat") != seat):
+            continue
+        try:
+            step, text = int(entry["step"]), str(entry["text"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        found[step] = f"{found[step]}\n{text}" if step in found else text
+    return found
+
+
+def without_debug(data: Mapping[str, Any], keep: int | None = None) -> dict[str, Any]:
+    """Return the replay ``data`` without the bots' debug text, but for seat ``keep``'s (its owner's view)."""
+    out = {key: value for key, value in data.items() if key != "debug"}
+    if keep is not None and data.get("debug"):
+        out["debug"] = [e for e in data["debug"] if isinstance(e, dict) and e.get("seat") == keep]
     return out
 
 

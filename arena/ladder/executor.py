@@ -30,7 +30,7 @@ from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.runner import serving
-from arena.launch.sandbox import Sandbox
+from arena.launch.sandbox import CPU_SHARES, Sandbox
 from arena.protocol.server import ArenaServer
 
 
@@ -124,7 +124,7 @@ class Executor(Protocol):
 
 
 def ladder_pool(server: ArenaServer, *, log_dir: Path | None, sandbox: Sandbox | None,
-                memory_budget: int | None = None, tables: int = 1) -> ProcessPool:
+                memory_budget: int | None = None, tables: int = 1, cpu_shares: int = CPU_SHARES) -> ProcessPool:
     """Return the warm process pool of a ladder's tables on this machine, within ``memory_budget`` bytes
     (default: :func:`arena.launch.pool.default_memory_budget`).
 
@@ -132,7 +132,7 @@ def ladder_pool(server: ArenaServer, *, log_dir: Path | None, sandbox: Sandbox |
     each of its n bots; the pool keeps them warm for whichever table plays that bot next, as many as the memory
     budget holds, the least recently used stopped beyond it. Its processes log in ``log_dir`` (``BOT-K.log``).
     """
-    return ProcessPool(server, log_dir=log_dir, keep=None, sandbox=sandbox, tables=tables,
+    return ProcessPool(server, log_dir=log_dir, keep=None, sandbox=sandbox, tables=tables, cpu_shares=cpu_shares,
                        memory_budget=memory_budget if memory_budget is not None else default_memory_budget())
 
 
@@ -146,8 +146,11 @@ class LocalExecutor:
 
     def __init__(self, tables: int = 1, *, seats: int = 4, log_dir: Path | None = None,
                  sandbox: Sandbox | None = None, memory_budget: int | None = None,
-                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None) -> None:
+                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None, cpu_shares: int = CPU_SHARES) -> None:
         self._tables = tables
+        self.cpu_shares = cpu_shares
+        """Each bot's CPU share where there are cgroups: fewer than a bot's default for matches that yield to
+        others (a contest's scrimmages)."""
         self.seats = seats
         self.log_dir = log_dir
         self.sandbox = sandbox
@@ -177,7 +180,8 @@ class LocalExecutor:
                 self.pool = self.make_pool(server)
             else:
                 self.pool = ladder_pool(server, log_dir=log_dir, sandbox=self.sandbox,
-                                        memory_budget=self.memory_budget, tables=self._tables)
+                                        memory_budget=self.memory_budget, tables=self._tables,
+                                        cpu_shares=self.cpu_shares)
         except BaseException:
             await stack.aclose()
             raise

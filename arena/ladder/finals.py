@@ -3,8 +3,8 @@ secret seed and the final board.
 
 They are pure functions of the stored matches, so that three parties apply the same ones: the ladder as it runs
 (:class:`arena.ladder.ladder.Ladder` with ``top`` and ``cut``), the verifier of a finals export
-(:mod:`arena.ladder.export`), which recomputes every decision from the published matches, and the benchmark
-(``benchmarks/finals.py``).
+(:mod:`arena.ladder.finals_export`), which recomputes every decision from the published matches, and the
+benchmark (``benchmarks/finals.py``).
 
 - **The top places.** A finals run stops when each of its top ``top`` places is decided: the neighbour pairs of
   places 1..top+1 of the current order (by the batch fit), place ``top`` against place ``top + 1`` included, or

@@ -178,12 +178,27 @@ def bundled_lists() -> list[Path]:
     return [path for game in game_names() if (path := bot_list(game)) is not None]
 
 
+BOT_ALIASES = "aliases.toml"
+"""Beside a game's bundled list: ``[aliases]`` old name = new name, the bundled bots' old names kept for a release."""
+
+
 def bundled_bots() -> dict[str, BotSpec]:
     """Return every bundled example bot, by name, from the bundled lists of all games."""
     found: dict[str, BotSpec] = {}
     for path in bundled_lists():
         for bot in load_bot_list(path):
             found.setdefault(bot.name, bot)
+    return found
+
+
+def bundled_aliases() -> dict[str, str]:
+    """Return the bundled bots' old names, each with its new name (``aliases.toml`` beside each game's list)."""
+    found: dict[str, str] = {}
+    for path in bundled_lists():
+        aliases = path.with_name(BOT_ALIASES)
+        if aliases.is_file():
+            for old, new in tomllib.loads(aliases.read_text()).get("aliases", {}).items():
+                found.setdefault(str(old), str(new))
     return found
 
 
@@ -195,6 +210,10 @@ def _bundled_bot(entry: dict[str, Any], shared: Limits, where: str) -> BotSpec:
     if extra:
         raise BotListError(f"{where}: a bundled bot takes only name and limits besides bundled, not {extra[0]!r}")
     known = bundled_bots()
+    if isinstance(wanted, str) and wanted not in known:
+        wanted_now = bundled_aliases().get(wanted)  # an old name, for one release: the bot under its old name
+        if wanted_now in known:
+            known = {**known, wanted: known[wanted_now]}
     if not isinstance(wanted, str) or wanted not in known:
         raise BotListError(f"{where}: bundled must name a bundled bot ({', '.join(sorted(known))}), got {wanted!r}")
     bot = known[wanted]

@@ -25,7 +25,7 @@ from arena.core.deals import DealKey, DealLedger, Lane
 from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError, log_file_name, machine_sandbox, raise_open_files
-from arena.launch.sandbox import Cgroups, Isolation, Sandbox, make_bot_group, own_cgroups, remove_bot_group
+from arena.launch.sandbox import CPU_SHARES, Cgroups, Isolation, Sandbox, make_bot_group, own_cgroups, remove_bot_group
 from arena.launch.session import BotSession
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
@@ -138,8 +138,10 @@ class ProcessPool:
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT, keep: int | None = 0, sandbox: Sandbox | None = None,
                  ledger: DealLedger | None = None, memory_budget: int | None = None, meter: Meter | None = None,
-                 clock: Callable[[], float] = time.monotonic, tables: int = 1) -> None:
+                 clock: Callable[[], float] = time.monotonic, tables: int = 1, cpu_shares: int = CPU_SHARES) -> None:
         self.server = server
+        self.cpu_shares = cpu_shares
+        """Each bot's CPU share where there are cgroups (:func:`arena.launch.sandbox.make_bot_group`)."""
         self.ledger = ledger if ledger is not None else DealLedger()
         self.log_dir = log_dir
         self.connect_timeout = connect_timeout
@@ -350,7 +352,8 @@ class ProcessPool:
             return None
         if bot.name not in self._groups:
             try:
-                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits, self.tables)
+                self._groups[bot.name] = make_bot_group(self.sandbox.cgroups, bot.limits, self.tables,
+                                                        self.cpu_shares)
             except OSError as exc:  # the arena's trouble (cgroups gone, out of them), not the bot's
                 raise LaunchError(f"bot {bot.name!r}: cannot make its cgroup: {exc}") from None
         return self._groups[bot.name]

@@ -359,9 +359,14 @@ def clean_stale_stages(folder: str = "/tmp") -> int:
     return removed
 
 
-def write_limits(folders: dict[str, str], memory: int, pids: int) -> None:
+CPU_SHARES = 1024
+"""A bot's CPU share (cgroup v1 ``cpu.shares``): the kernel's default, as every other group has."""
+
+
+def write_limits(folders: dict[str, str], memory: int, pids: int, cpu_shares: int = CPU_SHARES) -> None:
     """Write a bot's limits into its cgroup ``folders`` (controller to folder): processes, memory (with swap where
-    it is accounted), the default CPU share; as the supervisor writes them for a group of its own."""
+    it is accounted), its CPU share (by default the kernel's default; as the supervisor writes them for a group of
+    its own)."""
     def write(controller: str, name: str, value: str) -> None:
         with open(os.path.join(folders[controller], name), "w", encoding="ascii") as f:
             f.write(value)
@@ -372,7 +377,7 @@ def write_limits(folders: dict[str, str], memory: int, pids: int) -> None:
     write("memory", "memory.limit_in_bytes", str(memory))
     with contextlib.suppress(OSError):  # only where swap is accounted
         write("memory", "memory.memsw.limit_in_bytes", str(memory))
-    write("cpu", "cpu.shares", "1024")
+    write("cpu", "cpu.shares", str(cpu_shares))
 
 
 def _remove_tree(folder: str) -> None:
@@ -415,11 +420,12 @@ def _group_pids(folder: str) -> list[int]:
 _bot_groups = 0
 
 
-def make_bot_group(cgroups: Cgroups, limits: Limits, tables: int = 1) -> Cgroups:
+def make_bot_group(cgroups: Cgroups, limits: Limits, tables: int = 1, cpu_shares: int = CPU_SHARES) -> Cgroups:
     """Make a bot's cgroup in a process pool, below the arena's own groups: every process of the bot there runs
     in a group of its own below it (:meth:`Sandbox.command` with ``group``), and this one bounds them together:
     ``memory_mb`` plus ``disk_mb`` and ``processes``, each times the ``tables`` the pool serves (what a bot may
-    hold at each table where it plays at once), one CPU share, and (read by each supervisor) the CPU time of a
+    hold at each table where it plays at once), ``cpu_shares`` (by default one bot's share; fewer: a bot whose
+    matches yield to others', as a contest's scrimmages do), and (read by each supervisor) the CPU time of a
     match. Remove it with :func:`remove_bot_group`. Raises :class:`OSError`."""
     global _bot_groups
     _bot_groups += 1
@@ -433,7 +439,8 @@ def make_bot_group(cgroups: Cgroups, limits: Limits, tables: int = 1) -> Cgroups
                 os.mkdir(os.path.join(parent, name), 0o700)
                 made[real] = os.path.join(parent, name)
             folders[controller] = made[real]
-        write_limits(folders, (limits.memory_mb + limits.disk_mb) * MIB * tables, limits.processes * tables)
+        write_limits(folders, (limits.memory_mb + limits.disk_mb) * MIB * tables, limits.processes * tables,
+                     cpu_shares)
     except OSError:
         remove_bot_group(Cgroups(cgroups.version, tuple(folders.items())))
         raise

@@ -11,6 +11,7 @@ so a bad message from the network can never reach the rules core unchecked.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -209,6 +210,38 @@ def match_end(match_id: str, events: Iterable[Event], result: MatchResult, codec
     """Return the MatchEnd message: final totals and places plus the events the seat has not seen."""
     return pb.MatchEnd(match_id=match_id, totals=result.totals, places=result.places,
                        events=[event_to_proto(e, codec) for e in events])
+
+
+NOT_UTF8 = "[not UTF-8: bad bytes replaced by \N{REPLACEMENT CHARACTER}] "
+"""What starts the debug text of an answer whose bytes were not UTF-8 (at the start, so no cut removes it)."""
+
+
+def debug_text(raw: bytes) -> str:
+    """Return an Answer's debug bytes as text: "" for none; bytes that are not UTF-8 replaced by U+FFFD,
+    with :data:`NOT_UTF8` in front. Never raises. Neither cut nor escaped: the referee does both."""
+    if not raw:
+        return ""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return NOT_UTF8 + raw.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class BotAnswer:
+    """A bot's Answer as the arena reads it: ``picks`` (indices into the request's choices), ``crash`` (the
+    bot's own reason for not deciding, "" when it decided) and ``debug``, its debug text (:func:`debug_text`)."""
+
+    request_id: int
+    picks: tuple[int, ...]
+    crash: str
+    debug: str
+
+
+def answer_from_proto(answer: pb.Answer) -> BotAnswer:
+    """Return what an Answer says. Never raises: the picks are checked against the request by
+    :func:`decision_from_picks`."""
+    return BotAnswer(answer.request_id, tuple(answer.picks), answer.crash, debug_text(answer.debug))
 
 
 def _texts(values: Iterable[Action]) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from arena.core.referee import Request, SeatFault
+from arena.core.referee import Explained, Request, SeatFault
 from arena.games.base import Decision, Event, FaultKind, MatchInfo, MatchResult
 from arena.games.codec import GameCodec
 from arena.protocol import codec as wire
@@ -71,12 +71,14 @@ class RemoteSeat:
             if fault.kind is FaultKind.DISCONNECT:
                 raise await self._fault_for_absence() from None
             raise
+        debug = wire.debug_text(answer.debug) if answer.debug else ""
         if answer.crash:  # the bot's code failed and said so: a crash, at once, and the bot lives on
-            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash}")
+            raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash}", debug)
         try:
-            return wire.decision_from_picks(request.prompt, answer.picks)
+            decision = wire.decision_from_picks(request.prompt, answer.picks)
         except wire.WireError as exc:
-            raise SeatFault(FaultKind.MALFORMED, str(exc)) from None
+            raise SeatFault(FaultKind.MALFORMED, str(exc), debug) from None
+        return Explained(decision, debug) if debug else decision
 
     async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
                          result: MatchResult) -> None:

@@ -18,8 +18,9 @@ class that lists them::
 ``run`` connects to the arena named by ``ARENA_ADDRESS`` with the token ``ARENA_TOKEN`` and serves until the
 arena says goodbye. The same object plugs into the referee in-process with :func:`local_seat`, with no gRPC.
 Views are the game's own view types (:class:`arena.games.cabanga.CabangaView`, ...); history arrives through
-:meth:`Bot.on_events`. Importing this module loads neither the referee nor any game: the game of a match is
-loaded when the match starts.
+:meth:`Bot.on_events`; ``self.debug(text)`` during a decision attaches text to its answer, which only the bot's
+owner sees (:meth:`Bot.debug`). Importing this module loads neither the referee nor any game: the game of a
+match is loaded when the match starts.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from grpc import aio
 
 from arena.games import ENVIRONMENT, get_game, register_text
 from arena.games.base import Clock, Decision, Event, GameError, MatchInfo, MatchResult, Prompt, decision_text
-from arena.games.bot import Bot
+from arena.games.bot import Bot, take_debug
 from arena.games.codec import GameCodec
 from arena.protocol import codec as wire
 from arena.v2 import arena_pb2 as pb
@@ -66,18 +67,31 @@ SAFETY_MARGIN_MS = 2
 
 
 def local_seat(bot: Bot, name: str) -> LocalSeat:
-    """Return a referee seat that runs ``bot`` in-process (no gRPC): for fast local experiments."""
-    from arena.core.referee import LocalSeat, Request
+    """Return a referee seat that runs ``bot`` in-process (no gRPC): for fast local experiments.
+
+    The seat's ``last_debug`` is the debug text of the bot's latest decision (as the arena would read it).
+    """
+    from arena.core.referee import Explained, LocalSeat, Request, SeatFault
 
     class _LocalBotSeat(LocalSeat):
+        last_debug = ""
+
         async def match_started(self, info: MatchInfo) -> None:
+            take_debug(bot)  # what the last match's end wrote is no answer's
             bot.on_match_start(info)
 
         async def decide(self, request: Request) -> Decision:
-            if request.events:
-                bot.on_events(request.events)
-            bot.on_clock(request.timeout)
-            return await super().decide(request)
+            try:
+                if request.events:
+                    bot.on_events(request.events)
+                bot.on_clock(request.timeout)
+                decision = await super().decide(request)
+            except SeatFault as fault:
+                self.last_debug = fault.debug = wire.debug_text(take_debug(bot))
+                raise
+            # the referee records it as it records a remote bot's (Explained)
+            self.last_debug = wire.debug_text(take_debug(bot))
+            return Explained(decision, self.last_debug) if self.last_debug else decision
 
         async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
                              result: MatchResult) -> None:
@@ -151,6 +165,7 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                         offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
                 elif which == "match_start":
                     seat = message.match_start.seat
+                    take_debug(bot)  # what the last match's end wrote is no answer's
                     try:
                         codec = wire.codec_for(message.match_start.game)
                     except wire.WireError as exc:  # every request of the match is answered with this crash
@@ -184,7 +199,8 @@ CRASH_REASON_CHARS = 1000
 
 def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, codec: GameCodec | str,
             age_ms: float = 0.0) -> pb.Answer:
-    """Return the bot's answer to ``request``: its picks, or when its code raised, a crash report.
+    """Return the bot's answer to ``request``: its picks, or when its code raised, a crash report; with the
+    debug text the bot wrote since its previous answer, either way.
 
     The traceback goes to stderr (the bot's log); the arena records a crash fault with the exception's type
     and message at once, rather than a timeout, and the bot goes on with its next request.
@@ -198,13 +214,14 @@ def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, codec: GameCodec |
             bot.on_events(_events(request.events, codec))
         if type(bot).on_clock is not Bot.on_clock:
             bot.on_clock(max(0.0, request.timeout_ms - age_ms) / 1000)
-        return pb.Answer(request_id=request.request_id, picks=_picks(prompt, bot.decide(prompt, view)))
+        picks = _picks(prompt, bot.decide(prompt, view))
+        return pb.Answer(request_id=request.request_id, picks=picks, debug=take_debug(bot))
     except Exception as exc:
         print(f"arena: match {request.match_id}, request {request.step} (id {request.request_id}) failed:",
               file=sys.stderr)
         traceback.print_exc()
         return pb.Answer(request_id=request.request_id,
-                         crash=f"{type(exc).__name__}: {exc}"[:CRASH_REASON_CHARS])
+                         crash=f"{type(exc).__name__}: {exc}"[:CRASH_REASON_CHARS], debug=take_debug(bot))
 
 
 def run(bot: Bot) -> None:

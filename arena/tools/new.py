@@ -30,6 +30,8 @@ _PYTHON = '''"""{name}: an arena bot for {title} (made by `arena new`; see docs/
 
 Check it:  arena check bots.toml
 Play it:   arena match --bots bots.toml --game {game} --seats 4
+Debug it:  self.debug(text) in a decision goes with its answer (1 KiB at most), for you alone to read beside
+           it: arena match ... --replay m.json, then arena replay m.json --seat N (in a contest: your seat's replay).
 """
 
 from __future__ import annotations

@@ -51,6 +51,14 @@ def bundled_bot(game: Game, name: str, rng: random.Random) -> Bot:
     """Return a new bot object of ``game``'s bundled bot ``name``. Raises :class:`TrainError` for an unknown name."""
     modules = _bundled_modules(game)
     if name not in modules:
+        path = bot_list(game.name)  # an old name, kept for one release (the bundled list's aliases.toml)
+        aliases = path.with_name("aliases.toml") if path is not None else None
+        if aliases is not None and aliases.is_file():
+            with aliases.open("rb") as file:
+                new = tomllib.load(file).get("aliases", {}).get(name)
+            if new in modules:
+                modules = {**modules, name: modules[new]}
+    if name not in modules:
         raise TrainError(f"{name!r} is not a bundled bot of {game.title} that can play in-process; they are "
                          f"{', '.join(sorted(modules)) or 'none'} (or pass a bot object)")
     module = importlib.import_module(modules[name])

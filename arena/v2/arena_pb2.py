@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v2/arena.proto\x12\x08\x61rena.v2\x1a\x19google/protobuf/any.proto\"Z\n\nBotMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v2.HelloH\x00\x12\"\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x10.arena.v2.AnswerH\x00\x42\x06\n\x04\x62ody\"?\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\r\x12\r\n\x05\x61gent\x18\x03 \x01(\t\":\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\r\n\x05picks\x18\x02 \x03(\r\x12\r\n\x05\x63rash\x18\x03 \x01(\t\"\xe6\x01\n\x0c\x41renaMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v2.WelcomeH\x00\x12+\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x14.arena.v2.MatchStartH\x00\x12,\n\x07request\x18\x03 \x01(\x0b\x32\x19.arena.v2.DecisionRequestH\x00\x12\'\n\tmatch_end\x18\x04 \x01(\x0b\x32\x12.arena.v2.MatchEndH\x00\x12$\n\x07goodbye\x18\x05 \x01(\x0b\x32\x11.arena.v2.GoodbyeH\x00\x42\x06\n\x04\x62ody\"L\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x15\n\rarena_time_ms\x18\x03 \x01(\x04\"\xec\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05names\x18\x04 \x03(\t\x12\x32\n\x07options\x18\x05 \x03(\x0b\x32!.arena.v2.MatchStart.OptionsEntry\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\x12\x12\n\nmax_faults\x18\x08 \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x8d\x02\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04step\x18\x03 \x01(\r\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x1c\n\x04pick\x18\x05 \x01(\x0e\x32\x0e.arena.v2.Pick\x12\x0f\n\x07\x63hoices\x18\x06 \x03(\t\x12\x15\n\rdefault_picks\x18\x07 \x03(\r\x12\x12\n\ntimeout_ms\x18\x08 \x01(\r\x12\x14\n\x0csent_time_ms\x18\t \x01(\x04\x12\"\n\x04view\x18\n \x01(\x0b\x32\x14.google.protobuf.Any\x12$\n\x06\x65vents\x18\x0b \x03(\x0b\x32\x14.google.protobuf.Any\"b\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\x0e\n\x06places\x18\x03 \x03(\r\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.google.protobuf.Any\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\")\n\x0bSeatFaulted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04kind\x18\x02 \x01(\t\"<\n\x0bRoundScored\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x03(\x05\x12\x0e\n\x06totals\x18\x03 \x03(\x05\"+\n\tMatchOver\x12\x0e\n\x06totals\x18\x01 \x03(\x05\x12\x0e\n\x06places\x18\x02 \x03(\r*;\n\x04Pick\x12\x14\n\x10PICK_UNSPECIFIED\x10\x00\x12\x0c\n\x08PICK_ONE\x10\x01\x12\x0f\n\x0bPICK_SUBSET\x10\x02\x32\x41\n\x05\x41rena\x12\x38\n\x04Play\x12\x14.arena.v2.BotMessage\x1a\x16.arena.v2.ArenaMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v2/arena.proto\x12\x08\x61rena.v2\x1a\x19google/protobuf/any.proto\"Z\n\nBotMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v2.HelloH\x00\x12\"\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x10.arena.v2.AnswerH\x00\x42\x06\n\x04\x62ody\"?\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\r\x12\r\n\x05\x61gent\x18\x03 \x01(\t\"I\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\r\n\x05picks\x18\x02 \x03(\r\x12\r\n\x05\x63rash\x18\x03 \x01(\t\x12\r\n\x05\x64\x65\x62ug\x18\x04 \x01(\x0c\"\xe6\x01\n\x0c\x41renaMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v2.WelcomeH\x00\x12+\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x14.arena.v2.MatchStartH\x00\x12,\n\x07request\x18\x03 \x01(\x0b\x32\x19.arena.v2.DecisionRequestH\x00\x12\'\n\tmatch_end\x18\x04 \x01(\x0b\x32\x12.arena.v2.MatchEndH\x00\x12$\n\x07goodbye\x18\x05 \x01(\x0b\x32\x11.arena.v2.GoodbyeH\x00\x42\x06\n\x04\x62ody\"L\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x15\n\rarena_time_ms\x18\x03 \x01(\x04\"\xec\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05names\x18\x04 \x03(\t\x12\x32\n\x07options\x18\x05 \x03(\x0b\x32!.arena.v2.MatchStart.OptionsEntry\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\x12\x12\n\nmax_faults\x18\x08 \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x8d\x02\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04step\x18\x03 \x01(\r\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x1c\n\x04pick\x18\x05 \x01(\x0e\x32\x0e.arena.v2.Pick\x12\x0f\n\x07\x63hoices\x18\x06 \x03(\t\x12\x15\n\rdefault_picks\x18\x07 \x03(\r\x12\x12\n\ntimeout_ms\x18\x08 \x01(\r\x12\x14\n\x0csent_time_ms\x18\t \x01(\x04\x12\"\n\x04view\x18\n \x01(\x0b\x32\x14.google.protobuf.Any\x12$\n\x06\x65vents\x18\x0b \x03(\x0b\x32\x14.google.protobuf.Any\"b\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\x0e\n\x06places\x18\x03 \x03(\r\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.google.protobuf.Any\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\")\n\x0bSeatFaulted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04kind\x18\x02 \x01(\t\"<\n\x0bRoundScored\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x03(\x05\x12\x0e\n\x06totals\x18\x03 \x03(\x05\"+\n\tMatchOver\x12\x0e\n\x06totals\x18\x01 \x03(\x05\x12\x0e\n\x06places\x18\x02 \x03(\r*;\n\x04Pick\x12\x14\n\x10PICK_UNSPECIFIED\x10\x00\x12\x0c\n\x08PICK_ONE\x10\x01\x12\x0f\n\x0bPICK_SUBSET\x10\x02\x32\x41\n\x05\x41rena\x12\x38\n\x04Play\x12\x14.arena.v2.BotMessage\x1a\x16.arena.v2.ArenaMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,34 +34,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_MATCHSTART_OPTIONSENTRY']._loaded_options = None
   _globals['_MATCHSTART_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_PICK']._serialized_start=1377
-  _globals['_PICK']._serialized_end=1436
+  _globals['_PICK']._serialized_start=1392
+  _globals['_PICK']._serialized_end=1451
   _globals['_BOTMESSAGE']._serialized_start=61
   _globals['_BOTMESSAGE']._serialized_end=151
   _globals['_HELLO']._serialized_start=153
   _globals['_HELLO']._serialized_end=216
   _globals['_ANSWER']._serialized_start=218
-  _globals['_ANSWER']._serialized_end=276
-  _globals['_ARENAMESSAGE']._serialized_start=279
-  _globals['_ARENAMESSAGE']._serialized_end=509
-  _globals['_WELCOME']._serialized_start=511
-  _globals['_WELCOME']._serialized_end=587
-  _globals['_MATCHSTART']._serialized_start=590
-  _globals['_MATCHSTART']._serialized_end=826
-  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_start=780
-  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_end=826
-  _globals['_DECISIONREQUEST']._serialized_start=829
-  _globals['_DECISIONREQUEST']._serialized_end=1098
-  _globals['_MATCHEND']._serialized_start=1100
-  _globals['_MATCHEND']._serialized_end=1198
-  _globals['_GOODBYE']._serialized_start=1200
-  _globals['_GOODBYE']._serialized_end=1225
-  _globals['_SEATFAULTED']._serialized_start=1227
-  _globals['_SEATFAULTED']._serialized_end=1268
-  _globals['_ROUNDSCORED']._serialized_start=1270
-  _globals['_ROUNDSCORED']._serialized_end=1330
-  _globals['_MATCHOVER']._serialized_start=1332
-  _globals['_MATCHOVER']._serialized_end=1375
-  _globals['_ARENA']._serialized_start=1438
-  _globals['_ARENA']._serialized_end=1503
+  _globals['_ANSWER']._serialized_end=291
+  _globals['_ARENAMESSAGE']._serialized_start=294
+  _globals['_ARENAMESSAGE']._serialized_end=524
+  _globals['_WELCOME']._serialized_start=526
+  _globals['_WELCOME']._serialized_end=602
+  _globals['_MATCHSTART']._serialized_start=605
+  _globals['_MATCHSTART']._serialized_end=841
+  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_start=795
+  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_end=841
+  _globals['_DECISIONREQUEST']._serialized_start=844
+  _globals['_DECISIONREQUEST']._serialized_end=1113
+  _globals['_MATCHEND']._serialized_start=1115
+  _globals['_MATCHEND']._serialized_end=1213
+  _globals['_GOODBYE']._serialized_start=1215
+  _globals['_GOODBYE']._serialized_end=1240
+  _globals['_SEATFAULTED']._serialized_start=1242
+  _globals['_SEATFAULTED']._serialized_end=1283
+  _globals['_ROUNDSCORED']._serialized_start=1285
+  _globals['_ROUNDSCORED']._serialized_end=1345
+  _globals['_MATCHOVER']._serialized_start=1347
+  _globals['_MATCHOVER']._serialized_end=1390
+  _globals['_ARENA']._serialized_start=1453
+  _globals['_ARENA']._serialized_end=1518
 # @@protoc_insertion_point(module_scope)

@@ -36,14 +36,16 @@ class Hello(_message.Message):
     def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., agent: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("request_id", "picks", "crash")
+    __slots__ = ("request_id", "picks", "crash", "debug")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     PICKS_FIELD_NUMBER: _ClassVar[int]
     CRASH_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     picks: _containers.RepeatedScalarFieldContainer[int]
     crash: str
-    def __init__(self, request_id: _Optional[int] = ..., picks: _Optional[_Iterable[int]] = ..., crash: _Optional[str] = ...) -> None: ...
+    debug: bytes
+    def __init__(self, request_id: _Optional[int] = ..., picks: _Optional[_Iterable[int]] = ..., crash: _Optional[str] = ..., debug: _Optional[bytes] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
     __slots__ = ("welcome", "match_start", "request", "match_end", "goodbye")

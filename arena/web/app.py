@@ -42,7 +42,7 @@ class Site:
 
     def __init__(self, reader: Reader | None, replay: dict[str, Any] | None = None,
                  replay_name: str = "", *, links: Sequence[tuple[str, str]] = (), private_faults: bool = False,
-                 uploads: bool = True) -> None:
+                 uploads: bool = True, debug: bool = False) -> None:
         self.reader = reader
         self.replay = replay
         self.replay_name = replay_name
@@ -52,6 +52,9 @@ class Site:
         """Whether a fault's reason (which may quote the bot's own words) is left out of the public pages: a
         contest shows it to the bot's author only."""
         self.uploads = uploads
+        self.debug = debug
+        """Whether the replay viewer shows the bots' debug text: for the operator of a local ladder (``arena
+        serve``); never on a contest's public pages (each bot's text is its author's)."""
         """Whether anyone may upload a replay file to be re-run (``arena serve``'s "Open a replay"); a contest,
         open to everyone, does not take one."""
 
@@ -82,6 +85,12 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
 <main id="main"><h1>{html.escape(title)}</h1><p class="loading">loading...</p></main>
 <script src="/static/vendor/uPlot.iife.min.js"></script><script src="/static/app.js"></script>
 </body></html>"""
+
+
+def page_html(title: str, page: str, site: Site, **data: str) -> str:
+    """Return the HTML of one of ``app.js``'s pages (``page``: its name, e.g. ``match``) with ``data`` in its
+    attributes, for a page served elsewhere (a contest author's private replay)."""
+    return _shell(title, page, site, **data)
 
 
 def _error_page(status: int, message: str) -> HTMLResponse:
@@ -209,13 +218,15 @@ def build_app(site: Site, routes: Sequence[BaseRoute] = (), bound: BodyBound = b
         reader = site.need_reader()
         match_id = int(request.path_params["match_id"])
         record = reader.match(match_id)
-        data = viewer_data(reader.replay(match_id), seat_param(request), fault_details=not site.private_faults)
+        data = viewer_data(reader.replay(match_id), seat_param(request), fault_details=not site.private_faults,
+                           debug=site.debug)
         return {**data, "match": record}
 
     def api_file(request: Request) -> dict[str, Any]:
         if site.replay is None:
             raise NotFound("this server was started without --replay FILE")
-        return {**viewer_data(site.replay, seat_param(request)), "match": None, "name": site.replay_name}
+        return {**viewer_data(site.replay, seat_param(request), debug=site.debug), "match": None,
+                "name": site.replay_name}
 
     async def api_upload(request: Request) -> Response:
         body = await request.body()  # bounded by MAX_UPLOAD before it is read (body_bound)

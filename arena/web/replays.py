@@ -58,9 +58,12 @@ def describe_detail(detail: Mapping[str, Any]) -> str:
 PRIVATE_DETAIL = "(its reason is shown to the bot's author only)"
 
 
-def viewer_data(data: Mapping[str, Any], seat: int | None, *, fault_details: bool = True) -> dict[str, Any]:
+def viewer_data(data: Mapping[str, Any], seat: int | None, *, fault_details: bool = True,
+                debug: bool = False) -> dict[str, Any]:
     """Return what the replay viewer shows of ``data`` from ``seat`` (``None``: from above); without
-    ``fault_details`` a fault's reason, which may quote the bot's own words, is :data:`PRIVATE_DETAIL`.
+    ``fault_details`` a fault's reason, which may quote the bot's own words, is :data:`PRIVATE_DETAIL`. With
+    ``debug`` each frame also holds the debug text of the decisions it shows (``debug``: seat to text): for the
+    seat's owner (from its seat) or the operator (from above); never on a public page.
 
     Keys: ``game``, ``title``, ``names``, ``options``, ``seat``, ``events`` (one line each, with its round),
     ``frames`` (``table``, ``events``: how many events had happened, ``step``, ``decisions`` this seat may
@@ -103,9 +106,15 @@ def viewer_data(data: Mapping[str, Any], seat: int | None, *, fault_details: boo
     # a seat's log is what it was told: the public events, its own private ones (the cards it drew) and the
     # faults every seat is told of, as `arena replay --seat` shows them; from above, the public events
     told = replay.told_by_step(data, seat) if seat is not None else None
+    texts: dict[tuple[int, int], str] = {}
+    if debug:
+        for entry in data.get("debug") or []:
+            if isinstance(entry, dict) and (seat is None or entry.get("seat") == seat):
+                key = (int(entry.get("step", -1)), int(entry.get("seat", -1)))
+                texts[key] = f"{texts[key]}\n{entry.get('text')}" if key in texts else str(entry.get("text"))
     log(list(told[0]) if told is not None else first)
     frames: list[dict[str, Any]] = [{"table": web.table(state, seat), "events": len(lines), "step": None,
-                                     "decisions": {}, "details": {}}]
+                                     "decisions": {}, "details": {}, "debug": {}}]
     for step in steps:
         heard = list(told[step.index + 1]) if told is not None else step.events
         log(heard)
@@ -122,7 +131,8 @@ def viewer_data(data: Mapping[str, Any], seat: int | None, *, fault_details: boo
                    for prompt in step.prompts if (s := prompt.seat) in shown}
         frames.append({"table": web.table(state, seat), "events": len(lines), "step": step.kind,
                        "decisions": {str(s): describe_detail(d) for s, d in details.items()},
-                       "details": {str(s): d for s, d in details.items()}})
+                       "details": {str(s): d for s, d in details.items()},
+                       "debug": {str(s): texts[step.index, s] for s in details if (step.index, s) in texts}})
     rounds: dict[int, int] = {}
     for index, frame in enumerate(frames):
         rounds.setdefault(int(frame["table"]["round"]), index)

@@ -5,7 +5,8 @@
 // Cabanga!: plays the card that leaves the smallest gap in its row (so others can throw little at it), avoiding
 // the colour just played; throws every card it may. L.A.M.A.: plays the lowest legal card, else draws while the
 // draw pile is big, else quits. Any other game: the first legal choice (or, where it may pick any set, none),
-// from the envelope alone: the request's choices and pick are the same for every game.
+// from the envelope alone: the request's choices and pick are the same for every game. Each answer carries a line
+// of debug text saying why, which only the bot's owner sees (Debug below).
 //
 // Build: cmake -S bots/cpp -B bots/cpp/build && cmake --build bots/cpp/build
 // Run by the arena, which sets ARENA_ADDRESS and ARENA_TOKEN.
@@ -26,11 +27,36 @@ namespace lama = arena::lama::v1;
 
 namespace {
 
+// Debug text: a note on this decision for the bot's owner alone (`arena replay --seat N`, the contest's replay
+// viewer on their own seat, their submission page); never shown to another seat. It travels in the answer's
+// `debug` bytes, meant as UTF-8 (bytes that are not are shown replaced, never a fault). The arena keeps at most
+// 1 KiB a decision and 64 KiB a match, and a message may be 64 KiB at most: so this cuts it at 1 KiB, on a
+// character's boundary, and says so. Several notes join, a line each.
+constexpr size_t kDebugBytes = 1024;
+const std::string kDebugCut = "... [cut: over 1024 bytes]";
+
+void Debug(pb::Answer* answer, const std::string& text) {
+  std::string* debug = answer->mutable_debug();
+  if (debug->size() > kDebugBytes - kDebugCut.size() &&
+      debug->compare(debug->size() - kDebugCut.size(), kDebugCut.size(), kDebugCut) == 0) {
+    return;  // cut already: keeps no more
+  }
+  if (!debug->empty()) debug->push_back('\n');
+  debug->append(text);
+  if (debug->size() > kDebugBytes) {
+    size_t end = kDebugBytes - kDebugCut.size();
+    while (end > 0 && (static_cast<unsigned char>((*debug)[end]) & 0xC0) == 0x80) --end;  // not inside a character
+    debug->resize(end);
+    debug->append(kDebugCut);
+  }
+}
+
 // The value of a Cabanga! card or play text: "R7" or "R7:left" -> 7.
 int Value(const std::string& text) { return std::atoi(text.c_str() + 1); }
 
-// Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3.
-int ChoosePlay(const pb::DecisionRequest& request, const cabanga::View& view) {
+// Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3. ``why``
+// gets the reason ("R7:left: gap 2").
+int ChoosePlay(const pb::DecisionRequest& request, const cabanga::View& view, std::string* why) {
   const std::string rows = "RBPY";
   int best = 0;
   int best_cost = 1 << 30;
@@ -40,20 +66,31 @@ int ChoosePlay(const pb::DecisionRequest& request, const cabanga::View& view) {
     const bool left = choice.find(":left") != std::string::npos;
     const int other = Value(view.tops(static_cast<int>(2 * row + (left ? 1 : 0))));
     const int gap = std::abs(Value(choice) - other);
-    const int cost = gap + (view.previous_colour() == choice.substr(0, 1) ? 3 : 0);
+    const bool again = view.previous_colour() == choice.substr(0, 1);
+    const int cost = gap + (again ? 3 : 0);
     if (cost < best_cost) {
       best_cost = cost;
       best = i;
+      *why = choice + ": gap " + std::to_string(gap) + (again ? ", its colour again (+3)" : "");
     }
   }
   return best;
 }
 
-// L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit".
-int ChooseTurn(const pb::DecisionRequest& request, const lama::View& view) {
+// L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit". ``why`` gets the
+// reason ("L3: the lowest legal card").
+int ChooseTurn(const pb::DecisionRequest& request, const lama::View& view, std::string* why) {
   const std::string& first = request.choices(0);
-  if (first != "draw" && first != "quit") return 0;  // a card to play
-  if (first == "draw" && view.draw_size() > 8) return 0;
+  const std::string left = std::to_string(view.draw_size()) + " cards to draw";
+  if (first != "draw" && first != "quit") {  // a card to play
+    *why = first + ": the lowest legal card";
+    return 0;
+  }
+  if (first == "draw" && view.draw_size() > 8) {
+    *why = "draw: no card fits, " + left;
+    return 0;
+  }
+  *why = "quit: no card fits, " + (first == "draw" ? "only " + left : "no draw allowed");
   return request.choices_size() - 1;  // quit
 }
 
@@ -72,17 +109,23 @@ bool Unpack(const pb::DecisionRequest& request, View* view, pb::Answer* answer) 
 void Answer(const std::string& game, const pb::DecisionRequest& request, pb::Answer* answer) {
   answer->set_request_id(request.request_id());
   const std::string& kind = request.kind();
+  std::string why;
   if (game == "cabanga" && kind == "play") {
     cabanga::View view;
-    if (Unpack(request, &view, answer)) answer->add_picks(ChoosePlay(request, view));
+    if (Unpack(request, &view, answer)) answer->add_picks(ChoosePlay(request, view, &why));
   } else if (game == "cabanga" && kind == "throw") {
     for (int i = 0; i < request.choices_size(); ++i) answer->add_picks(i);  // throw everything
+    why = "throw all " + std::to_string(request.choices_size());
   } else if (game == "lama" && kind == "turn") {
     lama::View view;
-    if (Unpack(request, &view, answer)) answer->add_picks(ChooseTurn(request, view));
+    if (Unpack(request, &view, answer)) answer->add_picks(ChooseTurn(request, view, &why));
   } else if (request.pick() == pb::PICK_ONE) {
     answer->add_picks(0);  // a game this bot does not know: its first legal choice
-  }  // PICK_SUBSET: the empty set, always legal
+    if (request.choices_size() > 0) why = request.choices(0) + ": the first legal choice";
+  } else {
+    why = "none";  // PICK_SUBSET: the empty set, always legal
+  }
+  if (!why.empty()) Debug(answer, why);
 }
 
 // The events (of the game, and the shared SeatFaulted, RoundScored, MatchOver) are Any too; this bot needs none

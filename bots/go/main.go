@@ -3,13 +3,15 @@
 //
 // Cabanga!: plays the card that leaves the smallest gap in its row (so others can throw little at it), avoiding
 // the colour just played; throws every card it may. L.A.M.A.: plays the lowest legal card, else draws while the
-// draw pile is big, else quits. Any other game: the first legal choice (a subset: none).
+// draw pile is big, else quits. Any other game: the first legal choice (a subset: none). Each answer carries a line
+// of debug text saying why, which only the bot's owner sees (debug below).
 //
 // Build: sh build.sh (protoc, protoc-gen-go, protoc-gen-go-grpc and Go with Debian's gRPC; offline; see build.sh)
 // Run by the arena, which sets ARENA_ADDRESS and ARENA_TOKEN.
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -34,6 +37,36 @@ import (
 // safetyMarginMs: a request older than its timeout less this is skipped (the arena has applied its default).
 const safetyMarginMs = 2
 
+// Debug text: a note on this decision for the bot's owner alone (`arena replay --seat N`, the contest's replay
+// viewer on their own seat, their submission page); never shown to another seat. It travels in the answer's
+// Debug bytes, meant as UTF-8 (bytes that are not are shown replaced, never a fault). The arena keeps at most
+// 1 KiB a decision and 64 KiB a match, and a message may be 64 KiB at most: so debug cuts it at 1 KiB, on a
+// character's boundary, and says so. Several notes join, a line each.
+const (
+	debugBytes = 1024
+	debugCut   = "... [cut: over 1024 bytes]"
+)
+
+// debug adds a note, formatted as fmt.Sprintf does, to the answer's debug text.
+func debug(answer *pb.Answer, format string, args ...interface{}) {
+	data := answer.Debug
+	if len(data) > debugBytes-len(debugCut) && bytes.HasSuffix(data, []byte(debugCut)) {
+		return // cut already: keeps no more
+	}
+	if len(data) > 0 {
+		data = append(data, '\n')
+	}
+	data = append(data, fmt.Sprintf(format, args...)...)
+	if len(data) > debugBytes {
+		end := debugBytes - len(debugCut)
+		for end > 0 && !utf8.RuneStart(data[end]) {
+			end-- // not inside a character
+		}
+		data = append(data[:end], debugCut...)
+	}
+	answer.Debug = data
+}
+
 // value of a Cabanga! card or play text: "R7" or "R7:left" -> 7.
 func value(text string) int {
 	end := strings.IndexByte(text, ':')
@@ -45,9 +78,9 @@ func value(text string) int {
 }
 
 // choosePlay (Cabanga!): the play whose row gap after it is smallest; a repeated colour costs as much as a gap
-// of 3.
-func choosePlay(request *pb.DecisionRequest, view *cabanga.View) uint32 {
-	best, bestCost := 0, 1<<30
+// of 3. It returns the reason too ("R7:left: gap 2").
+func choosePlay(request *pb.DecisionRequest, view *cabanga.View) (uint32, string) {
+	best, bestCost, why := 0, 1<<30, ""
 	for i, choice := range request.Choices {
 		row := strings.IndexByte("RBPY", choice[0])
 		side := 0
@@ -58,27 +91,33 @@ func choosePlay(request *pb.DecisionRequest, view *cabanga.View) uint32 {
 		if gap < 0 {
 			gap = -gap
 		}
-		cost := gap
+		cost, again := gap, ""
 		if view.PreviousColour == choice[:1] {
-			cost += 3
+			cost, again = cost+3, ", its colour again (+3)"
 		}
 		if cost < bestCost {
 			best, bestCost = i, cost
+			why = fmt.Sprintf("%s: gap %d%s", choice, gap, again)
 		}
 	}
-	return uint32(best)
+	return uint32(best), why
 }
 
-// chooseTurn (L.A.M.A.): the choices are the legal cards (lowest first), then "draw" if allowed, then "quit".
-func chooseTurn(request *pb.DecisionRequest, view *lama.View) uint32 {
+// chooseTurn (L.A.M.A.): the choices are the legal cards (lowest first), then "draw" if allowed, then "quit". It
+// returns the reason too ("L3: the lowest legal card").
+func chooseTurn(request *pb.DecisionRequest, view *lama.View) (uint32, string) {
 	first := request.Choices[0]
 	if first != "draw" && first != "quit" {
-		return 0 // a card to play
+		return 0, first + ": the lowest legal card" // a card to play
 	}
 	if first == "draw" && view.DrawSize > 8 {
-		return 0
+		return 0, fmt.Sprintf("draw: no card fits, %d cards to draw", view.DrawSize)
 	}
-	return uint32(len(request.Choices) - 1) // quit
+	why := "quit: no card fits, no draw allowed"
+	if first == "draw" {
+		why = fmt.Sprintf("quit: no card fits, only %d cards to draw", view.DrawSize)
+	}
+	return uint32(len(request.Choices) - 1), why // quit
 }
 
 // unpack the view: the game's own View message packed in a google.protobuf.Any, whose type URL names View's
@@ -97,27 +136,37 @@ func unpack(request *pb.DecisionRequest, view proto.Message, answer *pb.Answer) 
 // "turn"; another game's are answered from the envelope alone.
 func decide(request *pb.DecisionRequest) *pb.Answer {
 	answer := &pb.Answer{RequestId: request.RequestId}
+	why := ""
 	switch {
 	case request.Kind == "play" && request.View.MessageIs(&cabanga.View{}):
 		view := &cabanga.View{}
 		if unpack(request, view, answer) {
-			answer.Picks = []uint32{choosePlay(request, view)}
+			var pick uint32
+			pick, why = choosePlay(request, view)
+			answer.Picks = []uint32{pick}
 		}
 	case request.Kind == "throw" && request.View.MessageIs(&cabanga.View{}):
 		for i := range request.Choices {
 			answer.Picks = append(answer.Picks, uint32(i)) // throw everything
 		}
+		why = fmt.Sprintf("throw all %d", len(request.Choices))
 	case request.Kind == "turn" && request.View.MessageIs(&lama.View{}):
 		view := &lama.View{}
 		if unpack(request, view, answer) {
-			answer.Picks = []uint32{chooseTurn(request, view)}
+			var pick uint32
+			pick, why = chooseTurn(request, view)
+			answer.Picks = []uint32{pick}
 		}
 	case request.Pick == pb.Pick_PICK_SUBSET:
-		// any subset is legal, none at all included
+		why = "none" // any subset is legal, none at all included
 	case len(request.Choices) > 0:
 		answer.Picks = []uint32{0} // the first legal choice
+		why = request.Choices[0] + ": the first legal choice"
 	default:
 		answer.Crash = "a request to pick one of no choices"
+	}
+	if why != "" {
+		debug(answer, "%s", why)
 	}
 	return answer
 }

@@ -3,7 +3,8 @@
 //
 // Cabanga!: plays the card that leaves the smallest gap in its row (so others can throw little at it), avoiding
 // the colour just played; throws every card it may. L.A.M.A.: plays the lowest legal card, else draws while the
-// draw pile is big, else quits. Any other game: the first legal choice (a subset: none).
+// draw pile is big, else quits. Any other game: the first legal choice (a subset: none). Each answer carries a line
+// of debug text saying why, which only the bot's owner sees (debug below).
 //
 // Build: sh build.sh (protoc, the gRPC Java plugin and javac with Debian's gRPC, protobuf and Netty jars; offline;
 // see build.sh). Run by the arena, which sets ARENA_ADDRESS and ARENA_TOKEN, through build/arena-bot, the script
@@ -21,6 +22,7 @@ import arena.v2.ArenaOuterClass.MatchStart;
 import arena.v2.ArenaOuterClass.Pick;
 import arena.v2.ArenaOuterClass.RoundScored;
 import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.grpc.ManagedChannel;
@@ -39,6 +41,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -46,43 +49,78 @@ public final class Bot {
     /** A request older than its timeout less this is skipped (the arena has applied its default). */
     private static final long SAFETY_MARGIN_MS = 2;
 
+    /** Debug text: a note on a decision for the bot's owner alone ({@code arena replay --seat N}, the contest's replay
+     * viewer on their own seat, their submission page); never shown to another seat. It travels in the answer's
+     * {@code debug} bytes (UTF-8). The arena keeps at most 1 KiB a decision and 64 KiB a match, and a message may be
+     * 64 KiB at most: so {@link #debug} cuts it at 1 KiB, on a character's boundary, and says so. */
+    static final int DEBUG_BYTES = 1024;
+    static final ByteString DEBUG_CUT = ByteString.copyFromUtf8("... [cut: over 1024 bytes]");
+
+    /** Adds {@code text} to the answer's debug text, a line of its own. */
+    static void debug(Answer.Builder answer, String text) {
+        ByteString data = answer.getDebug();
+        if (data.size() > DEBUG_BYTES - DEBUG_CUT.size() && data.endsWith(DEBUG_CUT)) {
+            return; // cut already: keeps no more
+        }
+        if (!data.isEmpty()) {
+            data = data.concat(ByteString.copyFromUtf8("\n"));
+        }
+        data = data.concat(ByteString.copyFrom(text.getBytes(StandardCharsets.UTF_8))); // a lone surrogate: '?'
+        if (data.size() > DEBUG_BYTES) {
+            int end = DEBUG_BYTES - DEBUG_CUT.size();
+            while (end > 0 && (data.byteAt(end) & 0xC0) == 0x80) {
+                end--; // not inside a character
+            }
+            data = data.substring(0, end).concat(DEBUG_CUT);
+        }
+        answer.setDebug(data);
+    }
+
+    /** A choice of one, and why. */
+    record Choice(int pick, String why) { }
+
     /** The value of a Cabanga! card or play text: "R7" or "R7:left" -> 7. */
     static int value(String text) {
         int end = text.indexOf(':');
         return Integer.parseInt(text.substring(1, end < 0 ? text.length() : end));
     }
 
-    /** Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3. */
-    static int choosePlay(DecisionRequest request, Cabanga.View view) {
+    /** Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3; and why
+     * ("R7:left: gap 2"). */
+    static Choice choosePlay(DecisionRequest request, Cabanga.View view) {
         int best = 0;
         int bestCost = Integer.MAX_VALUE;
+        String why = "";
         for (int i = 0; i < request.getChoicesCount(); i++) {
             String choice = request.getChoices(i);
             int row = "RBPY".indexOf(choice.charAt(0));
             // a play onto the right pile is compared with the left top, the other pile of the row
             int side = choice.endsWith(":left") ? 1 : 0;
-            int cost = Math.abs(value(choice) - value(view.getTops(2 * row + side)));
-            if (view.getPreviousColour().equals(choice.substring(0, 1))) {
-                cost += 3;
-            }
+            int gap = Math.abs(value(choice) - value(view.getTops(2 * row + side)));
+            boolean again = view.getPreviousColour().equals(choice.substring(0, 1));
+            int cost = gap + (again ? 3 : 0);
             if (cost < bestCost) {
                 best = i;
                 bestCost = cost;
+                why = choice + ": gap " + gap + (again ? ", its colour again (+3)" : "");
             }
         }
-        return best;
+        return new Choice(best, why);
     }
 
-    /** L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit". */
-    static int chooseTurn(DecisionRequest request, Lama.View view) {
+    /** L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit"; and why ("L3:
+     * the lowest legal card"). */
+    static Choice chooseTurn(DecisionRequest request, Lama.View view) {
         String first = request.getChoices(0);
+        String left = view.getDrawSize() + " cards to draw";
         if (!first.equals("draw") && !first.equals("quit")) {
-            return 0; // a card to play
+            return new Choice(0, first + ": the lowest legal card"); // a card to play
         }
         if (first.equals("draw") && view.getDrawSize() > 8) {
-            return 0;
+            return new Choice(0, "draw: no card fits, " + left);
         }
-        return request.getChoicesCount() - 1; // quit
+        String why = "quit: no card fits, " + (first.equals("draw") ? "only " + left : "no draw allowed");
+        return new Choice(request.getChoicesCount() - 1, why); // quit
     }
 
     /** Answers one request. The decision kinds are the games' names: Cabanga! "play" and "throw", L.A.M.A. "turn";
@@ -91,20 +129,26 @@ public final class Bot {
     static Answer decide(DecisionRequest request) throws InvalidProtocolBufferException {
         Answer.Builder answer = Answer.newBuilder().setRequestId(request.getRequestId());
         Any view = request.getView();
+        Choice choice = null;
         if (request.getKind().equals("play") && view.is(Cabanga.View.class)) {
-            answer.addPicks(choosePlay(request, view.unpack(Cabanga.View.class)));
+            choice = choosePlay(request, view.unpack(Cabanga.View.class));
         } else if (request.getKind().equals("throw") && view.is(Cabanga.View.class)) {
             for (int i = 0; i < request.getChoicesCount(); i++) {
                 answer.addPicks(i); // throw everything
             }
+            debug(answer, "throw all " + request.getChoicesCount());
         } else if (request.getKind().equals("turn") && view.is(Lama.View.class)) {
-            answer.addPicks(chooseTurn(request, view.unpack(Lama.View.class)));
+            choice = chooseTurn(request, view.unpack(Lama.View.class));
         } else if (request.getPick() == Pick.PICK_SUBSET) {
-            // any subset is legal, none at all included
+            debug(answer, "none"); // any subset is legal, none at all included
         } else if (request.getChoicesCount() > 0) {
-            answer.addPicks(0); // the first legal choice
+            choice = new Choice(0, request.getChoices(0) + ": the first legal choice");
         } else {
             answer.setCrash("a request to pick one of no choices");
+        }
+        if (choice != null) {
+            answer.addPicks(choice.pick());
+            debug(answer, choice.why());
         }
         return answer.build();
     }

@@ -231,7 +231,7 @@ def every_route(config: Path) -> list[tuple[str, str]]:
     """Return (method, path) of every route of the contest's web application, its parameters filled in."""
     app = contest_app(SimpleNamespace(config=load_config(config), store=None), None)  # type: ignore[arg-type]
     values = {"id": "0" * 32, "name": "x", "match_id": "1", "a": "x", "b": "y", "action": "revoke", "target": "x",
-              "game": "cabanga"}
+              "game": "cabanga", "n": "0"}
     found: list[tuple[str, str]] = [("POST", "/nowhere")]
     for route in app.routes:
         if isinstance(route, Mount):

@@ -9,6 +9,7 @@ Modes (ARG is a number):
   hangup-after N    answer N requests, then close the stream but keep running (a disconnect)
   garbage           answer with a pick index that is out of range (a malformed answer)
   wrong-id          answer with a request id that was never sent
+  bad-debug         answer with the default picks and debug bytes that are not UTF-8
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def main() -> None:
             picks = [len(request.choices) + 7]
         elif mode == "wrong-id":
             request_id += 1000
-        outbox.put(pb.BotMessage(answer=pb.Answer(request_id=request_id, picks=picks)))
+        debug = b"step %d: \xff\xfe not UTF-8 \xc3" % request.step if mode == "bad-debug" else b""
+        outbox.put(pb.BotMessage(answer=pb.Answer(request_id=request_id, picks=picks, debug=debug)))
         answered += 1
     outbox.put(None)
 

@@ -32,6 +32,7 @@ from .harness import (
     Contest,
     add_author,
     call,
+    log_in,
     need_jail,
     submit,
     wait_matches,
@@ -181,16 +182,6 @@ def test_no_token_a_wrong_one_or_a_revoked_one_submits_nothing(running: tuple[Co
 
 # ------------------------------------------------------------------------------------------ in a browser
 
-def log_in(browser: Any, url: str, token: str) -> Any:
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(url + "/me")  # not logged in: sent to the login form
-    page.fill("input[name=token]", token)
-    page.click("form[action='/login'] button")
-    page.wait_for_selector("h1:has-text('Bots of')")
-    return page
-
-
 def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_none_of_it(
         running: tuple[Contest, dict[str, str], Path], browser: Any, tmp_path: Path) -> None:
     contest, tokens, folder = running
@@ -226,7 +217,10 @@ def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_no
     response = other.goto(own)
     assert response is not None and response.status == 404
     assert "MARK-WEBLOG" not in other.content() and "webby" not in other.inner_text("#main")
-    assert "webby" not in other.goto(contest.url + "/me").text()
+    # bob's page names alice's bot only where the public board does (an opponent he may choose), never her
+    # submission or its report
+    bobs = other.goto(contest.url + "/me").text()
+    assert own.rsplit("/", 1)[1] not in bobs and "PASS: alice:webby" not in bobs and "MARK-WEBLOG" not in bobs
     admin = other.goto(contest.url + "/admin")
     assert admin is not None and admin.status == 404
     status, _ = call(contest.url + "/api/contest/submissions/" + own.rsplit("/", 1)[1], tokens["bob"])

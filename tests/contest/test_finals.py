@@ -33,7 +33,7 @@ from arena.contest.config import parse_config
 from arena.contest.finals import Phase, choose_finalists, close_now
 from arena.contest.service import Contest, ContestError, SubmitError
 from arena.contest.store import ContestStore, State, Submission
-from arena.ladder import export
+from arena.ladder import finals_export as export
 from arena.ladder.estimate import BotEstimate, Estimate, Evidence, SequentialTest, Verdict
 from arena.ladder.finals import commitment, cut_out, final_board
 from arena.ladder.ladder import deal_seed

@@ -283,3 +283,54 @@ def test_the_rules_of_the_scrimmages_are_checked_when_the_config_is_read(tmp_pat
                          ({"colour": 1}, "unknown key 'colour'")):
         with pytest.raises(ConfigError, match=message):
             config(tmp_path, **bad)
+
+
+def test_a_scrimmage_in_a_contest_changes_no_rating_board_schedule_or_stored_ladder_match(tmp_path: Path) -> None:
+    """The contest's own scrimmages, on a fake executor of their own beside a fake ladder's: the ladder's store
+    (its matches, deal sets, ratings) and its schedule are as they were after a whole scrimmage."""
+    from arena.contest.service import Contest
+    from arena.launch.sandbox import Isolation, Sandbox
+
+    contest_config = config(tmp_path)
+    contest_config.data.mkdir(parents=True)
+    store = ContestStore(contest_config.contest_db, clock=FakeClock())
+    store.authors.add("alice")
+    ladder_executor, scrimmage_executor = FakeExecutor(tables=1), FakeExecutor(tables=1)
+    contest = Contest(contest_config, store, sandbox=Sandbox(Isolation.JAIL), executor=ladder_executor,
+                      scrimmage_executor=scrimmage_executor, clock=FakeClock())
+    try:
+        submission = playing(store, "alice", "tracker")
+        contest.scrimmaging.bots = Bots(contest.scrimmaging.bots.house, spec)  # its folder is not built here
+        ladder = contest.ladder_store
+        before = (ladder.match_count(), ladder.ratings(), ladder.deals(), contest.ladder.ratings.copy(),
+                  contest.ladder.played.copy(), contest.ladder.count)
+        house = sorted(contest.scrimmaging.bots.house)
+        made = contest.scrimmaging.request("alice", "tracker", [f"house:{house[0]}", f"house:{house[1]}"], 6)
+        asyncio.run(contest.scrimmaging.play(made))
+        assert store.scrimmages.get(made.id).played == 6  # type: ignore[union-attr]
+        assert (ladder.match_count(), ladder.ratings(), ladder.deals(), contest.ladder.ratings,
+                contest.ladder.played, contest.ladder.count) == before
+        assert ladder_executor.jobs == [] and len(scrimmage_executor.jobs) == 6
+        assert submission.ladder_name not in contest.ladder.played
+    finally:
+        contest.close()
+        store.close()
+
+
+def test_a_contests_scrimmages_have_tables_of_their_own_that_yield_to_the_ladder(tmp_path: Path) -> None:
+    from arena.contest.service import SCRIMMAGE_CPU_SHARES, Contest
+    from arena.ladder.executor import LocalExecutor
+    from arena.launch.sandbox import CPU_SHARES, Isolation, Sandbox
+
+    contest_config = parse_config({"game": "lama", "seats": 3, "data": "data", "tables": 8}, tmp_path)
+    contest_config.data.mkdir(parents=True)
+    store = ContestStore(contest_config.contest_db)
+    contest = Contest(contest_config, store, sandbox=Sandbox(Isolation.JAIL), executor=FakeExecutor(tables=8))
+    try:
+        executor = contest.scrimmaging.executor
+        assert isinstance(executor, LocalExecutor) and executor is not contest.ladder.executor
+        assert executor.tables == 2 and executor.cpu_shares == SCRIMMAGE_CPU_SHARES < CPU_SHARES
+        assert executor.log_dir == contest_config.logs / "scrimmages"
+    finally:
+        contest.close()
+        store.close()

@@ -11,7 +11,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from arena.contest import mine
 from arena.contest.config import ContestConfig
+from arena.contest.pages import scrimmages
 from arena.contest.pages.common import (
     FORM_BYTES,
     TooLarge,
@@ -63,7 +65,8 @@ async def me(request: Request) -> Response:
             '<form method="post" action="/me/submit" enctype="multipart/form-data">'
             f'<input type="hidden" name="csrf" value="{escape(session.csrf)}">'
             '<input type="file" name="archive" accept=".tar.gz,.tgz,application/gzip"> <button>submit</button>'
-            f"</form><h2>Your submissions</h2>{submissions_table(rows)}")
+            f"</form><h2>Your submissions</h2>{submissions_table(rows)}"
+            + scrimmages.section(request, author, session))
     return page(f"Bots of {author.name}", body, author=author, session=session)
 
 
@@ -142,7 +145,14 @@ async def submission_page(request: Request) -> Response:
              f"{escape(when(submission.created))}, archive <code>{escape(submission.content_hash[:16])}</code>.</p>")
     if submission.state in (State.QUEUED, State.BUILDING, State.CHECKING):
         facts += '<p class="muted">Reload the page to follow it.</p>'
-    body = (facts + "<h2>Matches</h2>" + _matches_html(reader(request), submission)
+    match_id, texts = mine.last_debug(reader(request), submission)
+    debug = ("" if match_id is None else
+             f'<h2>Debug text</h2><p class="muted">What your bot wrote with its answers in match {match_id} (the last '
+             f"{len(texts)}); nobody else sees it. The whole of it: arena submit --replay {match_id} -o FILE, then "
+             "arena replay FILE.</p>" + ('<pre class="log" id="debug">'
+                                          + escape("\n".join(f"step {step}: {text}" for step, text in texts))
+                                          + "</pre>" if texts else '<p class="muted">None in that match.</p>'))
+    body = (facts + "<h2>Matches</h2>" + _matches_html(reader(request), submission) + debug
             + f'<h2>Build and check report</h2><pre class="log" id="report">{escape(report) or "(none yet)"}</pre>'
             + f"<h2>Logs</h2>{logs or '<p class=muted>No logs yet.</p>'}")
     return page(f"Submission {submission.bot} v{submission.version}", body, author=author, session=session)

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -473,6 +473,17 @@ def _greedy_int(hands: list[list[int]], seat: int, tops: list[int], previous: in
     return best_card, best_right
 
 
+# The values strictly between a row's two tops as a bit mask, by the tops as one int (left | right << 5).
+_GAP_OF_PAIR: list[int] = [0] * (19 << 5)
+for _left in range(19):
+    for _right in range(19):
+        _GAP_OF_PAIR[_left | _right << 5] = _INSIDE[min(_left, _right)][max(_left, _right)]
+
+# The seats other than each seat, in seat order, by the number of seats.
+_OTHERS: dict[int, list[tuple[int, ...]]] = {n: [tuple(s for s in range(n) if s != a) for a in range(n)]
+                                             for n in range(1, 7)}
+
+
 # ------------------------------------------------------------------------------------------------ search
 
 
@@ -552,3 +563,812 @@ def options_from(raw: Mapping[str, Any]) -> CabangaOptions:
     from arena.games.cabanga import CABANGA
 
     return CABANGA.options({k: v for k, v in raw.items() if v is not None and k in ("target", "rounds", "symbols")})
+
+
+# ------------------------------------------------------------------------------------- packed worlds (hard)
+
+# A packed world keeps each hand as four row masks (bit v for the value v, 1..18): a play flips one bit, a throw
+# is one ``&``, the greedy plan of a row is one dictionary look-up (:class:`PlanCache`), and no card object, event
+# or prompt is made per step. Card ints are those of :data:`_INT_OF`: ``row * 18 + value - 1``.
+
+_CARD_OF: tuple[Card, ...] = NUMBER_CARDS
+_FOUR = (0, 1, 2, 3)
+_ROW_BIT: tuple[tuple[int, int], ...] = tuple((i // 18, 1 << (i % 18 + 1)) for i in range(72))
+
+
+@dataclass(slots=True)
+class PackedWorld:
+    """A whole sampled world of one round, as ints, at a PLAY or a THROW step.
+
+    ``hands[s][row]``: seat ``s``'s values of ``row`` as a bit mask; ``sizes[s]`` its card count. ``tops``: the
+    eight pile tops' values. ``previous``: the row played the turn before (-1: none yet). ``penalty``: the
+    penalty pile's card ints; ``ordered`` says it is in the pile's order (drawn from its end, as the engine does;
+    a world packed from a real state), otherwise it is in no order and a draw takes a random one of it (the same
+    law as a shuffled pile, without shuffling). ``aside``: the set-aside card ints. At a THROW step ``row`` is the
+    row just played and ``owed`` what the active seat owes so far (C9).
+    """
+
+    seats: int
+    active: int
+    previous: int
+    throw: bool
+    row: int
+    owed: int
+    hands: list[list[int]]
+    sizes: list[int]
+    tops: list[int]
+    penalty: list[int]
+    aside: list[int]
+    totals: list[int]
+    ordered: bool = False
+    seen: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+
+
+def pack_world(world: CabangaState) -> PackedWorld:
+    """Return ``world`` (at a PLAY or THROW step) packed, its penalty pile in its order (``ordered``)."""
+    if world._step not in ("play", "throw"):
+        raise ValueError("a world is packed at a PLAY or THROW step")
+    index = _INT_OF
+    hands = []
+    for hand in world._hands:
+        masks = [0, 0, 0, 0]
+        for card in hand:
+            row, bit = _ROW_BIT[index[card]]
+            masks[row] |= bit
+        hands.append(masks)
+    previous = world._previous_colour
+    throw = world._step == "throw"
+    return PackedWorld(
+        seats=world.seats, active=world._active, previous=ROWS.index(previous) if previous is not None else -1,
+        throw=throw, row=world._row if throw else -1, owed=world._owed if throw else 0, hands=hands,
+        sizes=[len(h) for h in world._hands], tops=[pile[-1].value for pile in world._piles],
+        penalty=[index[c] for c in world._penalty], aside=[index[c] for c in world._set_aside],
+        totals=list(world._totals), ordered=True, seen=_seen_masks(
+            [c for pile in world._piles for c in pile[1:]] + list(world._set_aside)))
+
+
+def _seen_masks(cards: Iterable[Card]) -> list[int]:
+    masks = [0, 0, 0, 0]
+    for card in cards:
+        row, bit = _ROW_BIT[_INT_OF[card]]
+        masks[row] |= bit
+    return masks
+
+
+CACHE_ROWS = 200_000
+"""Rows a :class:`PlanCache` table holds at most between searches (about 40 MB of tuples)."""
+
+
+class PlanCache:
+    """The rollout policies' choice within one row, by the row's two tops and the hand's values in it, remembered.
+
+    For the greedy plan (:func:`greedy_policy`): the least (gap left open, -symbols) of the row's plays, first in
+    card order and LEFT before RIGHT; for the dumping plan: the most symbols, then the least gap. Both depend on
+    the row alone, so a step is at most four look-ups, and the same rows come back in every rollout of a search.
+    """
+
+    def __init__(self, symbols: Sequence[int]) -> None:
+        self.points = [symbols[i % 18] for i in range(72)]
+        self.symbols = tuple(symbols)
+        self.greedy: dict[int, tuple[int, int, int, bool]] = {}
+        self.dump: dict[int, tuple[int, int, int, bool]] = {}
+        self.mask_points: dict[int, int] = {}
+        self.tracked_rows: dict[int, tuple[tuple[int, int, int, bool], ...]] = {}
+
+    def trim(self, most: int = CACHE_ROWS) -> None:
+        """Forget every table that holds more than ``most`` rows (a long match's searches meet many)."""
+        for table in (self.greedy, self.dump, self.mask_points, self.tracked_rows):
+            if len(table) > most:
+                table.clear()
+
+    def tracked(self, left: int, right: int, mask: int, seen: int) -> tuple[tuple[int, int, int, bool], ...]:
+        """Return the tracking plan's candidates in a row: (cards still out in the gap, symbols, value, right side)
+        for every play no other play beats on both (fewer cards out, more symbols shed), fewest out first.
+
+        The tracking plan is a card-counting heuristic's: a play costs the cards of its gap that are neither in
+        the hand nor known out of play (``seen``), times 1.5 times the chance another seat holds one, plus one for
+        a repeated colour, less 0.3 a symbol shed; the least cost wins (the heuristic of
+        ``benchmarks/outside_bots/cabanga_tracker.py``, which beats the greedy plan)."""
+        key = left | right << 5 | mask << 10 | seen << 29
+        found = self.tracked_rows.get(key)
+        if found is not None:
+            return found
+        symbols = self.symbols
+        known = mask | seen
+        plays = []
+        for value in range(1, 19):
+            if not mask >> value & 1:
+                continue
+            for side_right in (False, True):
+                other = left if side_right else right
+                low, high = (value, other) if value < other else (other, value)
+                out = (_INSIDE[low][high] & ~known).bit_count() if high - low > 1 else 0
+                plays.append((out, symbols[value - 1], value, side_right))
+        plays.sort(key=lambda p: (p[0], -p[1]))
+        kept: list[tuple[int, int, int, bool]] = []
+        for play in plays:
+            if not kept or play[1] > kept[-1][1]:
+                kept.append(play)
+        found = self.tracked_rows[key] = tuple(kept)
+        return found
+
+    def row_plan(self, left: int, right: int, mask: int, dump: bool) -> tuple[int, int, int, bool]:
+        """Return (gap, -symbols, value, right side) of the row's best play for the plan."""
+        key = left | right << 5 | mask << 10
+        table = self.dump if dump else self.greedy
+        found = table.get(key)
+        if found is not None:
+            return found
+        inside = _INSIDE
+        symbols = self.symbols
+        best: tuple[int, int, int, bool] | None = None
+        for value in range(1, 19):
+            if not mask >> value & 1:
+                continue
+            tie = -symbols[value - 1]
+            for side_right in (False, True):
+                other = left if side_right else right
+                low, high = (value, other) if value < other else (other, value)
+                gap = high - low - 1
+                if gap > 0:
+                    gap -= (mask & inside[low][high]).bit_count()
+                order = (tie, gap) if dump else (gap, tie)
+                if best is None or order < ((best[1], best[0]) if dump else (best[0], best[1])):
+                    best = (gap, tie, value, side_right)
+        assert best is not None
+        table[key] = best
+        return best
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPolicy:
+    """How a rollout plays one seat: ``throw`` the chance it throws what it may at a gap (else nothing), ``dump``
+    the chance a play is the dumping plan (the costliest card) instead of its plan (greedy, or tracking)."""
+
+    throw: float = 1.0
+    dump: float = 0.0
+    track: bool = False
+    """Play by the tracking plan (:meth:`PlanCache.tracked`) instead of the greedy plan."""
+
+
+def rollout(world: PackedWorld, first: tuple[int, bool], policies: Sequence[SeatPolicy], cache: PlanCache,
+            rng: random.Random, max_steps: int = 100_000) -> tuple[int, list[int]]:
+    """Play ``first`` in a copy of ``world`` (at a PLAY step: the active seat's play, as (card int, right side)),
+    then the round on by ``policies``; return (steps, standings).
+
+    A seat's policy says how often it throws at a gap and how often it plays the dumping plan instead of the
+    greedy one (:class:`SeatPolicy`). The rules are the engine's (C8-C15), steps counted as :func:`simulate`
+    counts them: with every policy the greedy one (``throw`` 1, ``dump`` 0) and an ``ordered`` pile, the same
+    plays, throws, draws and reshuffles as the engine with the same ``rng`` (:func:`playout`). Standings: each
+    seat's total plus its hand's symbols (:func:`standing`). ``world`` is not changed.
+    """
+    return RolloutPlan(policies, cache).run(world, first, rng, max_steps)
+
+
+def rollout_throw(world: PackedWorld, seat: int, thrown: int, policies: Sequence[SeatPolicy], cache: PlanCache,
+                  rng: random.Random, max_steps: int = 100_000) -> tuple[int, list[int]]:
+    """At a THROW step: ``seat`` throws the values of the mask ``thrown`` (of the throw row), every other seat
+    by its policy; then the round goes on as in :func:`rollout`."""
+    return RolloutPlan(policies, cache).run_throw(world, seat, thrown, rng, max_steps)
+
+
+_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool]]
+
+
+class RolloutPlan:
+    """The rollouts of one search: every seat's policy read once into lists by seat, then :meth:`run` and
+    :meth:`run_throw` as :func:`rollout` and :func:`rollout_throw` (which make one for each call)."""
+
+    def __init__(self, policies: Sequence[SeatPolicy], cache: PlanCache) -> None:
+        tracks = [policy.track for policy in policies]
+        self.cache = cache
+        self.prepared: _Prepared = ([policy.dump for policy in policies], [policy.throw for policy in policies],
+                                    tracks, any(tracks), [not p.track and p.dump <= 0.0 for p in policies])
+
+    def run(self, world: PackedWorld, first: tuple[int, bool], rng: random.Random,
+            max_steps: int = 100_000) -> tuple[int, list[int]]:
+        """Return :func:`rollout` ``(world, first, ...)``."""
+        return _run(world, first, -1, self.prepared, self.cache, rng, max_steps)
+
+    def run_throw(self, world: PackedWorld, seat: int, thrown: int, rng: random.Random,
+                  max_steps: int = 100_000) -> tuple[int, list[int]]:
+        """Return :func:`rollout_throw` ``(world, seat, thrown, ...)``."""
+        return _run(world, thrown, seat, self.prepared, self.cache, rng, max_steps)
+
+
+def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepared: _Prepared,
+         cache: PlanCache, rng: random.Random, max_steps: int) -> tuple[int, list[int]]:
+    seats = world.seats
+    hands = [h[:] for h in world.hands]
+    sizes = world.sizes[:]
+    tops = world.tops[:]
+    penalty = world.penalty[:]
+    aside = world.aside[:]
+    ordered = world.ordered
+    gaps = _GAP_OF_PAIR
+    others_of = _OTHERS[seats]
+    greedy_get = cache.greedy.get
+    dump_rows = cache.dump
+    dumps, throws, tracks, tracking, plain = prepared
+    seen = world.seen[:]
+    seen_count = sum(m.bit_count() for m in seen) if tracking else 0
+    tracked = cache.tracked
+    pairs = [tops[0] | tops[1] << 5, tops[2] | tops[3] << 5, tops[4] | tops[5] << 5, tops[6] | tops[7] << 5]
+    row_plan = cache.row_plan
+    random_ = rng.random
+    active = world.active
+    previous = world.previous
+    steps = 0
+    total_cards = sum(sizes)
+    if world.throw:
+        row = world.row
+        owed = world.owed
+        stage = 1  # the throw of the row just played
+        assert isinstance(first, int)
+        mine = first
+    else:
+        assert isinstance(first, tuple)
+        value = first[0] % 18 + 1
+        row = first[0] // 18
+        right = first[1]
+        stage = 0
+        mine = 0
+    while True:
+        if stage == 0:
+            # C8: the play; C9: a repeated colour owes one card
+            hands[active][row] ^= 1 << value
+            sizes[active] -= 1
+            total_cards -= 1
+            tops[2 * row + right] = value
+            pairs[row] = tops[2 * row] | tops[2 * row + 1] << 5
+            if tracking and not seen[row] >> value & 1:
+                seen[row] |= 1 << value
+                seen_count += 1
+            owed = 1 if row == previous else 0
+        # C10-C12: the other seats throw into the gap of the row just played
+        gap_mask = gaps[pairs[row]]
+        if gap_mask:
+            prompted = False
+            for s in others_of[active]:
+                held = hands[s][row] & gap_mask
+                if not held:
+                    continue
+                if not prompted:
+                    prompted = True
+                    if stage == 0:
+                        if steps >= max_steps:
+                            return steps, _standings(world.totals, hands, cache)
+                        steps += 1
+                if s == decider and stage == 1:
+                    throw = held & mine
+                else:
+                    p = throws[s]
+                    throw = held if p >= 1.0 or (p > 0.0 and random_() < p) else 0
+                if throw:
+                    hands[s][row] ^= throw
+                    seen[row] |= throw
+                    count = throw.bit_count()
+                    seen_count += count
+                    sizes[s] -= count
+                    total_cards -= count
+                    owed += count
+                    base = row * 18 - 1
+                    while throw:
+                        low_bit = throw & -throw
+                        aside.append(base + low_bit.bit_length() - 1)
+                        throw ^= low_bit
+        stage = 0
+        if owed:
+            # C13: draw what is owed; the set-aside cards become the pile when it runs out
+            hand = hands[active]
+            drawn = 0
+            while drawn < owed:
+                if not penalty:
+                    if not aside:
+                        break
+                    penalty, aside = aside, []
+                    for card in penalty if tracking else ():  # back in the pile: no longer known out of play
+                        bit = 1 << (card % 18 + 1)
+                        if seen[card // 18] & bit:
+                            seen[card // 18] ^= bit
+                            seen_count -= 1
+                    if ordered:
+                        rng.shuffle(penalty)
+                if ordered:
+                    card = penalty.pop()
+                else:
+                    i = int(random_() * len(penalty))
+                    card = penalty[i]
+                    penalty[i] = penalty[-1]
+                    penalty.pop()
+                hand[card // 18] |= 1 << (card % 18 + 1)
+                drawn += 1
+            sizes[active] += drawn
+            total_cards += drawn
+        previous = row
+        if 0 in sizes or steps >= max_steps:
+            return steps, _standings(world.totals, hands, cache)  # C14: the round ends; or the horizon
+        active = (active + 1) % seats
+        steps += 1
+        # the next play, by the seat's plan
+        hand = hands[active]
+        size = sizes[active]
+        unseen = 72 - size - len(aside)
+        factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
+        if factor > 1.0:
+            factor = 1.0
+        if plain[active]:
+            # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
+            # the same floats as its ``colour + gap * factor``, so the same ties
+            best_cost = 1e9
+            best_tie = 0
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = greedy_get(pairs[r] | mask << 10)
+                    if plan is None:
+                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                    cost = plan[0] * factor
+                    if r == previous:
+                        cost = 1.0 + cost
+                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+            continue
+        chance = dumps[active]
+        dumping = chance > 0.0 and random_() < chance
+        if tracks[active] and not dumping:
+            # the tracking plan: the cards still out in the gap, times the chance another seat holds one
+            out_cost = (total_cards - size) / max(1, 72 - seen_count - size)
+            out_cost = 1.5 * (out_cost if out_cost < 1.0 else 1.0)
+            best_cost = 1e9
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    base_cost = 1.0 if r == previous else 0.0
+                    for out, symbols_shed, v, side in tracked(tops[2 * r], tops[2 * r + 1], mask, seen[r]):
+                        cost = base_cost + out * out_cost - 0.3 * symbols_shed
+                        if cost < best_cost:
+                            best_cost, row, value, right = cost, r, v, side
+        elif dumping:
+            # the dumping plan: the costliest card first, then the least expected penalty
+            best_cost = 0.0
+            best_tie = 0
+            row = -1
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = dump_rows.get(pairs[r] | mask << 10)
+                    if plan is None:
+                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, True)
+                    cost = (1.0 if r == previous else 0.0) + plan[0] * factor
+                    if row < 0 or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
+                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+        else:
+            # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
+            # the same floats as its ``colour + gap * factor``, so the same ties
+            best_cost = 1e9
+            best_tie = 0
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = greedy_get(pairs[r] | mask << 10)
+                    if plan is None:
+                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                    cost = plan[0] * factor
+                    if r == previous:
+                        cost = 1.0 + cost
+                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+
+
+def _standings(totals: Sequence[int], hands: Sequence[Sequence[int]], cache: PlanCache) -> list[int]:
+    """Return each seat's total plus its hand's symbols (C15), a row mask's symbols remembered."""
+    known = cache.mask_points
+    out = []
+    for total, masks in zip(totals, hands, strict=True):
+        for mask in masks:
+            if mask:
+                found = known.get(mask)
+                if found is None:
+                    found = known[mask] = sum(cache.symbols[v - 1] for v in range(1, 19) if mask >> v & 1)
+                total += found
+        out.append(total)
+    return out
+
+
+def partial_sample(rng: random.Random) -> Callable[[Sequence[int], int], tuple[list[int], list[int]]]:
+    """Return ``sample(cards, k)``: ``k`` of ``cards`` drawn without replacement, uniformly, and the cards left (a
+    partial Fisher-Yates shuffle of a copy, on ``rng.random``: cheaper than :meth:`random.Random.sample` for these
+    sizes, and the same law)."""
+    random_ = rng.random
+
+    def sample(cards: Sequence[int], k: int) -> tuple[list[int], list[int]]:
+        pool = list(cards)
+        n = len(pool)
+        if k > n:
+            raise ValueError(f"cannot draw {k} of {n} cards")
+        for i in range(k):
+            j = i + int(random_() * (n - i))
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k], pool[k:]
+
+    return sample
+
+
+class WorldSampler:
+    """Deals packed worlds that agree with a seat's view and knowledge (the same law as :func:`sample_world`).
+
+    Built once a decision from the view, the knowledge and which seats' inferences to trust (``trusted[s]``:
+    seat ``s`` is believed to throw every card it may, so the cards of a gap it did not throw into are not in
+    its hand, C10; default: every seat, as :class:`CabangaKnowledge` assumes); then :meth:`sample` deals one
+    world in a few microseconds: a hand is drawn from the cards it may hold, the rest is the penalty pile in no
+    order (a packed world draws from it at random, which is the law of a shuffled pile). ``relaxed`` counts the
+    deals that had to drop an inference (a seat that cannot be dealt its hand otherwise).
+    """
+
+    def __init__(self, view: CabangaView, knowledge: CabangaKnowledge, trusted: Sequence[bool] | None = None
+                 ) -> None:
+        if view.step is None:
+            raise ValueError("the match is over: there is no world to sample")
+        seats = len(view.hand_sizes)
+        me = view.seat
+        unseen = knowledge.unseen(view)
+        aside_known = [c for c in NUMBER_CARDS if c in knowledge.aside]
+        hidden_aside = view.set_aside_size - len(aside_known)
+        need = sum(n for s, n in enumerate(view.hand_sizes) if s != me) + view.penalty_size + max(0, hidden_aside)
+        if hidden_aside < 0 or len(unseen) < need:
+            # the knowledge missed events (a skipped request): trust only what the view shows
+            knowledge = CabangaKnowledge(me, seats, assume_full_throws=False)
+            unseen = knowledge.unseen(view)
+            aside_known, hidden_aside = [], view.set_aside_size
+        index = _INT_OF
+        self.view = view
+        self.seats = seats
+        self.me = me
+        self.unseen = [index[c] for c in unseen]
+        self.extra = len(unseen) - (sum(n for s, n in enumerate(view.hand_sizes) if s != me) + view.penalty_size
+                                    + hidden_aside)
+        self.hidden_aside = hidden_aside
+        self.penalty_size = view.penalty_size
+        self.aside_known = [index[c] for c in aside_known]
+        pool = knowledge.pool
+        self.pool: frozenset[int] | None = None
+        if pool is not None and len(pool.intersection(unseen)) >= view.penalty_size:
+            self.pool = frozenset(index[c] for c in pool)
+        # the hands: (seat, cards under the inference, excluded card ints as a mask, cards drawn since)
+        self.constrained: list[tuple[int, int, int]] = []
+        self.free: list[tuple[int, int]] = []
+        for s, size in enumerate(view.hand_sizes):
+            if s == me:
+                continue
+            trust = trusted is None or trusted[s]
+            excluded = knowledge.cannot_hold[s] if trust else set()
+            free = min(size, knowledge.free[s]) if excluded else size
+            if size - free:
+                mask = 0
+                for card in excluded:
+                    mask |= 1 << index[card]
+                self.constrained.append((s, size - free, mask))
+            self.free.append((s, free))
+        self.constrained.sort(key=lambda slot: -slot[2].bit_count())
+        own = [0, 0, 0, 0]
+        for card in view.hand:
+            row, bit = _ROW_BIT[index[card]]
+            own[row] |= bit
+        self.own = own
+        self.tops = [c.value for c in view.tops]
+        self.previous = ROWS.index(view.previous_colour) if view.previous_colour is not None else -1
+        self.throw = view.step == "throw"
+        self.row = ROWS.index(view.throw_row) if view.throw_row is not None else -1
+        self.owed = 1 if self.throw and knowledge.penalty_owed else 0
+        self.seen = _seen_masks(knowledge.played | knowledge.aside)
+        self.relaxed = 0
+
+    def sample(self, rng: random.Random) -> PackedWorld:
+        """Return one world dealt at random under the constraints."""
+        avail = self.unseen
+        sample = partial_sample(rng)
+        if self.extra > 0:
+            _, avail = sample(avail, self.extra)
+        penalty: list[int] | None = None
+        if self.pool is not None:
+            pool = self.pool
+            penalty, _ = sample([c for c in avail if c in pool], self.penalty_size)
+            taken = set(penalty)
+            avail = [c for c in avail if c not in taken]
+        hands: list[list[int]] = [[0, 0, 0, 0] for _ in range(self.seats)]
+        hands[self.me] = self.own[:]
+        sizes = list(self.view.hand_sizes)
+        row_bit = _ROW_BIT
+        for seat, size, excluded in self.constrained:
+            allowed = [c for c in avail if not excluded >> c & 1]
+            if len(allowed) < size:
+                self.relaxed += 1
+                allowed = avail
+            chosen, _ = sample(allowed, size)
+            masks = hands[seat]
+            for c in chosen:
+                row, bit = row_bit[c]
+                masks[row] |= bit
+            taken = set(chosen)
+            avail = [c for c in avail if c not in taken]
+        wanted = sum(n for _, n in self.free)
+        chosen, avail = sample(avail, wanted)
+        at = 0
+        for seat, n in self.free:
+            masks = hands[seat]
+            for c in chosen[at:at + n]:
+                row, bit = row_bit[c]
+                masks[row] |= bit
+            at += n
+        aside = self.aside_known[:]
+        if penalty is None:
+            if self.hidden_aside > 0:
+                hidden, avail = sample(avail, self.hidden_aside)
+                aside.extend(hidden)
+            penalty = avail
+        else:
+            aside.extend(avail)
+        return PackedWorld(self.seats, self.view.active, self.previous, self.throw, self.row, self.owed, hands,
+                           sizes, self.tops[:], penalty, aside, list(self.view.totals), seen=self.seen)
+
+
+# ------------------------------------------------------------------------------------------ opponent model
+
+WIDE_GAP = 4
+"""A play that leaves this many values or more open between its row's tops is a wide one (a plan that sheds
+costly cards makes many; the greedy plan few)."""
+
+GREEDY_WIDE_RATE = 0.3
+"""About the most of its plays that the greedy plan makes wide in a match (greedy self-play, 3 seats: 0.10-0.31
+a seat); a seat's dumping chance is how far above this its own share is (:meth:`CabangaModel.dump_rate`)."""
+
+THROW_SHARE = 0.3
+"""A seat that threw at fewer than this share of the gaps it likely could have thrown into is taken to throw
+only sometimes (the chance that it held a card of a gap is an estimate from its hand size, and runs high: a seat
+that throws everything shows about half of it)."""
+
+
+@dataclass
+class CabangaModel:
+    """What each other seat has shown of its plan in this match, fitted as it plays (G2: public events only).
+
+    Throwing: ``chances[s]`` sums, over every gap another seat opened, the chance that ``s`` held a card of it
+    (from its hand size and the cards the observing seat has not seen), plus one for every gap it is later seen
+    to have kept a card of (it plays a card of a gap it did not throw, having drawn nothing since); ``throws[s]``
+    counts the gaps it threw into; ``kept[s]`` the gaps it kept cards of. Its throwing chance is ``(throws + 2)
+    / (chances + 2)`` (a prior of two full throws), at most 1. Playing: ``plays[s]`` and ``wide[s]``, its plays
+    and those that left a wide gap (:data:`WIDE_GAP`).
+    """
+
+    seat: int
+    seats: int
+    track: bool = False
+    throws: list[float] = field(default_factory=list)
+    chances: list[float] = field(default_factory=list)
+    kept: list[int] = field(default_factory=list)
+    plays: list[int] = field(default_factory=list)
+    wide: list[int] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    _gaps: list[list[tuple[frozenset[Card], int]]] = field(default_factory=list)
+    _drawn: list[int] = field(default_factory=list)
+    _gap: tuple[int, frozenset[Card]] | None = None
+    _threw: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        n = self.seats
+        self.throws = [0.0] * n
+        self.chances = [0.0] * n
+        self.kept = [0] * n
+        self.plays = [0] * n
+        self.wide = [0] * n
+        self.sizes = [0] * n
+        self._new_round(0)
+
+    def _new_round(self, hand_size: int) -> None:
+        self.sizes = [hand_size] * self.seats
+        self._gaps = [[] for _ in range(self.seats)]
+        self._drawn = [0] * self.seats
+        self._gap = None
+        self._threw = set()
+
+    def observe(self, events: Iterable[Event], knowledge: CabangaKnowledge, hand: Sequence[Card] = ()) -> None:
+        """Take in ``events`` (oldest first) and update ``knowledge`` with them too, event by event; ``hand`` is
+        the observing seat's hand as last seen (its cards are not in anyone else's)."""
+        for event in events:
+            knowledge.observe((event,))
+            kind = type(event)
+            if kind is Played:
+                assert isinstance(event, Played)
+                seat = event.seat
+                self.sizes[seat] -= 1
+                if seat != self.seat:
+                    self._seen_play(seat, event)
+                left, right = event.row_tops
+                a, b = sorted((left.value, right.value))
+                between = _BETWEEN[_ROW_OF[event.card]][a][b]
+                self._gap = (seat, between) if between else None
+                self._threw = set()
+            elif kind is Threw:
+                assert isinstance(event, Threw)
+                self.sizes[event.seat] -= len(event.cards)
+                self._threw.add(event.seat)
+            elif kind is ThrowsClosed:
+                self._close(knowledge, hand)
+            elif kind is Drew:
+                assert isinstance(event, Drew)
+                self.sizes[event.seat] += event.count
+                self._drawn[event.seat] += event.count
+            elif kind is RoundStarted:
+                assert isinstance(event, RoundStarted)
+                self._new_round(event.hand_size)
+
+    def _seen_play(self, seat: int, event: Played) -> None:
+        self.plays[seat] += 1
+        left, right = event.row_tops
+        if abs(left.value - right.value) - 1 >= WIDE_GAP:
+            self.wide[seat] += 1
+        kept = False
+        for between, drawn in self._gaps[seat]:
+            if event.card in between and drawn == self._drawn[seat]:
+                kept = True  # it held this card when the gap opened and threw nothing of it
+        if kept:
+            self.kept[seat] += 1
+            self.chances[seat] += 1.0
+
+    def _close(self, knowledge: CabangaKnowledge, hand: Sequence[Card]) -> None:
+        gap = self._gap
+        self._gap = None
+        if gap is None:
+            return
+        player, between = gap
+        mine = set(hand)
+        open_cards = [c for c in between if c not in mine and c not in knowledge.played and c not in knowledge.aside]
+        unseen = max(1, 72 - len(knowledge.played) - len(knowledge.aside) - len(mine))
+        for other in range(self.seats):
+            if other in (player, self.seat):
+                continue
+            if other in self._threw:
+                self.throws[other] += 1
+                self.chances[other] += 1.0
+                continue
+            # the cards it may hold: not those of an earlier gap it let pass (as far as its draws allow)
+            cannot = knowledge.cannot_hold[other] if not knowledge.free[other] else set()
+            its = [c for c in open_cards if c not in cannot]
+            if its:
+                size = max(0, self.sizes[other])
+                self.chances[other] += 1.0 - (1.0 - min(1.0, len(its) / unseen)) ** size
+                self._gaps[other].append((frozenset(its), self._drawn[other]))
+
+    def throw_rate(self, seat: int) -> float:
+        """Return the chance that ``seat`` throws what it may at a gap: 1 while nothing says otherwise (it was
+        never seen keeping a card back, and it threw at least :data:`THROW_SHARE` of its expected chances), else
+        its throws over its chances (with one of each as a prior)."""
+        throws, chances = self.throws[seat], self.chances[seat]
+        if not self.kept[seat] and (chances < 4.0 or throws >= THROW_SHARE * chances):
+            return 1.0
+        return min(1.0, (throws + 1.0) / (chances + 1.0))
+
+    def dump_rate(self, seat: int) -> float:
+        """Return the chance that a play of ``seat`` follows the dumping plan rather than the greedy one: how far
+        its share of wide plays is above the most the greedy plan shows (:data:`GREEDY_WIDE_RATE`)."""
+        share = (self.wide[seat] + 6 * GREEDY_WIDE_RATE) / (self.plays[seat] + 6)
+        return max(0.0, min(1.0, (share - GREEDY_WIDE_RATE) / (1.0 - GREEDY_WIDE_RATE)))
+
+    def trusted(self) -> list[bool]:
+        """Return, per seat, whether its gaps tell what it does not hold (it throws all it may, as far as seen)."""
+        return [s == self.seat or (self.throw_rate(s) >= 1.0) for s in range(self.seats)]
+
+    def policies(self) -> list[SeatPolicy]:
+        """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
+        return [SeatPolicy(track=self.track) if s == self.seat else
+                SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track) for s in range(self.seats)]
+
+
+# ----------------------------------------------------------------------------------------- the hard search
+
+
+def throw_options(view: CabangaView, candidates: Sequence[Card]) -> list[tuple[Card, ...]]:
+    """Return the throws the hard search weighs: every candidate, none, and every candidate but one (up to four
+    candidates; with more, every candidate but the one worth most, and but the one worth least)."""
+    cards = tuple(candidates)
+    options: list[tuple[Card, ...]] = [cards, ()]
+    if len(cards) >= 2:
+        if len(cards) <= 4:
+            options += [tuple(c for c in cards if c != leave) for leave in cards]
+        else:
+            options += [cards[1:], cards[:-1]]
+    return list(dict.fromkeys(options))
+
+
+PREFER_FIRST = 1.0
+"""Standard errors by which an option must beat the first (the greedy plan's play, or every throw) to be chosen."""
+
+
+def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKnowledge, model: CabangaModel,
+                rng: random.Random, clock: SearchClock, cache: PlanCache, *, max_worlds: int | None = None,
+                min_worlds: int = 0, report: SearchReport | None = None) -> int:
+    """Return the index of the best of ``options`` over worlds sampled until ``clock`` expires (or ``max_worlds``).
+
+    ``options`` are, at a PLAY step, plays (:class:`PlayCard`), at a THROW step, throws (tuples of the throw
+    row's cards). Each world is dealt by a :class:`WorldSampler` that trusts only the seats ``model`` believes
+    throw everything; every option meets the same world and the same later draws (common random numbers); the
+    round is played on by every seat's fitted policy (:meth:`CabangaModel.policies`) and scored by
+    :func:`~arena.games.search.round_utility`. Options far behind the best are dropped as worlds come in
+    (successive rejection: a mean more than three standard errors below the best after 24 worlds), so the time
+    goes to the close ones. With no complete world the first option is returned.
+    """
+    if len(options) == 1:
+        return 0
+    cache.trim()
+    sampler = WorldSampler(view, knowledge, model.trusted())
+    plan = RolloutPlan(model.policies(), cache)
+    seat = view.seat
+    before = view.totals
+    throwing = view.step == "throw"
+    moves: list[Any] = []
+    for option in options:
+        if throwing:
+            mask = 0
+            for card in option:
+                mask |= 1 << card.value
+            moves.append(mask)
+        else:
+            moves.append((_INT_OF[option.card], option.side is Side.RIGHT))
+    n = len(options)
+    sums = [0.0] * n
+    squares = [0.0] * n
+    alive = list(range(n))
+    diffs: list[list[float]] = [[] for _ in range(n)]
+    worlds = 0
+    sim = random.Random()
+    stop = False
+    while not stop and (max_worlds is None or worlds < max_worlds):
+        world = sampler.sample(rng)
+        world_seed = rng.getrandbits(32)
+        scores: list[tuple[int, float]] = []
+        for i in alive:
+            sim.seed(world_seed)
+            if throwing:
+                steps, after = plan.run_throw(world, seat, moves[i], sim)
+            else:
+                steps, after = plan.run(world, moves[i], sim)
+            if report is not None:
+                report.rollouts += 1
+                report.steps += steps + 1
+            scores.append((i, round_utility(before, after, seat)))
+            if max_worlds is None and worlds >= min_worlds and clock.expired():
+                stop = True
+                break
+        if len(scores) < len(alive):
+            break
+        worlds += 1
+        first = scores[0][1] if scores[0][0] == 0 else None
+        for i, score in scores:
+            sums[i] += score
+            squares[i] += score * score
+            if first is not None:
+                diffs[i].append(score - first)
+        if worlds >= 24 and worlds % 8 == 0 and len(alive) > 2:
+            alive = _survivors(alive, sums, squares, worlds)
+    if report is not None:
+        report.worlds += worlds
+        report.means = {str(i): sums[i] / max(1, worlds) for i in alive}
+    if not worlds:
+        return 0
+    best = max(alive, key=lambda i: (sums[i], -i))
+    if best != 0 and 0 in alive and worlds > 1:
+        # the first option (the greedy plan's, or every throw) is kept unless another beats it clearly: the
+        # best of many noisy means is biased upwards (the winner's curse)
+        n_diff = sum(d * d for d in diffs[best]) / worlds - (sum(diffs[best]) / worlds) ** 2
+        if sum(diffs[best]) / worlds < PREFER_FIRST * (max(0.0, n_diff) / worlds) ** 0.5:
+            return 0
+    return best
+
+
+def _survivors(alive: list[int], sums: list[float], squares: list[float], worlds: int) -> list[int]:
+    means = {i: sums[i] / worlds for i in alive}
+    best = max(alive, key=lambda i: means[i])
+    spread = max(1e-9, max((squares[i] / worlds - means[i] ** 2) for i in alive)) ** 0.5
+    bound = means[best] - 3.0 * spread * (2.0 / worlds) ** 0.5
+    return [i for i in alive if means[i] >= bound]

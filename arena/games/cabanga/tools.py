@@ -33,10 +33,12 @@ TOOLS = GameTools(
                 "from arena.games.cabanga.bot import CabangaBot",
         methods='''    def play(self, view: CabangaView, choices: Sequence[PlayCard]) -> PlayCard:
         """One of the legal plays (a card onto the left or right pile of its row): here the first."""
+        self.debug(f"{choices[0]}: the first legal play")  # debug text: shown to you alone, beside this decision
         return choices[0]
 
     def throw(self, view: CabangaView, candidates: Sequence[Card]) -> Sequence[Card]:
         """Any of the cards that may be thrown (strictly between the two tops of the row just played)."""
+        self.debug(f"throw all {len(candidates)}")
         return candidates
 '''),
     # measured by benchmarks/draws.py over 3,000 matches a configuration of the bundled bots

@@ -35,7 +35,8 @@ from arena.games.lama import (
     RoundStarted,
     TurnAction,
 )
-from arena.games.search import SearchClock, Slot, deal, round_utility, simulate, told_events
+from arena.games.lama.rules import HAND_SIZE
+from arena.games.search import Policy, SearchClock, Slot, deal, round_utility, simulate, told_events
 
 QUIT_AT = 4
 """The greedy plan quits rather than draws when its hand would score at most this many points."""
@@ -240,6 +241,59 @@ def greedy_policy(state: MatchState, prompt: Prompt) -> Decision:
     return (_greedy(state._hands[prompt.seat], prompt.choices),)
 
 
+def quitting_policy(state: MatchState, prompt: Prompt) -> Decision:
+    """A rollout policy for a seat that quits whenever it cannot play (it never draws): the greedy play, else quit."""
+    assert isinstance(state, LamaState)
+    choice = _greedy(state._hands[prompt.seat], prompt.choices)
+    return (QUIT if choice is DRAW and QUIT in prompt.choices else choice,)
+
+
+EARLY_QUITS = 2
+"""Quits with this many cards or more in hand, at three cards or more, make a seat an early quitter."""
+
+
+@dataclass
+class LamaModel:
+    """What each other seat has shown of its plan in this match (public events only): ``early[s]`` counts its
+    quits with three cards or more in hand, ``quits[s]`` all its quits. A seat with :data:`EARLY_QUITS` early
+    quits is played in rollouts by :func:`quitting_policy`, every other one by :func:`greedy_policy`."""
+
+    seat: int
+    seats: int
+    early: list[int] = field(default_factory=list)
+    quits: list[int] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.early = [0] * self.seats
+        self.quits = [0] * self.seats
+        self.sizes = [0] * self.seats
+
+    def observe(self, events: Iterable[Event]) -> None:
+        """Take in the events this seat was told, oldest first."""
+        for event in events:
+            kind = type(event)
+            if kind is RoundStarted:
+                assert isinstance(event, RoundStarted)
+                self.sizes = [HAND_SIZE] * self.seats
+            elif kind is Played:
+                assert isinstance(event, Played)
+                self.sizes[event.seat] -= 1
+            elif kind is Drew:
+                assert isinstance(event, Drew)
+                self.sizes[event.seat] += 1
+            elif kind is Quit:
+                assert isinstance(event, Quit)
+                self.quits[event.seat] += 1
+                if self.sizes[event.seat] >= 3:
+                    self.early[event.seat] += 1
+
+    def policies(self) -> list[Policy]:
+        """Return the rollout policy of every seat (its own: greedy)."""
+        return [quitting_policy if s != self.seat and self.early[s] >= EARLY_QUITS else greedy_policy
+                for s in range(self.seats)]
+
+
 # ------------------------------------------------------------------------------------------------ search
 
 
@@ -255,13 +309,14 @@ class SearchReport:
 
 def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: LamaKnowledge, rng: random.Random,
               clock: SearchClock, *, options: LamaOptions | None = None, max_worlds: int | None = None,
-              report: SearchReport | None = None) -> Card | TurnAction:
+              report: SearchReport | None = None, policies: Policy | Sequence[Policy] = greedy_policy
+              ) -> Card | TurnAction:
     """Return the turn that did best over sampled worlds (determinized search, PIMC).
 
     Every choice is tried in every world sampled (common random numbers), the round played out by
-    :func:`greedy_policy` for every seat and scored by :func:`~arena.games.search.round_utility`. Worlds are
-    sampled until ``clock`` expires (a world cut short does not count) or ``max_worlds``; with no complete
-    world the greedy turn is returned.
+    ``policies`` (one for every seat, or one per seat; default :func:`greedy_policy`) and scored by
+    :func:`~arena.games.search.round_utility`. Worlds are sampled until ``clock`` expires (a world cut short
+    does not count) or ``max_worlds``; with no complete world the greedy turn is returned.
     """
     first = greedy_turn(view, choices)
     candidates = [first, *(c for c in choices if c is not first)]
@@ -282,7 +337,7 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
             trial._log.extend(events)
             steps = 0
             if not any(type(e) is RoundScored or type(e) is MatchOver for e in events):
-                steps = simulate(trial, greedy_policy, rounds=1).steps
+                steps = simulate(trial, policies, rounds=1).steps
             if report is not None:
                 report.rollouts += 1
                 report.steps += steps + 1

@@ -447,6 +447,8 @@ function viewer(fetchData, title) {
   const asked = new URLSearchParams(location.search).get("seat");
   let data = null, render = null, frame = 0, timer = null, seat = /^\d+$/.test(asked || "") ? asked : "all";
   const tableBox = el("div", {class: "tablebox", id: "table"});
+  // the bots' debug text of the frame's decisions: on their owner's private replay (their seat), or the operator's
+  const debugBox = el("div", {class: "debug", id: "debug"});
   const logBox = el("div", {class: "log", id: "log"});
   const status = el("span", {id: "status"});
   const slider = el("input", {type: "range", min: 0, max: 0, value: 0, id: "slider"});
@@ -460,7 +462,8 @@ function viewer(fetchData, title) {
     button("forward", "step >", () => go(frame + 1)), button("last", ">|", () => go(data.frames.length - 1)),
     slider, "round", roundSelect, "seen by", seatSelect, status);
   main.replaceChildren(el("h1", {text: title}), info, controls,
-    el("div", {class: "viewer"}, tableBox, el("div", {}, el("h2", {text: "Events", style: "margin-top:0"}), logBox)));
+    el("div", {class: "viewer"}, el("div", {}, tableBox, debugBox),
+       el("div", {}, el("h2", {text: "Events", style: "margin-top:0"}), logBox)));
   slider.addEventListener("input", () => go(Number(slider.value)));
   roundSelect.addEventListener("change", () => go(Number(roundSelect.value)));
   seatSelect.addEventListener("change", async () => { seat = seatSelect.value; await load(); });
@@ -491,6 +494,8 @@ function viewer(fetchData, title) {
     status.textContent = `step ${frame} of ${data.frames.length - 1}` + (frame === data.frames.length - 1 ? " (end)" : "");
     body.dataset.frame = String(frame);
     render(tableBox, f, data);
+    debugBox.replaceChildren(...Object.entries(f.debug || {}).map(([s, text]) =>
+      el("pre", {class: "debug-text", "data-seat": s, text: `debug of ${data.names[s]}: ${text}`})));
     const previous = frame > 0 ? data.frames[frame - 1].events : 0;
     const lines = logBox.children;
     for (let i = 0; i < lines.length; i++) {
@@ -512,9 +517,14 @@ function viewer(fetchData, title) {
     body.dataset.game = data.game;
     body.dataset.seat = seat;
     if (!seatSelect.options.length) {
-      seatSelect.append(el("option", {value: "all", text: "from above (every hand)"}),
-                        ...data.names.map((n, i) => el("option", {value: String(i), text: `seat ${i}: ${n}`})));
+      // a private replay (a contest author's own match) offers only the seats that are theirs
+      const own = data.seats_allowed || null;
+      if (!own) seatSelect.append(el("option", {value: "all", text: "from above (every hand)"}));
+      seatSelect.append(...data.names.map((n, i) => el("option", {value: String(i), text: `seat ${i}: ${n}`}))
+                                   .filter((o, i) => !own || own.includes(i)));
+      if (own && seat === "all") seat = String(data.seat);
       seatSelect.value = seat;
+      body.dataset.seat = seat;
     }
     roundSelect.replaceChildren(...data.rounds.map(([r, i]) => el("option", {value: String(i), text: "round " + r})));
     slider.max = data.frames.length - 1;
@@ -540,6 +550,13 @@ function viewer(fetchData, title) {
 
 async function pageMatch() {
   const id = body.dataset.match;
+  if (body.dataset.source === "private") {
+    // a contest author's own match (a scrimmage): its JSON from the address the page names, their seats only
+    const load = viewer((seat) => getJSON(body.dataset.api + (seat === null ? "" : "?seat=" + seat)),
+                        body.dataset.heading || "Match");
+    await load();
+    return;
+  }
   if (body.dataset.source === "file") {
     const load = viewer((seat) => getJSON("/api/replay/file" + (seat === null ? "" : "?seat=" + seat)),
                         "Replay " + (body.dataset.name || ""));

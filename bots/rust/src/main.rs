@@ -3,7 +3,8 @@
 //
 // Cabanga!: plays the card that leaves the smallest gap in its row (so others can throw little at it), avoiding
 // the colour just played; throws every card it may. L.A.M.A.: plays the lowest legal card, else draws while the
-// draw pile is big, else quits. Any other game: the first legal choice (a subset: none).
+// draw pile is big, else quits. Any other game: the first legal choice (a subset: none). Each answer carries a line
+// of debug text saying why, which only the bot's owner sees (debug below).
 //
 // gRPC without tonic (Debian packages no tonic): the Play stream is one HTTP/2 POST to /arena.v2.Arena/Play
 // (h2), whose bodies are gRPC messages, each a 0 byte (not compressed), its length (4 bytes, big-endian) and
@@ -30,42 +31,76 @@ const SAFETY_MARGIN_MS: i64 = 2;
 /// A message from the arena may be this big at most (the bot refuses a bigger frame rather than buffer it).
 const MAX_MESSAGE: usize = 4 << 20;
 
+/// Debug text: a note on a decision for the bot's owner alone (`arena replay --seat N`, the contest's replay viewer
+/// on their own seat, their submission page); never shown to another seat. It travels in the answer's `debug` bytes
+/// (UTF-8). The arena keeps at most 1 KiB a decision and 64 KiB a match, and a message may be 64 KiB at most: so
+/// `debug` cuts it at 1 KiB, on a character's boundary, and says so.
+const DEBUG_BYTES: usize = 1024;
+const DEBUG_CUT: &str = "... [cut: over 1024 bytes]";
+
+/// Add `text` to the answer's debug text, a line of its own.
+fn debug(answer: &mut Answer, text: &str) {
+    let data = &mut answer.debug;
+    if data.len() > DEBUG_BYTES - DEBUG_CUT.len() && data.ends_with(DEBUG_CUT.as_bytes()) {
+        return; // cut already: keeps no more
+    }
+    if !data.is_empty() {
+        data.push(b'\n');
+    }
+    data.extend_from_slice(text.as_bytes());
+    if data.len() > DEBUG_BYTES {
+        let mut end = DEBUG_BYTES - DEBUG_CUT.len();
+        while end > 0 && data[end] & 0xC0 == 0x80 {
+            end -= 1; // not inside a character
+        }
+        data.truncate(end);
+        data.extend_from_slice(DEBUG_CUT.as_bytes());
+    }
+}
+
 /// The value of a Cabanga! card or play text: "R7" or "R7:left" -> 7.
 fn value(text: &str) -> i64 {
     let card = text.split(':').next().unwrap_or("");
     card.get(1..).and_then(|digits| digits.parse().ok()).unwrap_or(0)
 }
 
-/// Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3.
-fn choose_play(request: &DecisionRequest, view: &cabanga::View) -> u32 {
-    let mut best = (0, i64::MAX);
+/// Cabanga!: the play whose row gap after it is smallest; a repeated colour costs as much as a gap of 3; and why
+/// ("R7:left: gap 2").
+fn choose_play(request: &DecisionRequest, view: &cabanga::View) -> (u32, String) {
+    let mut best = (0, i64::MAX, String::new());
     for (i, choice) in request.choices.iter().enumerate() {
         let colour = &choice[..1];
         let row = "RBPY".find(colour).unwrap_or(0);
         // the other pile of the row: a play onto the right pile is compared with the left top
         let side = usize::from(choice.ends_with(":left"));
         let top = view.tops.get(2 * row + side).map_or(0, |top| value(top));
-        let mut cost = (value(choice) - top).abs();
-        if view.previous_colour == colour {
-            cost += 3;
-        }
+        let gap = (value(choice) - top).abs();
+        let again = view.previous_colour == colour;
+        let cost = gap + if again { 3 } else { 0 };
         if cost < best.1 {
-            best = (i as u32, cost);
+            let why = format!("{choice}: gap {gap}{}", if again { ", its colour again (+3)" } else { "" });
+            best = (i as u32, cost, why);
         }
     }
-    best.0
+    (best.0, best.2)
 }
 
-/// L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit".
-fn choose_turn(request: &DecisionRequest, view: &lama::View) -> u32 {
+/// L.A.M.A.: the choices are the legal cards (lowest first), then "draw" if allowed, then "quit"; and why ("L3: the
+/// lowest legal card").
+fn choose_turn(request: &DecisionRequest, view: &lama::View) -> (u32, String) {
     let first = request.choices[0].as_str();
     if first != "draw" && first != "quit" {
-        return 0; // a card to play
+        return (0, format!("{first}: the lowest legal card")); // a card to play
     }
     if first == "draw" && view.draw_size > 8 {
-        return 0;
+        return (0, format!("draw: no card fits, {} cards to draw", view.draw_size));
     }
-    request.choices.len() as u32 - 1 // quit
+    let why = if first == "draw" {
+        format!("quit: no card fits, only {} cards to draw", view.draw_size)
+    } else {
+        "quit: no card fits, no draw allowed".to_string()
+    };
+    (request.choices.len() as u32 - 1, why) // quit
 }
 
 /// The type URL of a message of package.name, as the arena packs it in an Any.
@@ -87,20 +122,28 @@ fn unpack<M: Message + Default>(request: &DecisionRequest, full_name: &str) -> R
 fn decide(request: &DecisionRequest) -> Answer {
     let mut answer = Answer { request_id: request.request_id, ..Answer::default() };
     let view_is = |full_name| request.view.as_ref().map_or(false, |view| is(view, full_name));
+    let one = |(pick, why)| (vec![pick], why);
     let picked = match request.kind.as_str() {
         "play" if view_is("arena.cabanga.v1.View") => {
-            unpack(request, "arena.cabanga.v1.View").map(|view| vec![choose_play(request, &view)])
+            unpack(request, "arena.cabanga.v1.View").map(|view| one(choose_play(request, &view)))
         }
-        "throw" if view_is("arena.cabanga.v1.View") => Ok((0..request.choices.len() as u32).collect()), // all
+        "throw" if view_is("arena.cabanga.v1.View") => {
+            let all = (0..request.choices.len() as u32).collect(); // throw everything
+            Ok((all, format!("throw all {}", request.choices.len())))
+        }
         "turn" if view_is("arena.lama.v1.View") => {
-            unpack(request, "arena.lama.v1.View").map(|view| vec![choose_turn(request, &view)])
+            unpack(request, "arena.lama.v1.View").map(|view| one(choose_turn(request, &view)))
         }
-        _ if request.pick == Pick::Subset as i32 => Ok(vec![]), // any subset is legal, none at all included
-        _ if !request.choices.is_empty() => Ok(vec![0]),        // the first legal choice
+        // any subset is legal, none at all included
+        _ if request.pick == Pick::Subset as i32 => Ok((vec![], "none".to_string())),
+        _ if !request.choices.is_empty() => Ok(one((0, format!("{}: the first legal choice", request.choices[0])))),
         _ => Err("a request to pick one of no choices".to_string()),
     };
     match picked {
-        Ok(picks) => answer.picks = picks,
+        Ok((picks, why)) => {
+            answer.picks = picks;
+            debug(&mut answer, &why);
+        }
         Err(reason) => answer.crash = reason,
     }
     answer

@@ -23,8 +23,8 @@ in a file) holding the finals' public record and every match whole::
 6. the board recomputed from the re-run results is the published one: the order, every bot's estimate,
    interval and rank range, the verdict on every top pair, and why the finals stopped.
 
-A fault's detail (which may quote a bot's own output) is left out of the export: only its kind, seat and step,
-which re-running does not need.
+The bots' debug text and a fault's detail (each author's own: they may quote the bot) are left out of the export:
+re-running needs neither (a fault's kind, seat and step stay).
 """
 
 from __future__ import annotations
@@ -78,9 +78,10 @@ def build(store: Store) -> dict[str, Any]:
 
 
 def public_replay(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Return a replay as the export publishes it: whole, but each fault's detail left out (it may quote the bot)."""
+    """Return a replay as the export publishes it: whole, but without the bots' debug text and each fault's detail
+    (each author's own: they may quote the bot)."""
     faults = [{**f, "detail": ""} if isinstance(f, dict) else f for f in data.get("faults") or []]
-    return {**data, "faults": faults}
+    return {**{key: value for key, value in data.items() if key != "debug"}, "faults": faults}
 
 
 def write(path: Path, data: Mapping[str, Any]) -> None:

@@ -1,0 +1,147 @@
+"""The hard Cabanga! house bot: determinized search of every decision, plays and sealed throws alike.
+
+Every decision (a PLAY, or a THROW it is asked with the others, sealed): deal the cards it cannot see so that
+they agree with every public event and with what each other seat has shown of its plan in this match (a seat
+that never throws may hold the cards of a gap it did not throw into; one that always throws may not), try each
+choice in every deal (common random numbers), play the round on with each seat's fitted plan (the greedy plan,
+with how often it throws and how often it sheds its costliest card as fitted), and keep the choice that did best
+on average. (``--tracking-rollouts`` plays the rollouts by a card-counting plan instead, which beats the greedy
+plan as a bot, but made no stronger search and halves the rollouts a second: docs/figures.md.) Choices far behind
+are dropped as deals come in, so the time goes to the close ones. A throw is weighed like a play: what it sheds
+from the hand against the cards it may still fill a gap with. See :func:`arena.games.cabanga.search.hard_search`.
+
+The clock: at most ``--share`` of the match's per-decision deadline (default 0.4, so 400 ms at the default 1 s
+deadline), less when the request left less (it stops 30 ms before the time the request allows), and a little of
+a time bank when there is one (:class:`arena.games.search.SearchClock`). ``--ms`` caps it further.
+
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.cabanga.bots.hard.bot
+[--share 0.4] [--ms MS] [--seed 0] [--worlds N] [--plain] [--width N] [--throw-all] [--tracking-rollouts].
+``--worlds N``: N deals per decision whatever the clock says (deterministic for a seed and match id). For
+measuring what each part adds: ``--plain`` (no opponent model: every seat played by the greedy plan and trusted
+to throw everything), ``--width N`` (only the N best plays by the greedy plan), ``--throw-all`` (no throw search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+
+from arena.games.base import Event, MatchInfo
+from arena.games.cabanga import CabangaOptions, CabangaView, Card, PlayCard
+from arena.games.cabanga.bot import CabangaBot
+from arena.games.cabanga.search import (
+    CabangaKnowledge,
+    CabangaModel,
+    PlanCache,
+    SearchReport,
+    hard_search,
+    options_from,
+    ranked_plays,
+    throw_options,
+)
+from arena.games.search import SearchClock, seeded_rng
+from arena.sdk import run
+
+NO_CAP_MS = 1e9
+DEFAULT_DEADLINE = 1.0
+"""Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
+
+
+class HardCabanga(CabangaBot):
+    """Search of plays and throws over deals that agree with the events and the fitted opponent models."""
+
+    agent = "cabanga-hard"
+
+    def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
+                 plain: bool = False, width: int | None = None, search_throws: bool = True,
+                 tracking: bool = False) -> None:
+        self.clock = SearchClock(ms, share=share)
+        self.seed = seed
+        self.worlds = worlds
+        self.plain = plain
+        self.width = width
+        self.search_throws = search_throws
+        self.tracking = tracking
+        self.deadline: float | None = None
+        self.seconds_left: float | None = None
+        self.knowledge: CabangaKnowledge | None = None
+        self.model: CabangaModel | None = None
+        self.options = CabangaOptions()
+        self.cache = PlanCache(self.options.symbols)
+        self.rng = random.Random(seed)
+        self.hand: tuple[Card, ...] = ()
+        self.report = SearchReport()
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        seats = len(info.names)
+        self.knowledge = CabangaKnowledge(info.seat, seats)
+        self.model = CabangaModel(info.seat, seats, track=self.tracking)
+        self.options = options_from(info.options)
+        self.cache = PlanCache(self.options.symbols)
+        self.deadline = info.clock.deadline
+        self.rng = seeded_rng(self.seed, info.match_id, info.seat)
+        self.hand = ()
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        if self.knowledge is not None and self.model is not None:
+            self.model.observe(events, self.knowledge, self.hand)
+
+    def on_clock(self, seconds: float) -> None:
+        self.seconds_left = seconds
+
+    def _ready(self, view: CabangaView) -> tuple[CabangaKnowledge, CabangaModel]:
+        seats = len(view.hand_sizes)
+        if self.knowledge is None or self.model is None or self.knowledge.seat != view.seat or \
+                len(self.knowledge.free) != seats:
+            # no match start seen (a test's local seat): trust only the view
+            self.knowledge = CabangaKnowledge(view.seat, seats, assume_full_throws=False)
+            self.model = CabangaModel(view.seat, seats, track=self.tracking)
+        self.hand = view.hand
+        model = self.model
+        if self.plain:
+            model = CabangaModel(view.seat, seats, track=self.tracking)  # no evidence: every seat trusted
+        return self.knowledge, model
+
+    def _start_clock(self) -> None:
+        # no clock told (an in-process seat): the default deadline's share
+        left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
+        self.clock.start(left, self.deadline if self.deadline is not None else left)
+
+    def play(self, view: CabangaView, choices: Sequence[PlayCard]) -> PlayCard:
+        knowledge, model = self._ready(view)
+        ranked = ranked_plays(view, choices, self.options.symbols)[:self.width]
+        self._start_clock()
+        best = hard_search(view, ranked, knowledge, model, self.rng, self.clock, self.cache,
+                           max_worlds=self.worlds, report=self.report)
+        return ranked[best]
+
+    def throw(self, view: CabangaView, candidates: Sequence[Card]) -> Sequence[Card]:
+        knowledge, model = self._ready(view)
+        options = throw_options(view, candidates) if self.search_throws else [tuple(candidates)]
+        self._start_clock()
+        best = hard_search(view, options, knowledge, model, self.rng, self.clock, self.cache,
+                           max_worlds=self.worlds, report=self.report)
+        return options[best]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the bot's options and serve the arena."""
+    parser = argparse.ArgumentParser(description="The hard Cabanga! house bot (search of plays and throws).")
+    parser.add_argument("--share", type=float, default=0.4,
+                        help="share of the per-decision deadline to search for (default 0.4)")
+    parser.add_argument("--ms", type=float, default=NO_CAP_MS, help="milliseconds per decision at most")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bot's own randomness (default 0)")
+    parser.add_argument("--worlds", type=int, default=None, help="deals per decision, whatever the clock says")
+    parser.add_argument("--plain", action="store_true", help="no opponent model (for measuring what it adds)")
+    parser.add_argument("--width", type=int, default=None, help="plays tried, best first by the greedy plan (all)")
+    parser.add_argument("--throw-all", action="store_true", help="throw every card it may (for measuring the search)")
+    parser.add_argument("--tracking-rollouts", action="store_true",
+                        help="the tracking plan in the rollouts instead of the greedy plan (for measuring it)")
+    args = parser.parse_args(argv)
+    run(HardCabanga(args.share, args.ms, args.seed, args.worlds, args.plain, args.width, not args.throw_all,
+                    args.tracking_rollouts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""The hard L.A.M.A. house bot: determinized search (PIMC) of every turn at the time the deadline allows, with
+the other seats played in the rollouts by what they have shown in this match.
+
+Every turn: deal the cards it cannot see so that they agree with everything it was told
+(:func:`arena.games.lama.search.sample_world`), try every choice in each deal, play the round on, and keep the
+choice that did best on average. In the rollouts a seat seen quitting early (with three cards or more, twice) is
+played as one that quits whenever it cannot play; every other seat by the greedy plan
+(:class:`arena.games.lama.search.LamaModel`). The clock: at most ``--share`` of the per-decision deadline (default
+0.4: 400 ms at the default 1 s), stopping 30 ms before what the request allows (:class:`SearchClock`).
+
+Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.hard.bot [--share 0.4]
+[--ms MS] [--seed 0] [--worlds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+
+from arena.games.base import Event, MatchInfo
+from arena.games.lama import Card, LamaOptions, LamaView, TurnAction
+from arena.games.lama.bot import LamaBot
+from arena.games.lama.search import LamaKnowledge, LamaModel, SearchReport, options_from, pimc_turn
+from arena.games.search import SearchClock, seeded_rng
+from arena.sdk import run
+
+NO_CAP_MS = 1e9
+DEFAULT_DEADLINE = 1.0
+"""Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
+
+
+class HardLama(LamaBot):
+    """PIMC of every turn at the deadline's share, rollouts by the fitted opponent plans."""
+
+    agent = "lama-hard"
+
+    def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None) -> None:
+        self.clock = SearchClock(ms, share=share)
+        self.seed = seed
+        self.worlds = worlds
+        self.deadline: float | None = None
+        self.seconds_left: float | None = None
+        self.knowledge: LamaKnowledge | None = None
+        self.model: LamaModel | None = None
+        self.options = LamaOptions()
+        self.rng = random.Random(seed)
+        self.report = SearchReport()
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        self.options = options_from(info.options)
+        self.knowledge = LamaKnowledge(info.seat, len(info.names), climb=self.options.climb)
+        self.model = LamaModel(info.seat, len(info.names))
+        self.deadline = info.clock.deadline
+        self.rng = seeded_rng(self.seed, info.match_id, info.seat)
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        if self.knowledge is not None and self.model is not None:
+            self.knowledge.observe(events)
+            self.model.observe(events)
+
+    def on_clock(self, seconds: float) -> None:
+        self.seconds_left = seconds
+
+    def turn(self, view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
+        seats = len(view.hand_sizes)
+        if self.knowledge is None or self.model is None or self.knowledge.seat != view.seat or \
+                len(self.knowledge.free) != seats:
+            self.knowledge = LamaKnowledge(view.seat, seats, climb=self.options.climb, assume_plays=False)
+            self.model = LamaModel(view.seat, seats)
+        left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
+        self.clock.start(left, self.deadline if self.deadline is not None else left)
+        return pimc_turn(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
+                         max_worlds=self.worlds, report=self.report, policies=self.model.policies())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the bot's options and serve the arena."""
+    parser = argparse.ArgumentParser(description="The hard L.A.M.A. house bot (PIMC at the deadline's share).")
+    parser.add_argument("--share", type=float, default=0.4, help="share of the deadline to search (default 0.4)")
+    parser.add_argument("--ms", type=float, default=NO_CAP_MS, help="milliseconds per turn at most")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bot's own randomness (default 0)")
+    parser.add_argument("--worlds", type=int, default=None, help="deals per turn, whatever the clock says")
+    args = parser.parse_args(argv)
+    run(HardLama(args.share, args.ms, args.seed, args.worlds))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,404 @@
+"""The hard house bots' parts (issue 36): packed Cabanga! worlds and their sampler, the packed rollout against
+the engine, the opponent models of the three games, the searches of plays and sealed throws, and the clock.
+
+Each test names what a planted mistake would break: a sampler that deals a played card or ignores an inference,
+a rollout that draws or throws otherwise than the engine, a model that does not move when its seat plays, a
+search that runs past its clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.core.referee import Clock, referee_match
+from arena.games.base import Decision, Game, MatchState, Prompt
+from arena.games.bot import Bot
+from arena.games.cabanga import CABANGA, CabangaState, Card, PlayCard, Side
+from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
+from arena.games.cabanga.bots.hard.bot import HardCabanga
+from arena.games.cabanga.search import (
+    _INT_OF,
+    CabangaKnowledge,
+    CabangaModel,
+    PackedWorld,
+    PlanCache,
+    SeatPolicy,
+    WorldSampler,
+    hard_search,
+    knowledge_from,
+    pack,
+    pack_world,
+    playout,
+    rollout,
+    rollout_throw,
+    throw_options,
+)
+from arena.games.cabanga.search import greedy_policy as cabanga_greedy
+from arena.games.goofspiel import GOOFSPIEL
+from arena.games.goofspiel.bots.hard.bot import HardGoofspiel
+from arena.games.goofspiel.bots.matcher.bot import MatcherGoofspiel
+from arena.games.goofspiel.search import BidModel, plan_mirror, plan_overbid
+from arena.games.lama import LAMA
+from arena.games.lama.bots.greedy.bot import GreedyLama
+from arena.games.lama.bots.hard.bot import HardLama
+from arena.games.lama.search import LamaModel, greedy_policy, quitting_policy
+from arena.games.search import Policy, SearchClock, told_events
+from arena.sdk import local_seat
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ALL_CARDS = Counter(range(72))
+
+
+def after(seats: int, seed: int, steps: int) -> CabangaState:
+    """A Cabanga! match played ``steps`` steps on by greedy seats (which throw every card they may)."""
+    state = CABANGA.new_match(seats, seed)
+    assert isinstance(state, CabangaState)
+    for _ in range(steps):
+        if state.over:
+            break
+        state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
+    return state
+
+
+def cards_of(masks: list[int]) -> list[int]:
+    """The card ints of a hand given as four row masks."""
+    return [row * 18 + v - 1 for row, mask in enumerate(masks) for v in range(1, 19) if mask >> v & 1]
+
+
+def hidden_of(world: PackedWorld, seat: int) -> Counter[int]:
+    """The card ints ``seat`` cannot see in a packed world: other hands, the penalty pile, the set-aside cards."""
+    cards = Counter(c for s, masks in enumerate(world.hands) if s != seat for c in cards_of(masks))
+    cards.update(world.penalty)
+    cards.update(world.aside)
+    return cards
+
+
+def hidden_in(state: CabangaState, seat: int) -> Counter[int]:
+    cards = Counter(_INT_OF[c] for s, hand in enumerate(state._hands) if s != seat for c in hand)
+    cards.update(_INT_OF[c] for c in state._penalty)
+    cards.update(_INT_OF[c] for c in state._set_aside)
+    return cards
+
+
+# ------------------------------------------------------------------------------------------ the sampler
+
+
+@SETTINGS
+@given(seats=st.integers(3, 6), seed=st.integers(0, 10_000), steps=st.integers(0, 400), pick=st.integers(0, 5))
+def test_g2_c10_c13_a_packed_world_agrees_with_every_public_event(seats: int, seed: int, steps: int,
+                                                                  pick: int) -> None:
+    """A packed world shows the seat its own hand, every hand size, the tops, the totals and the step of its view
+    (G2); it hides exactly the cards the real match hides (none played, none twice: the 72 cards are all
+    somewhere); no seat holds a card of a gap it let pass beyond the cards it drew since (C10); a rebuilt penalty
+    pile holds only cards it was rebuilt from (C13)."""
+    state = after(seats, seed, steps)
+    if state.over:
+        return
+    prompts = state.pending()
+    seat = prompts[pick % len(prompts)].seat
+    view = state.view(seat)
+    knowledge = knowledge_from(state, seat)
+    sampler = WorldSampler(view, knowledge)
+    rng = random.Random(seed)
+    real = pack_world(state)
+    for _ in range(5):
+        world = sampler.sample(rng)
+        assert world.hands[seat] == real.hands[seat] and world.sizes == real.sizes
+        assert [sum(m.bit_count() for m in masks) for masks in world.hands] == world.sizes
+        assert (world.tops, world.totals, world.active, world.previous) == (real.tops, real.totals, real.active,
+                                                                            real.previous)
+        assert (world.throw, world.row, world.owed) == (real.throw, real.row, real.owed)
+        assert hidden_of(world, seat) == hidden_in(state, seat)
+        assert len(world.penalty) == len(state._penalty) and len(world.aside) == len(state._set_aside)
+        for s in range(seats):
+            if s != seat:
+                held = {CABANGA_CARDS[c] for c in cards_of(world.hands[s])}
+                assert len(held & knowledge.cannot_hold[s]) <= knowledge.free[s]
+        if knowledge.pool is not None:
+            assert {CABANGA_CARDS[c] for c in world.penalty} <= knowledge.pool
+    assert sampler.relaxed == 0  # the inference is sound against greedy seats: it never has to be dropped
+
+
+CABANGA_CARDS = {i: c for c, i in _INT_OF.items()}
+
+
+def test_c13_after_a_reshuffle_a_packed_world_draws_only_from_the_rebuilt_pile() -> None:
+    """Six greedy seats, 98 steps in: the penalty pile was rebuilt from 24 set-aside cards and 18 are left; every
+    packed world's pile is 18 of those 24, and the other cards the seat cannot see are in the hands."""
+    state = after(6, 0, 98)
+    seat = state.pending()[0].seat
+    knowledge = knowledge_from(state, seat)
+    assert knowledge.pool is not None and len(knowledge.pool) == 24 and len(state._penalty) == 18
+    sampler = WorldSampler(state.view(seat), knowledge)
+    rng = random.Random(2)
+    pool = {_INT_OF[c] for c in knowledge.pool}
+    for _ in range(50):
+        world = sampler.sample(rng)
+        assert len(world.penalty) == 18 and set(world.penalty) <= pool
+        assert hidden_of(world, seat) == hidden_in(state, seat)
+
+
+def test_c10_an_untrusted_seat_may_hold_the_cards_of_a_gap_it_let_pass() -> None:
+    """With seat 1 trusted, no world gives it R11 (it threw nothing into the gap R11); untrusted (a seat seen
+    keeping cards back), some worlds do, as often as the cards' count says."""
+    state = CabangaState.arranged([["R10", "Y5"], ["B3", "B4", "P6"], ["R5", "Y9", "P10"]],
+                                  tops=["G1", "G12", "G3", "G14", "G5", "G16", "G7", "G18"])
+    state.apply({0: (state.pending()[0].choices[0],)})  # R10 onto the left pile: only R11 lies between
+    while not state.over and state.pending()[0].kind == "throw":
+        state.apply({p.seat: p.choices for p in state.pending()})
+    knowledge = knowledge_from(state, 0)
+    r11 = _INT_OF[Card.parse("R11")]
+    for trusted, expect in (([True, True, True], False), ([True, False, True], True)):
+        sampler = WorldSampler(state.view(0), knowledge, trusted)
+        rng = random.Random(4)
+        got = any(r11 in cards_of(sampler.sample(rng).hands[1]) for _ in range(200))
+        assert got is expect
+
+
+# ------------------------------------------------------------------------------------------ the rollout
+
+
+@pytest.mark.parametrize(("seats", "seed", "steps", "horizon"),
+                         [(3, 1, 0, 100_000), (4, 2, 30, 100_000), (5, 3, 61, 7), (6, 4, 90, 100_000),
+                          (3, 7, 150, 3), (4, 9, 77, 100_000)])
+def test_c8_c15_the_packed_rollout_is_the_engines_own_play(seats: int, seed: int, steps: int, horizon: int) -> None:
+    """With every seat greedy and the pile in its order, the packed rollout plays, throws, draws and reshuffles
+    as the engine does (through :func:`playout`, checked against the engine in tests/test_search.py): the same
+    steps and the same standings for every first play."""
+    state = after(seats, seed, steps)
+    while state.pending()[0].kind != "play":
+        state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
+    greedy = [SeatPolicy()] * seats
+    cache = PlanCache(state.options.symbols)
+    for play in state.pending()[0].choices:
+        assert isinstance(play, PlayCard)
+        reference = playout(pack(state), play, random.Random(11), horizon)
+        packed = rollout(pack_world(state), (_INT_OF[play.card], play.side is Side.RIGHT), greedy, cache,
+                         random.Random(11), horizon)
+        assert packed == reference
+
+
+def test_c10_c12_a_throw_rollout_throws_what_it_is_told_and_others_by_their_policy() -> None:
+    """At a THROW step: throwing its gap card sheds its symbols from the seat's standing and gives the player a
+    draw; a seat whose policy never throws keeps its cards."""
+    state = CabangaState.arranged([["R10", "Y5", "B9"], ["R11", "B4", "P6"], ["R13", "Y9",
+                                                                            "P10"]],
+                                  tops=["G1", "G14", "G3", "G12", "G5", "G16", "G7", "G18"])
+    state.apply({0: (PlayCard.parse("R10:left"),)})  # R 10|14: R11..R13 lie between
+    assert state.pending()[0].kind == "throw"
+    world = pack_world(state)
+    cache = PlanCache(state.options.symbols)
+    r11 = 1 << 11
+    never = [SeatPolicy(), SeatPolicy(), SeatPolicy(throw=0.0)]
+    kept = rollout_throw(world, 1, 0, never, cache, random.Random(1), max_steps=0)
+    thrown = rollout_throw(world, 1, r11, never, cache, random.Random(1), max_steps=0)
+    symbols = state.options.symbols
+    assert kept[1][1] - thrown[1][1] == symbols[10]  # R11 left seat 1's hand
+    assert thrown[1][0] - kept[1][0] >= 0  # seat 0 drew one card more (its standing cannot fall)
+    assert kept[1][2] == thrown[1][2] == world.totals[2] + sum(symbols[v - 1] for v in (13, 9, 10))
+
+
+# ------------------------------------------------------------------------------------- the opponent model
+
+
+def never_throws(state: MatchState, prompt: Prompt) -> Decision:
+    return () if prompt.kind == "throw" else cabanga_greedy(state, prompt)
+
+
+def sheds(state: MatchState, prompt: Prompt) -> Decision:
+    """Play the costliest card wherever it opens the widest gap; throw everything."""
+    if prompt.kind == "throw":
+        return prompt.choices
+    assert isinstance(state, CabangaState)
+    symbols = state.options.symbols
+
+    def key(play: PlayCard) -> tuple[int, int]:
+        row = ["R", "B", "P", "Y"].index(play.card.text[0])
+        other = state._piles[2 * row + (play.side is Side.LEFT)][-1].value
+        return symbols[play.card.value - 1], abs(other - play.card.value)
+
+    plays = [play for play in prompt.choices if isinstance(play, PlayCard)]
+    return (max(plays, key=key),)
+
+
+def test_the_cabanga_model_learns_who_throws_and_who_sheds_as_they_play() -> None:
+    """Seat 1 never throws, seat 2 sheds its costliest cards, seat 0 (the observer) and seat 3 are greedy: after
+    a match, seat 1's throwing chance is below 1 and it is not trusted, seat 2's dumping chance is above seat 3's
+    and seat 3 is trusted to throw everything; before any play every seat is taken as greedy."""
+    state = CABANGA.new_match(4, 3)
+    assert isinstance(state, CabangaState)
+    policies: list[Policy] = [cabanga_greedy, never_throws, sheds, cabanga_greedy]
+    knowledge, model = CabangaKnowledge(0, 4), CabangaModel(0, 4)
+    assert model.trusted() == [True] * 4 and [model.dump_rate(s) for s in range(4)] == [0.0] * 4
+    seen = 0
+    rates = []
+    while not state.over:
+        told = told_events(state, 0)
+        model.observe(told[seen:], knowledge, tuple(state._hands[0]))
+        seen = len(told)
+        rates.append(model.throw_rate(1))
+        state.apply({p.seat: policies[p.seat](state, p) for p in state.pending()})
+    assert rates[0] == 1.0 and rates[-1] < 0.7
+    assert model.trusted() == [True, False, True, True]
+    assert model.dump_rate(2) > model.dump_rate(3) + 0.1
+    rollouts = model.policies()
+    assert rollouts[1].throw == model.throw_rate(1) and rollouts[3].throw == 1.0
+    assert knowledge.played or knowledge.aside or state.over  # the knowledge saw the events too
+
+
+def test_the_lama_model_learns_an_early_quitter() -> None:
+    """A seat that quits with a full hand is played in rollouts by the quitting policy once seen twice."""
+    from arena.games.lama.rules import Quit, RoundStarted
+
+    model = LamaModel(0, 3)
+    assert model.policies() == [greedy_policy] * 3
+    model.observe([RoundStarted(1, 0, LAMA_DISCARD, 6), Quit(1)])
+    assert model.policies()[1] is greedy_policy
+    model.observe([RoundStarted(2, 1, LAMA_DISCARD, 6), Quit(1), Quit(2)])
+    assert model.policies() == [greedy_policy, quitting_policy, greedy_policy]
+
+
+LAMA_DISCARD = LAMA.new_match(2, 1).view(0).discard
+
+
+def test_the_goofspiel_model_finds_the_plan_a_seat_bids_by() -> None:
+    """After a few bids of the prize's value, the mirror plan outweighs the others, and the overbid plan after
+    bids one above."""
+    for plan in (plan_mirror, plan_overbid):
+        model = BidModel(2)
+        hand = list(range(1, 14))
+        to_come = list(range(1, 14))
+        for prize in (5, 9, 2, 11):
+            to_come.remove(prize)
+            bid = plan(prize, 0, hand, to_come, [13])
+            model.seen(1, bid, prize, 0, hand, to_come, [13])
+            hand.remove(bid)
+        weights = model.weights[1]
+        from arena.games.goofspiel.search import PLANS
+
+        assert max(range(len(weights)), key=weights.__getitem__) == PLANS.index(plan)
+
+
+# ------------------------------------------------------------------------------------- search and clock
+
+
+class CountingClock(SearchClock):
+    """A clock that expires after ``checks`` looks: the search must stop at the first look that says so."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__(1e9)
+        self.checks = checks
+        self.looks = 0
+
+    def expired(self) -> bool:
+        self.looks += 1
+        return self.looks > self.checks
+
+
+def _overrun(signum: int, frame: object) -> None:
+    raise TimeoutError("the search ran 20 s past an expired clock")
+
+
+def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
+    """The search looks at its clock after every rollout and stops at once: the rollouts played are the looks."""
+    from arena.games.cabanga.search import SearchReport, ranked_plays
+
+    state = after(4, 8, 21)
+    while state.pending()[0].kind != "play":
+        state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
+    prompt = state.pending()[0]
+    view = state.view(prompt.seat)
+    plays = ranked_plays(view, [p for p in prompt.choices if isinstance(p, PlayCard)], state.options.symbols)
+    for checks in (0, 5, 40):
+        clock = CountingClock(checks)
+        report = SearchReport()
+        signal.signal(signal.SIGALRM, _overrun)
+        signal.alarm(20)  # a search that never looks at its clock fails here instead of running on
+        try:
+            choice = hard_search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
+                                 random.Random(1), clock, PlanCache(state.options.symbols), report=report)
+        finally:
+            signal.alarm(0)
+        assert 0 <= choice < len(plays)
+        assert report.rollouts == checks + 1 == clock.looks
+
+
+@pytest.mark.parametrize(("left", "deadline", "share"), [(1.0, 1.0, 0.4), (0.2, 1.0, 0.4), (1.0, 1.0, 0.9),
+                                                         (3.0, 1.0, 0.4), (0.02, 1.0, 0.4)])
+def test_the_clock_spends_its_share_of_the_deadline_and_never_the_margin(left: float, deadline: float,
+                                                                         share: float) -> None:
+    """The budget is at most the share of the deadline (plus 1/20 of a bank) and leaves 30 ms of what is left."""
+    clock = SearchClock(1e9, share=share)
+    budget = clock.start(left, deadline)
+    bank = max(0.0, left - deadline)
+    assert budget <= share * min(deadline, left) + bank / 20 + 1e-9
+    assert budget <= max(0.0, left - 0.03) + 1e-9
+    assert budget == pytest.approx(max(0.0, min(share * min(deadline, left) + bank / 20, left - 0.03)))
+
+
+def test_the_hard_cabanga_bot_searches_throws_and_keeps_to_its_choices() -> None:
+    """Asked to throw, the hard bot answers one of the throws it weighs (all, none, all but one), having searched."""
+    state = CabangaState.arranged([["R10", "Y5", "B9"], ["R11", "R12", "P6"], ["R13", "Y9", "P10"]],
+                                  tops=["G1", "G14", "G3", "G12", "G5", "G16", "G7", "G18"])
+    state.apply({0: (PlayCard.parse("R10:left"),)})
+    prompt = next(p for p in state.pending() if p.seat == 1)
+    view = state.view(1)
+    bot = HardCabanga(worlds=30)
+    answer = tuple(bot.throw(view, prompt.choices))  # type: ignore[arg-type]
+    assert answer in throw_options(view, prompt.choices)  # type: ignore[arg-type]
+    assert set(throw_options(view, prompt.choices)) >= {(), tuple(prompt.choices)}  # type: ignore[arg-type]
+    assert bot.report.worlds == 30 and bot.report.rollouts > 30
+
+
+def _match(bots: Sequence[Bot], game: Game, seed: int) -> list[dict[int, str]]:
+    seats = [local_seat(bot, f"b{i}") for i, bot in enumerate(bots)]
+    record = asyncio.run(referee_match(game, seats, seed=seed, clock=Clock(5.0)))
+    assert record.faults == [] and record.result is not None
+    return record.steps
+
+
+def test_the_hard_bots_are_deterministic_for_a_seed_with_a_fixed_search() -> None:
+    """Same seed, same number of worlds: the same match; another deal: another match."""
+    cases: list[tuple[Game, Callable[[], Bot], Callable[[], Bot]]] = [
+        (CABANGA, lambda: HardCabanga(seed=4, worlds=3), GreedyCabanga),
+        (LAMA, lambda: HardLama(seed=4, worlds=3), GreedyLama),
+        (GOOFSPIEL, lambda: HardGoofspiel(seed=4, rollouts=3), MatcherGoofspiel)]
+    for game, make, other in cases:
+        seats = 3 if game is CABANGA else 2
+        runs = [_match([make(), *(other() for _ in range(seats - 1))], game, seed=11) for _ in range(2)]
+        assert runs[0] == runs[1]
+        assert _match([make(), *(other() for _ in range(seats - 1))], game, seed=12) != runs[0]
+
+
+# ------------------------------------------------------------------------------------------------ names
+
+
+def test_the_house_levels_are_bundled_and_the_old_names_find_them_for_a_release(tmp_path: Path) -> None:
+    """Every game lists its three levels first, hard first; an old name in an author's list finds the bot it
+    became (under the old name), and a name that never was one is still an error."""
+    from arena.games import bot_list, game_names
+    from arena.launch.botlist import BotListError, bundled_aliases, bundled_bots, load_bot_list, parse_bot_list
+
+    for game in game_names():
+        path = bot_list(game)
+        assert path is not None
+        names = [bot.name for bot in load_bot_list(path)]
+        assert names[:3] == [f"{game}-hard", f"{game}-medium", f"{game}-easy"]
+    known = bundled_bots()
+    aliases = bundled_aliases()
+    assert aliases["cabanga-search"] == "cabanga-medium" and aliases["lama-search"] == "lama-medium"
+    for old, new in aliases.items():
+        assert old not in known and new in known
+        (bot,) = parse_bot_list({"bot": [{"bundled": old}]}, tmp_path)
+        assert (bot.name, bot.command) == (old, known[new].command)
+    with pytest.raises(BotListError, match="'cabanga-nothing'"):
+        parse_bot_list({"bot": [{"bundled": "cabanga-nothing"}]}, tmp_path)
