@@ -438,6 +438,20 @@ class Finals:
         open_pairs = "" if ladder.open_pairs is None else f", {ladder.open_pairs} of {rules.top} top pairs open"
         return f"{ladder.count}{budget} matches played{open_pairs}"
 
+    def notice(self) -> str:
+        """Return the line every page of the contest shows about its end ("" for a contest without finals)."""
+        rules = self.rules
+        if rules is None:
+            return ""
+        if self.phase is Phase.SEASON:
+            if rules.deadline is None:
+                return ""
+            places = "the first place" if rules.top == 1 else f"the top {rules.top} places"
+            return f"Submissions close at {when(rules.deadline)}; then the finals decide {places} on evidence."
+        if self.phase is Phase.FINISHED:
+            return "The finals are over: their result, their seed and the export to verify them are on the finals page."
+        return f"The contest is in its finals: {self.progress_line()}."
+
     def status(self) -> dict[str, Any]:
         """Return the finals as the pages and the API show them: never their seed before their end."""
         rules = self.rules

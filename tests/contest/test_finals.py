@@ -20,6 +20,8 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -479,3 +481,92 @@ def test_a_contest_killed_during_its_finals_resumes_them_with_no_match_lost_or_r
         seeds = store.match_seeds()
         assert [(d, r) for d, r, _ in seeds] == [(i // SEATS, i % SEATS) for i in range(len(seeds))]
         assert len(seeds) >= 40
+
+
+def test_the_export_leaves_out_the_bots_debug_text_and_the_faults_details() -> None:
+    replay = {"game": "lama", "seed": 3, "debug": [{"step": 1, "seat": 0, "text": "my secret plan"}],
+              "faults": [{"seat": 1, "step": 2, "kind": "crash", "detail": "Traceback: my secret plan"}]}
+    public = export.public_replay(replay)
+    assert "my secret plan" not in json.dumps(public)
+    assert public["faults"] == [{"seat": 1, "step": 2, "kind": "crash", "detail": ""}] and public["seed"] == 3
+
+
+# ------------------------------------------------------------------------------------------------------ the web
+
+
+def fetch(url: str, token: str | None = None, body: dict[str, Any] | None = None) -> tuple[int, bytes]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status), response.read()
+    except urllib.error.HTTPError as exc:
+        return int(exc.code), exc.read()
+
+
+def test_the_pages_and_the_api_say_where_the_finals_are_keep_the_seed_until_the_end_then_publish_it(
+        field: Running, tmp_path: Path) -> None:
+    from arena.contest.web import serve_contest
+
+    token = field.store.authors.rotate_token("bob")
+    bob = field.store.submissions.all("bob")[0]
+    seen: dict[str, Any] = {}
+
+    async def go() -> None:
+        contest = field.open()
+        ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(serve_contest(contest, ready.set_result))
+        try:
+            url = await asyncio.wait_for(ready, 60)
+
+            async def get(path: str, **kw: Any) -> tuple[int, bytes]:
+                return await asyncio.to_thread(fetch, url.rstrip("/") + path, **kw)
+
+            seen["season"] = json.loads((await get("/api/finals"))[1])
+            seen["season_page"] = (await get("/finals"))[1].decode()
+            seen["board_page"] = (await get("/"))[1].decode()
+            seen["marked"] = await get("/api/contest/finalist", token=token, body={"submission": bob.id})
+            field.clock.now = DEADLINE + 1
+            while contest.finals.phase is not Phase.FINALS:
+                await asyncio.sleep(0.01)
+            seen["late_mark"] = await get("/api/contest/finalist", token=token, body={"submission": bob.id})
+            seen["during"] = [(await get(path))[1].decode() for path in ("/api/finals", "/finals", "/", "/api/board",
+                                                                          "/api/summary")]
+            seen["early_export"] = await get("/api/finals/export")
+            while contest.finals.phase is not Phase.FINISHED:
+                await asyncio.sleep(0.02)
+            seen["after"] = json.loads((await get("/api/finals"))[1])
+            seen["after_page"] = (await get("/finals"))[1].decode()
+            seen["export"] = await get("/api/finals/export")
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    asyncio.run(go())
+    assert seen["season"]["phase"] == "season" and seen["season"]["deadline"] == DEADLINE
+    assert "Submissions close at 2033-05-18 03:33:20 UTC" in seen["season_page"]
+    assert 'id="notice"' in seen["board_page"] and 'href="/finals"' in seen["board_page"]
+    assert seen["marked"][0] == 200 and json.loads(seen["marked"][1])["finalist"] == bob.ladder_name
+    code, said = seen["late_mark"]
+    assert code == 400 and "finalist marks closed at 2033-05-18 03:33:20 UTC" in json.loads(said)["error"]
+    during = json.loads(seen["during"][0])
+    assert during["phase"] == "finals" and len(during["commitment"]) == 64 and "outcome" not in during
+    assert "The contest is in its finals" in seen["during"][1] and during["commitment"] in seen["during"][1]
+    code, said = seen["early_export"]
+    assert code == 404 and "not over" in json.loads(said)["error"]
+    after = seen["after"]
+    seed = after["outcome"]["seed"]
+    assert commitment(int(seed)) == during["commitment"] == after["commitment"]
+    assert not [text for text in seen["during"] if seed in text]  # the seed was nowhere before the end
+    assert seed in seen["after_page"] and "arena finals verify" in seen["after_page"]
+    code, data = seen["export"]
+    assert code == 200
+    path = tmp_path / "downloaded.json.gz"
+    path.write_bytes(data)
+    ran = CliRunner().invoke(main, ["finals", "verify", str(path)])
+    assert ran.exit_code == 0, ran.output
