@@ -529,7 +529,8 @@ def test_the_pages_and_the_api_say_where_the_finals_are_keep_the_seed_until_the_
             seen["season"] = json.loads((await get("/api/finals"))[1])
             seen["season_page"] = (await get("/finals"))[1].decode()
             seen["board_page"] = (await get("/"))[1].decode()
-            seen["marked"] = await get("/api/contest/finalist", token=token, body={"submission": bob.id})
+            seen["marked"] = await asyncio.to_thread(
+                CliRunner().invoke, main, ["submit", "--finalist", bob.id, "--to", url], env={"ARENA_TOKEN": token})
             field.clock.now = DEADLINE + 1
             while contest.finals.phase is not Phase.FINALS:
                 await asyncio.sleep(0.01)
@@ -551,7 +552,8 @@ def test_the_pages_and_the_api_say_where_the_finals_are_keep_the_seed_until_the_
     assert seen["season"]["phase"] == "season" and seen["season"]["deadline"] == DEADLINE
     assert "Submissions close at 2033-05-18 03:33:20 UTC" in seen["season_page"]
     assert 'id="notice"' in seen["board_page"] and 'href="/finals"' in seen["board_page"]
-    assert seen["marked"][0] == 200 and json.loads(seen["marked"][1])["finalist"] == bob.ladder_name
+    assert seen["marked"].exit_code == 0 and f"your finalist: {bob.ladder_name}" in seen["marked"].output
+    assert field.store.finalists.marks()["bob"] == bob.id
     code, said = seen["late_mark"]
     assert code == 400 and "finalist marks closed at 2033-05-18 03:33:20 UTC" in json.loads(said)["error"]
     during = json.loads(seen["during"][0])
