@@ -54,6 +54,11 @@ max_matches = 1000             # the most one request asks for
 matches_per_hour = 1000        # an author's matches an hour (and one scrimmage at a time)
 share = 0.25                   # their tables: this share of the ladder's, at least one
 
+# [finals]                     # the contest's end: docs/finals.md (arena contest finals CONFIG starts them by hand)
+# deadline = 2026-12-31T18:00:00Z
+# top = 3
+# budget = { matches = 3000, hours = 12 }
+
 [runtimes.python]
 program = ["{python}"]
 [runtimes.native]
