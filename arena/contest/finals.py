@@ -256,7 +256,7 @@ class Finals:
         if self.phase is Phase.FINALS:
             await self._play()
         if self.phase is Phase.FINISHED:
-            self._exported()
+            await self._exported()
         await asyncio.Event().wait()  # the pages stay up until the contest is stopped
 
     async def _season(self, season: Ladder) -> None:
@@ -400,20 +400,21 @@ class Finals:
             "seed": str(ladder.config.seed), "matches": ladder.count, "deal_sets": len(store.deals()),
             "not_started": [{"bot": bot, "reason": reason} for bot, reason in sorted(gone.items())],
             "board": board.to_json()})
-        self.phase = Phase.FINISHED
+        await self._exported()
+        self.phase = Phase.FINISHED  # once the export is there: the pages offer it from now on
         self.on_note("the finals are over: " + "; ".join(describe_pairs(board)))
-        self._exported()
 
-    def _exported(self) -> Path:
-        """Write the export of the finished finals unless it is there (a stop may have come between); return it."""
+    async def _exported(self) -> Path:
+        """Write the export of the finished finals unless it is there (a stop may have come between); return it.
+        Off the event loop, with a reader of its own: every match is read and compressed, while the pages answer."""
         path = self.config.finals_export
-        if not path.exists():
-            store = self.ladder_store or Store(self.config.finals_db, readonly=True)
-            try:
+
+        def write() -> None:
+            with contextlib.closing(Store(self.config.finals_db, readonly=True)) as store:
                 export_format.write(path, export_format.build(store))
-            finally:
-                if store is not self.ladder_store:
-                    store.close()
+
+        if not path.exists():
+            await asyncio.to_thread(write)
         return path
 
     def close(self) -> None:
