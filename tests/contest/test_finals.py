@@ -572,3 +572,26 @@ def test_the_pages_and_the_api_say_where_the_finals_are_keep_the_seed_until_the_
     path.write_bytes(data)
     ran = CliRunner().invoke(main, ["finals", "verify", str(path)])
     assert ran.exit_code == 0, ran.output
+
+
+def test_arena_contest_finals_closes_the_submissions_by_hand_or_says_why_not(tmp_path: Path) -> None:
+    config = tmp_path / "contest.toml"
+    config.write_text('game = "lama"\nseats = 3\ndata = "data"\n')
+    ran = CliRunner().invoke(main, ["contest", "finals", str(config)])
+    assert ran.exit_code == 1 and "has no [finals] section" in ran.output and "Traceback" not in ran.output
+    config.write_text('game = "lama"\nseats = 3\ndata = "data"\n[finals]\ntop = 5\nbudget = { matches = 30 }\n')
+    running = Running(tmp_path)
+    for author in STRENGTHS:
+        validated(running.store, running.config.data, author, "bot")
+    ran = CliRunner().invoke(main, ["contest", "finals", str(config)])
+    assert ran.exit_code == 1 and "top = 5 is more than the 4 finalists" in ran.output
+    assert running.store.finalists.closed_at() is None
+    config.write_text(config.read_text().replace("top = 5", "top = 2"))
+    ran = CliRunner().invoke(main, ["contest", "finals", str(config)])
+    assert ran.exit_code == 0 and "the submissions are closed at" in ran.output
+    assert "alice:bot:v1 (latest)" in ran.output
+    closed = running.store.finalists.closed_at()
+    ran = CliRunner().invoke(main, ["contest", "finals", str(config)])
+    assert ran.exit_code == 0 and "the submissions were closed at" in ran.output
+    assert running.store.finalists.closed_at() == closed
+    running.close()
