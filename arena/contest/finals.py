@@ -472,7 +472,7 @@ class Finals:
                           "cuts": store.cuts(), "matches": store.match_count(),
                           "not_started": [{"bot": b, "reason": r} for b, r in self._not_started(store).items()]}
                 outcome = store.finals("finals_outcome")
-                if outcome is not None:
+                if outcome is not None and self.phase is Phase.FINISHED:  # with the export, not before
                     found["outcome"] = outcome
         if self.ladder is not None and self.phase is Phase.FINALS:
             found["open_pairs"] = self.ladder.open_pairs

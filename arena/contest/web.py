@@ -38,7 +38,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
     """Return the contest's web application: its own pages and API before ``arena serve``'s pages of ``reader``."""
     config = contest.config
     links = [("/me", "My bots"), *([("/finals", "Finals")] if config.finals is not None else [])]
-    site = Site(reader, links=links, private_faults=True, uploads=False, notice=contest.finals.notice)
+    site = Site(reader, links=links, private_faults=True, uploads=False, notice=lambda: contest.finals.notice())
     routes: list[BaseRoute] = [route for module in PAGES for route in module.routes]
     bodies = body_bounds(config)
 
@@ -50,7 +50,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
     app.state.store = contest.store
     app.state.config = config
     app.state.reader = reader
-    app.add_middleware(finals.Notice, finals=contest.finals)
+    app.add_middleware(finals.Notice)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -56,18 +56,20 @@ VERDICTS = {Verdict.FIRST.value: "decided", Verdict.SECOND.value: "decided the o
 
 
 class Notice:
-    """Makes every contest page of a request show the line about the contest's end (:data:`common.FINALS`)."""
+    """Makes every contest page of a request show the line about the contest's end (:data:`common.FINALS`), from
+    the finals of the application's contest (``app.state.contest``)."""
 
-    def __init__(self, app: ASGIApp, finals: Finals) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.finals = finals
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        finals: Finals | None = getattr(scope["app"].state.contest, "finals", None) if "app" in scope else None
+        has = finals is not None and finals.rules is not None
         said = ""
-        if scope["type"] == "http" and self.finals.rules is not None:
+        if scope["type"] == "http" and finals is not None and has:
             with contextlib.suppress(Exception):  # a database that cannot be read never takes a page down
-                said = self.finals.notice()
-        token = FINALS.set((self.finals.rules is not None, said))
+                said = finals.notice()
+        token = FINALS.set((has, said))
         try:
             await self.app(scope, receive, send)
         finally:
