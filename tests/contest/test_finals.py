@@ -432,6 +432,7 @@ DRIVER = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.process
 def test_a_contest_killed_during_its_finals_resumes_them_with_no_match_lost_or_repeated(tmp_path: Path) -> None:
     running = Running(tmp_path, budget={"matches": 150})
     for author in STRENGTHS:
@@ -508,6 +509,7 @@ def fetch(url: str, token: str | None = None, body: dict[str, Any] | None = None
         return int(exc.code), exc.read()
 
 
+@pytest.mark.process
 def test_the_pages_and_the_api_say_where_the_finals_are_keep_the_seed_until_the_end_then_publish_it(
         field: Running, tmp_path: Path) -> None:
     from arena.contest.web import serve_contest

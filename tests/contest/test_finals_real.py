@@ -9,6 +9,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -16,11 +17,12 @@ from arena.ladder.finals import commitment
 from tests.contest.harness import Contest, call, need_jail
 
 
+@pytest.mark.process
 def test_a_real_contest_closes_at_its_deadline_plays_its_finals_and_publishes_an_export_that_verifies(
         tmp_path: Path) -> None:
     need_jail()
     (tmp_path / "house.toml").write_text("".join(f'[[bot]]\nbundled = "cabanga-{name}"\n\n'
-                                                 for name in ("greedy", "tidy", "random")))
+                                                 for name in ("easy", "tidy", "random")))
     deadline = datetime.datetime.now(datetime.UTC).replace(microsecond=0) + datetime.timedelta(seconds=12)
     config = tmp_path / "contest.toml"
     config.write_text('game = "cabanga"\nseats = 3\noptions = { rounds = 1 }\nlisten = "127.0.0.1:0"\n'
