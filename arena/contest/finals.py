@@ -53,7 +53,8 @@ log = logging.getLogger("arena.contest.finals")
 FINALS_LOGS = "finals"
 """The folder of the contest's logs where the finals' processes log."""
 POLL_SECONDS = 2.0
-"""How often a running contest looks whether its submissions were closed by hand, and its pipeline is done."""
+"""How often a running contest looks whether its submissions were closed by hand (``arena contest finals``, from
+another process, writes it in the database)."""
 
 
 class FinalsError(RuntimeError):
@@ -88,9 +89,9 @@ class Finalist:
 
 
 class Pipeline(Protocol):
-    """What the finals ask of the submission pipeline: whether it is still working on a submission."""
+    """What the finals ask of the submission pipeline: to wait until it has no submission left to work on."""
 
-    def busy(self) -> bool: ...
+    async def idle(self) -> None: ...
 
 
 def when(seconds: float) -> str:
@@ -250,8 +251,7 @@ class Finals:
         if self.phase is Phase.SEASON:
             await self._season(season)
         if self.phase is Phase.CLOSED:
-            while pipeline.busy():  # the submissions made before the deadline are in time
-                await asyncio.sleep(self.poll_seconds)
+            await pipeline.idle()  # the submissions made before the deadline are in time
             self._start()
         if self.phase is Phase.FINALS:
             await self._play()
