@@ -30,6 +30,7 @@ re-running needs neither (a fault's kind, seat and step stay).
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,6 +48,9 @@ from arena.ladder.readmodel import ReadModel
 from arena.ladder.store import Store
 
 FORMAT = "arena-finals/1"
+MAX_EXPORT_BYTES = 4 << 30
+"""The most an export may hold once decompressed (a finals of 100,000 matches holds far less): a file that is a
+gzip bomb is refused before it fills the memory of whoever verifies it."""
 
 TOLERANCE = 0.01
 """How far a recomputed estimate or interval may lie from the published one (they are published rounded to 3
@@ -102,9 +106,14 @@ def read(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ExportError(f"cannot read the export {str(path)!r}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
-    except (OSError, EOFError, ValueError) as exc:
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
+                raw = unpacked.read(MAX_EXPORT_BYTES + 1)
+        data = None if len(raw) > MAX_EXPORT_BYTES else json.loads(raw)
+    except (OSError, EOFError, ValueError, RecursionError) as exc:
         raise ExportError(f"{str(path)!r} is not a finals export: {exc}") from None
+    if data is None:
+        raise ExportError(f"{str(path)!r} holds more than {MAX_EXPORT_BYTES >> 30} GiB: not a finals export")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ExportError(f"{str(path)!r} is not a finals export (its format is not {FORMAT!r})")
     return data
@@ -129,8 +138,19 @@ class _Bad(Exception):
 
 
 def verify(data: Mapping[str, Any]) -> Verification:
-    """Check a finals export from nothing but itself (see the module's docstring); return what was found."""
+    """Check a finals export from nothing but itself (see the module's docstring); return what was found.
+
+    An export altered anywhere is found out, never a crash: a field of the wrong shape the checks trip over ends
+    them with the problem named (an export is what anyone may have edited)."""
     found = Verification()
+    try:
+        _verify(data, found)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        found.problems.append(f"not a finals export: a field of the wrong shape ({type(exc).__name__}: {exc})")
+    return found
+
+
+def _verify(data: Mapping[str, Any], found: Verification) -> Verification:
     try:
         record, outcome = dict(data["record"]), dict(data["outcome"])
         seed = int(str(outcome["seed"]))

@@ -398,6 +398,17 @@ def test_verify_fails_on_a_changed_result_a_changed_deal_or_a_removed_match_nami
                             (board, "the published order")):
         found = export.verify(altered(finished, change))
         assert not found.ok and any(re.search(message, p) for p in found.problems), found.problems
+    # a field of the wrong shape anywhere is a failed check, never a crash
+    def shapes(data: dict[str, Any]) -> list[dict[str, Any]]:
+        return [altered(data, lambda d: d["matches"].__setitem__(3, "not a match")),
+                altered(data, lambda d: d["matches"][3].__setitem__("deal", "three")),
+                altered(data, lambda d: d["deals"][0].__setitem__("seed", None)),
+                altered(data, lambda d: d["matches"][3]["replay"].__setitem__("events", {"x": 1})),
+                altered(data, lambda d: d["outcome"].__setitem__("board", [])),
+                altered(data, lambda d: d.__setitem__("cuts", [{"after": "x"}]))]
+
+    for wrong in shapes(finished):
+        assert not export.verify(wrong).ok
     # the command: exit 0 on the export, 1 naming the match on an altered one
     good, bad = tmp_path / "finals.json.gz", tmp_path / "altered.json"
     export.write(good, finished)
