@@ -135,3 +135,31 @@ def test_the_fast_batch_steps_exactly_as_the_views_batch(game: str, seats: int, 
         ended += int(a.done.sum())
         flagged += int(a.illegal.sum())
     assert ended >= 6 and flagged >= 50 and fast.decisions > 1500
+
+
+@pytest.mark.parametrize(("game", "seats"), [("cabanga", 3), ("cabanga", 5), ("lama", 2), ("lama", 4),
+                                             ("goofspiel", 3)])
+def test_g2_the_fast_rows_stay_byte_for_byte_when_another_seats_hidden_cards_change(game: str, seats: int) -> None:
+    """The hiding test of tests/test_train.py, on the rows the state encoder reads from the state itself: another
+    seat's hand swapped against a hidden pile (or the prizes face down reordered), the deciding seat's row is the
+    same. The changes are real: the zones are not what they were."""
+    from test_train import perturb
+
+    checked_options, _, fast = encoders(game, seats, {})
+    rules = get_game(game)
+    rng = random.Random(f"fast-hide/{game}/{seats}")
+    checked = matches = 0
+    while checked < 12 and matches < 40:
+        state = rules.new_match(seats, rng.getrandbits(32), checked_options)
+        matches += 1
+        while not state.over:
+            asked = [p for p in state.pending() if p.choices]
+            seat = asked[0].seat
+            before = fast.rows(state, asked)[0]
+            zones = state.zones()
+            if rng.random() < 0.3 and perturb(state, seat, rng):
+                assert state.zones() != zones
+                assert fast.rows(state, asked)[0] == before, f"seat {seat}'s row tells another seat's hidden cards"
+                checked += 1
+            play(state, rng)
+    assert checked >= 10

@@ -20,7 +20,7 @@ A game may also supply a fast path for :mod:`arena.train`'s batch: a :class:`Sta
 without building views, as integers that a whole batch turns into arrays at once. It reads the state, so nothing but
 a test keeps it to the seat's view: its rows must equal the :class:`Encoder`'s observation of ``state.view(seat)``
 at every decision (``tests/test_train_fast.py`` checks that over random matches of every seat count, and runs the
-hiding tests against it). A game without one is batched through its views.
+hiding test on its rows too). A game without one is batched through its views.
 
 Pure, like the rules: numpy is arena's own dependency; nothing here imports the training extra (PettingZoo,
 Gymnasium), so a bot that plays a trained policy needs only arena.

@@ -186,7 +186,8 @@ class CabangaStateEncoder(StateEncoder):
         self._tops = tuple({card: 1 << tops + 18 * pile + card.value - 1 for card in (*NUMBER_CARDS, *START_CARDS)}
                            for pile in range(len(PILE_NAMES)))
         self._step = {"play": 1 << layout["step"], "throw": 1 << layout["step"] + 1}
-        self._previous = {colour: 1 << layout["previous"] + i for colour, i in _ROW_AT.items()}
+        # by the colour's id: an Enum member's hash is a Python method, an id's is not
+        self._previous = {id(colour): 1 << layout["previous"] + i for colour, i in _ROW_AT.items()}
         self._throw_row = [1 << layout["throw_row"] + i for i in range(len(ROWS))]
         active = layout["active"]
         self._active = [[1 << active + (seat - observer) % seats for seat in range(seats)] for observer in range(seats)]
@@ -202,7 +203,7 @@ class CabangaStateEncoder(StateEncoder):
                   | t7[p7[-1]] | self._step[step])
         previous = state._previous_colour
         if previous is not None:
-            shared |= self._previous[previous]
+            shared |= self._previous[id(previous)]
         if step == "throw":
             shared |= self._throw_row[state._row]
             bits_of = self._hand
