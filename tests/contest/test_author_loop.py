@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from costs import starts_processes
 
 from arena.cli import main
 from arena.contest.store import ContestStore
@@ -26,6 +27,7 @@ from .harness import Contest, call, log_in, need_jail, submit, wait_matches, wri
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest, dict[str, str], Path]]:
     need_jail()
     folder = tmp_path_factory.mktemp("loop")
@@ -52,6 +54,7 @@ def cli(contest: Contest, token: str, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+@pytest.mark.process
 def test_a_scrimmage_from_the_terminal_plays_apart_from_the_ladder_and_is_its_requesters_alone(
         loop: tuple[Contest, dict[str, str], Path], tmp_path: Path) -> None:
     contest, tokens, folder = loop

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from costs import starts_processes
 
 from arena.contest.archive import pack
 from arena.contest.store import ContestStore, State
@@ -41,10 +42,13 @@ from .harness import (
     write_config,
 )
 
+pytestmark = pytest.mark.process
+
 # --------------------------------------------------------------------------------------------- one contest
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest, dict[str, str], Path]]:
     """One contest for the module's tests (the last one kills it with SIGKILL and starts it again)."""
     need_jail()
