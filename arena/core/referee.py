@@ -428,7 +428,7 @@ async def referee_match(
             record.latencies[s].append(elapsed)
             took[s] = elapsed
             banks[s] = max(0.0, banks[s] - max(0.0, elapsed - clock.deadline))
-            if isinstance(answer, Explained | SeatFault) and answer.debug:
+            if isinstance(answer, _WITH_DEBUG) and answer.debug:
                 debug.add(step, s, answer.debug)
             if not isinstance(answer, SeatFault):
                 try:
@@ -443,7 +443,11 @@ async def referee_match(
             fault_counts[s] += 1
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
-        record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
+        if len(decisions) == 1:  # most steps: one seat decided
+            ((s, d),) = decisions.items()
+            record.steps.append({s: decision_text(d)})
+        else:
+            record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
         if on_event is not None:  # the operator sees a defaulted decision where it happened, sealed ones too
             for fault in record.faults[faulted:]:
                 on_event(Defaulted(fault.seat, fault.kind, record.steps[-1][fault.seat]))
@@ -463,6 +467,10 @@ async def referee_match(
                     seat.match_over(match_id, s, match_log.since_last(s), record.result),
                     clock.deadline)
     return record
+
+
+_WITH_DEBUG = (Explained, SeatFault)
+"""The answers that may carry a seat's debug text (a tuple: ``Explained | SeatFault`` is a new union each time)."""
 
 
 async def _all(loop: asyncio.AbstractEventLoop, calls: Sequence[Coroutine[Any, Any, _T]]) -> list[_T]:
