@@ -293,6 +293,30 @@ def test_a_step_of_several_seats_cancelled_from_outside_cancels_every_ask() -> N
     assert asking >= 2 and stopped == asking
 
 
+def test_a_match_cancelled_as_a_seat_hears_its_start_is_cancelled_not_played_on() -> None:
+    """A seat that hears the start at once (an in-process one): a cancel that comes while the referee waits for it
+    stops the match. Python 3.11's asyncio.wait_for returned the finished call and lost the cancel, so a ladder
+    told to stop (a contest at its finals' deadline) played on."""
+    game = get_game("lama")
+
+    class Thinking(LocalSeat):
+        """Hears the start at once, and thinks (yields to the loop) before each decision."""
+
+        async def decide(self, request: Request) -> Decision:
+            await asyncio.sleep(0)
+            return await super().decide(request)
+
+    async def main() -> asyncio.Task[MatchRecord]:
+        seats = [Thinking(f"s{i}", lambda prompt, view: prompt.default) for i in range(3)]
+        task = asyncio.create_task(referee_match(game, seats, 7, game.options({"rounds": "1"})))
+        await asyncio.sleep(0)  # the referee is telling the first seat that the match starts
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return task
+
+    assert asyncio.run(main()).cancelled()
+
+
 class TimedSeat(SleepySeat):
     """Sleeps ``delay`` seconds and notes, for each ask, the time its request allowed and how long it ran."""
 

@@ -387,9 +387,12 @@ async def referee_match(
 
     for s, seat in enumerate(seats):
         info = MatchInfo(match_id, game.name, s, tuple(record.names), record.options, clock, max_faults)
-        # a seat that cannot hear the start will fault on its first decision instead
+        # a seat that cannot hear the start will fault on its first decision instead; asyncio.timeout, not
+        # wait_for: Python 3.11's wait_for returns a call that finished as its caller was cancelled, losing the
+        # cancel (a ladder told to stop played on)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(seat.match_started(info), clock.deadline)
+            async with asyncio.timeout(clock.deadline):
+                await seat.match_started(info)
     emit(state.events)
     loop = asyncio.get_running_loop()
     deadlines = _Deadlines(loop)  # every ask's deadline: one timer for the match
@@ -463,9 +466,8 @@ async def referee_match(
         if s not in record.benched:
             # the match is decided; a bot that fails to hear it costs nothing
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    seat.match_over(match_id, s, match_log.since_last(s), record.result),
-                    clock.deadline)
+                async with asyncio.timeout(clock.deadline):
+                    await seat.match_over(match_id, s, match_log.since_last(s), record.result)
     return record
 
 
