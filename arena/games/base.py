@@ -71,7 +71,11 @@ NO_DECISION_TEXT = "-"
 def decision_text(decision: Decision) -> str:
     """Return the text form of a decision: its actions' texts joined by spaces, or ``-`` when empty."""
     # an in-process bot may return anything: describe it without trusting it to be an Action
-    return " ".join(str(getattr(a, "text", repr(a))) for a in decision) if decision else NO_DECISION_TEXT
+    if len(decision) == 1:  # most decisions (the referee writes one text per decision): no generator
+        text = getattr(decision[0], "text", None)
+        if type(text) is str:
+            return text
+    return " ".join([str(getattr(a, "text", repr(a))) for a in decision]) if decision else NO_DECISION_TEXT
 
 
 class Prompt(NamedTuple):
