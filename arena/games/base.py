@@ -441,6 +441,20 @@ class MatchState(ABC):
             self._over = True
         return events
 
+    def apply_trusted(self, decisions: Mapping[int, Decision]) -> list[Event]:
+        """:meth:`apply` without its checks, for a caller whose decisions are legal by construction: one per pending
+        prompt, each one of the prompt's choices or a subset of its candidates in their order, or its default.
+
+        For fast paths that build their decisions from the prompts themselves (:mod:`arena.train.selfplay`'s batch
+        takes an action only where its mask allows it), where checking again costs a good part of a step. Nothing is
+        checked: a decision that is not legal leaves the match in a state the rules never reach.
+        """
+        events = self._apply(decisions)
+        self._log.extend(events)
+        if events and type(events[-1]) is MatchOver:
+            self._over = True
+        return events
+
     @staticmethod
     def _wrong_seats(decisions: Mapping[int, Decision], prompts: Sequence[Prompt]) -> NoReturn:
         asked = [p.seat for p in prompts]
