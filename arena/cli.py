@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from arena.contest import commands as contest_commands
 from arena.core import replay as replay_format
 from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
-from arena.games import BOT_LIST, ENVIRONMENT, bot_list, game_folder, get_game, register_text
+from arena.games import BOT_LIST, ENVIRONMENT, bot_list, default_game, game_folder, get_game, register_text
 from arena.games import game_names as registered_games
 from arena.games.base import Event, Game, GameError, Options
 from arena.ladder.board import Board, BoardLine, build_board
@@ -140,19 +141,54 @@ class GameName(click.ParamType):  # type: ignore[type-arg]
 
 GAME_CHOICE = GameName()
 
+
+class GameOption(click.Option):
+    """``--game``, whose help names the default game of this run's registry (``ARENA_GAMES`` included)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        if record is None:
+            return None
+        return record[0], record[1].replace("{default}", default_game())
+
+
 # Options shared by the commands, declared once so that their names, defaults and help agree.
-game_option = click.option("--game", "game_name", type=GAME_CHOICE, default="cabanga", show_default=True,
-                           help="The game to play.")
+game_option = click.option(
+    "--game", "game_name", type=GAME_CHOICE, default=None, cls=GameOption,
+    help="The game to play. Default: the one game every bot of --bots plays (the games of its entries), asked "
+         "for when that is not one game; without --bots, the first registered game, {default}.")
 options_option = click.option(
     "-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
     help="A game option, repeatable: `arena games` lists each game's options and their defaults.")
 
 
-throw_window_option = click.option(
-    "--throw-window-ms", "throw_window_ms", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-    help="Hold every Cabanga! throw window this many milliseconds, whether or not a seat holds a card to throw, "
-         "so the time between requests does not tell; 0: no hold. Seats asked to throw that answer later than "
-         "this still lengthen the window.")
+class RenamedOption(click.Option):
+    """An option that a release renamed: its old name (``old``) still works, hidden from ``--help``, and says on
+    stderr that it is now the new one."""
+
+    def __init__(self, *args: Any, old: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.old = old
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        parser.add_option(obj=self, opts=[self.old], dest=f"{self.name}__old", action="store", nargs=self.nargs)
+
+    def consume_value(self, ctx: click.Context, opts: Mapping[str, Any]) -> tuple[Any, ParameterSource]:
+        old = f"{self.name}__old"
+        if old in opts and self.name not in opts:
+            click.echo(f"note: {self.old} is now called {self.opts[0]}; the old name goes in a later release", err=True)
+            opts = {**opts, str(self.name): opts[old]}
+        return super().consume_value(ctx, opts)
+
+
+# --throw-window-ms before 0.2 (a Cabanga! word for what every game's sealed window is): kept, hidden, for one release
+sealed_window_option = click.option(
+    "--sealed-window-ms", "sealed_window_ms", cls=RenamedOption, old="--throw-window-ms",
+    type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+    help="Hold every sealed window (a step at which several seats decide at once, unseen by each other) this many "
+         "milliseconds, whether or not a seat is asked in it, so the time between requests does not tell who was "
+         "asked; 0: no hold. Seats asked that answer later than this still lengthen the window.")
 
 
 def decision_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -293,12 +329,12 @@ def record_golden(game_name: str | None, seats: int | None, seed: int, options: 
               help="Match seed; the same seed prints the same match. Default: a random seed, printed.")
 @options_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def demo(game_name: str, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
+def demo(game_name: str | None, seats: int, seed: int | None, options: tuple[str, ...], as_json: bool) -> None:
     """Run one in-process match between built-in random players and print it.
 
     Every event of the match is printed (turns, throws, draws, round scores), then the final places.
     """
-    game = get_game(game_name.lower())
+    game = get_game((game_name or default_game()).lower())
     opts = game_options(game, options)
     if not game.min_seats <= seats <= game.max_seats:
         raise click.BadParameter(
@@ -341,17 +377,45 @@ def default_bot_list(game: Game) -> Path:
     return path
 
 
-def game_and_bots(game_name: str, options: Sequence[str], bots_paths: Sequence[Path]
+def game_and_bots(game_name: str | None, options: Sequence[str], bots_paths: Sequence[Path]
                   ) -> tuple[Game, Options, list[BotSpec]]:
     """Return the game, its options and the bots of the lists ``bots_paths`` (``--bots`` given once or more,
-    merged; the bundled list when none); usage errors."""
-    game = get_game(game_name.lower())
-    opts = game_options(game, options)
+    merged; the bundled list when none); usage errors.
+
+    The game is ``game_name`` (``--game``); without it, the one game the lists' bots all play
+    (:func:`settled_game`), or with no list the default game (:func:`arena.games.default_game`)."""
     try:
+        if game_name is None and bots_paths:
+            bots = merge_bot_lists([(str(path), load_bot_list(path)) for path in bots_paths])
+            game = get_game(settled_game(bots, bots_paths, registered_games()))
+            return game, game_options(game, options), bots
+        game = get_game((game_name or default_game()).lower())
+        opts = game_options(game, options)
         paths = list(bots_paths) or [default_bot_list(game)]
         return game, opts, merge_bot_lists([(str(path), load_bot_list(path)) for path in paths])
     except BotListError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def settled_game(bots: Sequence[BotSpec], bots_paths: Sequence[Path], names: Sequence[str]) -> str:
+    """Return the one game of the registered ``names`` that every bot of ``bots`` (of the lists ``bots_paths``)
+    plays, a bot whose entry names no ``games`` playing any. Raises :class:`click.UsageError` asking for
+    ``--game``, naming the games, when that is not one game and more than one is registered."""
+    common = [name for name in names if all(not bot.games or name in bot.games for bot in bots)]
+    if len(common) == 1:
+        return common[0]
+    if len(names) == 1:
+        return names[0]
+    lists = ", ".join(str(path) for path in bots_paths)
+    if not common:
+        why = f"no game is played by every bot of {lists}"
+    elif not any(bot.games for bot in bots):
+        why = f"the bots of {lists} do not say which game they play (the games key of an entry)"
+    elif len(common) == len(names):
+        why = f"every bot of {lists} plays every game"
+    else:
+        why = f"every bot of {lists} plays {', '.join(common)}"
+    raise click.UsageError(f"give --game: {why}; the games are {', '.join(names)}")
 
 
 def pick_bots(bots: list[BotSpec], seats: int | None, game: Game) -> list[BotSpec]:
@@ -400,12 +464,12 @@ main.add_command(_play_alias, "play")
 @click.option("--listen", default=None, metavar="HOST:PORT",
               help="Listen on TCP too (for remote bots). Default: a private Unix socket only.")
 @sandbox_option
-@throw_window_option
+@sealed_window_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a line instead of text.")
-def match(game_name: str, bots_paths: tuple[Path, ...], seats: int | None, seed: int | None,
+def match(game_name: str | None, bots_paths: tuple[Path, ...], seats: int | None, seed: int | None,
           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
           replay_path: Path | None, log_dir: Path | None, listen: str | None, sandbox_mode: str,
-          throw_window_ms: float,
+          sealed_window_ms: float,
           as_json: bool) -> None:
     """Play one match between bot processes over gRPC and print it, with faults and latencies.
 
@@ -439,7 +503,7 @@ def match(game_name: str, bots_paths: tuple[Path, ...], seats: int | None, seed:
         record = asyncio.run(run_match(
             game, seated, seed, opts, clock=Clock(deadline, time_bank), max_faults=max_faults,
             address=listen, log_dir=log_dir, on_event=event_printer(names, as_json), sandbox=sandbox,
-            throw_window=throw_window_ms / 1000, match_id=match_id))
+            sealed_window=sealed_window_ms / 1000, match_id=match_id))
     except (LaunchError, ServerError) as exc:
         raise CommandError(str(exc)) from None
     print_faults(record, as_json)
@@ -725,7 +789,7 @@ def check(bots_path: Path, bot_name: str | None, game_names: tuple[str, ...], de
               help="The bot's language.")
 @click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="Where to create the bot's folder NAME.")
-def new(name: str, game_name: str, lang: str, parent: Path) -> None:
+def new(name: str, game_name: str | None, lang: str, parent: Path) -> None:
     """Write a minimal bot NAME (a folder) and its bot list entry, ready for `arena check`.
 
     Python bots use the arena's SDK; JavaScript, C++, Go, Java and Rust bots are the bundled examples with the
@@ -737,7 +801,7 @@ def new(name: str, game_name: str, lang: str, parent: Path) -> None:
 
     folder = parent / name
     try:
-        files = write_bot(folder, name, game_name.lower(), lang, bundled=bundled_folder(),
+        files = write_bot(folder, name, (game_name or default_game()).lower(), lang, bundled=bundled_folder(),
                           proto=Path(arena.v2.__file__).resolve().parent / "arena.proto")
     except (ScaffoldError, OSError) as exc:
         raise CommandError(str(exc)) from None
@@ -862,7 +926,7 @@ def _duration(seconds: float) -> str:
 @click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
               help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
-                   "table is a Ray actor with its own bot processes on its node. Every node needs arena and "
+                   "node's tables are one Ray actor there, with its own bot processes. Every node needs arena and "
                    "the bots at the paths of the bot list (a shared folder, or the same checkout), or "
                    "--cluster-ship.")
 @click.option("--cluster-ship", "ship", type=click.Path(file_okay=False, exists=True, path_type=Path),
@@ -882,7 +946,7 @@ def _duration(seconds: float) -> str:
               help="Folder for each bot process's output: DIR/BOT-K.log for process K of bot BOT (on a cluster, "
                    "DIR/node-N/BOT-K.log on the N-th node's tables). Default: discarded.")
 @sandbox_option
-@throw_window_option
+@sealed_window_option
 @click.option("--memory-budget", "memory_budget_mb", type=click.IntRange(min=64), default=None, metavar="MB",
               help="Memory the warm bot processes of this machine may hold, shared by its tables; the least "
                    "recently used idle ones are stopped beyond it. Default: half of the machine's memory (or of "
@@ -893,10 +957,10 @@ def _duration(seconds: float) -> str:
 @click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
                    "that learn between matches. A database rated with another tau is rated again.")
-def ladder(bots_paths: tuple[Path, ...], game_name: str, seats: int, matches: int | None, hours: float | None,
+def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matches: int | None, hours: float | None,
            tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
            options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
-           sandbox_mode: str, throw_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
+           sandbox_mode: str, sealed_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
            alpha: float, beta: float, tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
 
@@ -913,14 +977,14 @@ def ladder(bots_paths: tuple[Path, ...], game_name: str, seats: int, matches: in
     test = SequentialTest(zone, alpha, beta)
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
                 max_faults, log_dir, test if until_decided else None, None, tau, sandbox_mode,
-                throw_window_ms / 1000, cluster, ship,
+                sealed_window_ms / 1000, cluster, ship,
                 memory_budget=memory_budget_mb * 1024 * 1024 if memory_budget_mb is not None else None)
 
 
 def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
                 hours: float | None, tables: int | None, seed: int | None, db_path: Path, clock: Clock,
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
-                pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, throw_window: float,
+                pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, sealed_window: float,
                 cluster: str | None = None, ship: Path | None = None, heading: str = "",
                 memory_budget: int | None = None) -> Board:
     """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it.
@@ -931,7 +995,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
-                          throw_window=throw_window, until_decided=test, pairs=pairs, memory_budget=memory_budget)
+                          sealed_window=sealed_window, until_decided=test, pairs=pairs, memory_budget=memory_budget)
     try:
         config.check()
     except LadderError as exc:
@@ -1030,9 +1094,9 @@ async def _run_until_signal(runner: Ladder) -> Timing:
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for each bot process's output. Default: discarded.")
 @sandbox_option
-def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: str, seats: int | None, matches: int,
-            tables: int, db_path: Path | None, options: tuple[str, ...], deadline: float, time_bank: float,
-            max_faults: int, zone: float, alpha: float, beta: float, log_dir: Path | None,
+def compare(first: str, second: str, bots_paths: tuple[Path, ...], game_name: str | None, seats: int | None,
+            matches: int, tables: int, db_path: Path | None, options: tuple[str, ...], deadline: float,
+            time_bank: float, max_faults: int, zone: float, alpha: float, beta: float, log_dir: Path | None,
             sandbox_mode: str) -> None:
     """Play FIRST against SECOND on shared deals until a sequential test decides which is better.
 

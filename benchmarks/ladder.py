@@ -1,7 +1,7 @@
 """The ladder's throughput and overhead: matches per hour, and the share of table time spent outside matches.
 
 Run: python benchmarks/ladder.py [--matches N] [--tables K] [--seats S] [--game GAME ...] [--sandbox MODE ...]
-     [--throw-window-ms W] [--field N ...] [--memory-budget MB] [--json]
+     [--sealed-window-ms W] [--field N ...] [--memory-budget MB] [--json]
 
 For each game, runs a fresh ladder (a temporary database) of the bundled example bots
 (arena/games/GAME/bots/bots.toml) at S seats (default 4) on K tables (default 2) until N matches are stored
@@ -21,8 +21,8 @@ For each game, runs a fresh ladder (a temporary database) of the bundled example
   pool        the warm process pool the tables share: seats served by a warm process, processes started at
               seating and ahead, stopped for the memory budget, and the most it held.
 --field N plays a field of N bots: the bundled quick bots again under more names (issue: big fields), for
-example ``--field 4 --field 12``. --throw-window-ms W holds every Cabanga! throw window W ms, asked or not
-(`arena ladder --throw-window-ms`).
+example ``--field 4 --field 12``. --sealed-window-ms W holds every sealed window (a Cabanga! throw) W ms, asked or
+not (`arena ladder --sealed-window-ms`).
 Each --sandbox mode (auto, strict, limits; default auto) is measured in turn, for each game: run
 ``--sandbox auto --sandbox limits`` to see what the jail costs. With --json, one JSON object a line per game
 and mode.
@@ -115,14 +115,14 @@ def field_of(bots: list[BotSpec], size: int) -> list[BotSpec]:
 
 
 def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mode: str = "auto",
-            throw_window_ms: float = 0.0, field: int | None = None,
+            sealed_window_ms: float = 0.0, field: int | None = None,
             memory_budget_mb: int | None = None) -> dict[str, Any]:
     """Run one ladder in a temporary database and return its figures."""
     game = get_game(game_name)
     bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
     if field is not None:
         bots = field_of(bots, field)
-    extra: dict[str, Any] = {"throw_window": throw_window_ms / 1000} if throw_window_ms else {}
+    extra: dict[str, Any] = {"sealed_window": sealed_window_ms / 1000} if sealed_window_ms else {}
     if memory_budget_mb is not None:
         extra["memory_budget"] = memory_budget_mb * 1024 * 1024
     sandbox = choose_sandbox(mode)
@@ -160,7 +160,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
         "seating_share": share(timing.seating), "scheduling_share": share(timing.scheduling),
         "rating_share": share(timing.rating), "storing_share": share(timing.storing),
         "other_share": round(max(0.0, timing.outside_share - known / capacity), 5) if capacity > 0 else 0.0,
-        "throw_window_ms": throw_window_ms, "peak_processes": sampler.peak[0],
+        "sealed_window_ms": sealed_window_ms, "peak_processes": sampler.peak[0],
         "peak_rss_mib": round(sampler.peak[1] / 1024, 1), "peak_pss_mib": round(sampler.peak[2] / 1024, 1),
         "pool_starts_ahead": figures.ahead, "pool_hits": figures.hits, "pool_misses": figures.misses,
         "pool_evicted": figures.evicted, "pool_peak_processes": figures.peak_processes,
@@ -178,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", action="append", choices=game_names(), help="a game (default: every game)")
     parser.add_argument("--sandbox", action="append", choices=[m.value for m in Mode],
                         help="bot isolation (default auto); repeat to measure several in turn")
-    parser.add_argument("--throw-window-ms", type=float, default=0.0,
-                        help="hold every throw window this long, asked or not (default 0: no hold)")
+    parser.add_argument("--sealed-window-ms", type=float, default=0.0,
+                        help="hold every sealed window this long, asked or not (default 0: no hold)")
     parser.add_argument("--field", type=int, action="append", default=None,
                         help="bots in the field: the bundled quick bots under more names (default: the bundled "
                              "list as it is); repeat to measure several fields in turn")
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for game, mode, field in [(g, m, f) for g in args.game or game_names() for m in args.sandbox or ["auto"]
                               for f in args.field or [None]]:
-        figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.throw_window_ms, field,
+        figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.sealed_window_ms, field,
                           args.memory_budget)
         if args.json:
             print(json.dumps(figures), flush=True)
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['storing_share']:.2%}, other {figures['other_share']:.2%}; start-up and shutdown "
               f"{figures['startup_shutdown_share']:.2%}, so {figures['steady_outside_share']:.2%} outside "
               f"matches once running; seating {figures['seating_s_per_start'] * 1000:.0f} ms a process start; "
-              f"throw window {figures['throw_window_ms']:g} ms; at most {figures['peak_processes']} processes, "
+              f"sealed window {figures['sealed_window_ms']:g} ms; at most {figures['peak_processes']} processes, "
               f"RSS {figures['peak_rss_mib']:.0f} MiB, PSS {figures['peak_pss_mib']:.0f} MiB; pool: "
               f"{figures['pool_hits']} seats warm, {figures['pool_misses']} started at seating, "
               f"{figures['pool_starts_ahead']} started ahead, {figures['pool_evicted']} stopped for the budget "

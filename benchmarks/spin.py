@@ -33,9 +33,9 @@ def measure(deadline: float, matches: int, children: int, sandbox: str) -> dict[
                                 for name, args in entries))
         db = Path(folder) / "ladder.db"
         done = subprocess.run(
-            [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--seats", "4",
-             "--matches", str(matches), "--tables", "1", "--seed", "5", "--db", str(db), "-o", "rounds=1",
-             "--deadline", str(deadline), "--max-faults", "2", "--sandbox", sandbox],
+            [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots),
+             "--game", "cabanga", "--seats", "4", "--matches", str(matches), "--tables", "1", "--seed", "5",
+             "--db", str(db), "-o", "rounds=1", "--deadline", str(deadline), "--max-faults", "2", "--sandbox", sandbox],
             capture_output=True, text=True, timeout=1800, cwd=folder, check=False)
         if done.returncode != 0:
             raise SystemExit(f"the ladder failed: {done.stderr[-2000:]}")

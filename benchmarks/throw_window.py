@@ -1,6 +1,6 @@
-"""The timing channel of the Cabanga! throw, with and without --throw-window-ms.
+"""The timing channel of the Cabanga! throw, with and without --sealed-window-ms.
 
-Run: python benchmarks/throw_window.py [--matches N] [--window-ms W ...] [--json]
+Run: python benchmarks/sealed_window.py [--matches N] [--window-ms W ...] [--json]
 
 Plays N whole 4-seat Cabanga! matches (default 60) between bundled bot processes (cabanga-random, which
 throws, and cabanga-greedy, cabanga-tidy, cabanga-thrower), once per throw window W in milliseconds (default
@@ -85,16 +85,16 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
     silent: list[float] = []
     none: list[float] = []
     async with serving() as server:
-        table = ProcessPool(server)
+        pool = ProcessPool(server)
         try:
             began = time.perf_counter()
             for seed in range(matches):
-                seats = await table.seat(bots, deal=DealKey(game.name, seed))
+                seats = await pool.seat(bots, deal=DealKey(game.name, seed))
                 log: list[tuple[float, float, int, str]] = []
                 windows: list[bool] = []
                 timed = [TimedSeat(s, log, i) for i, s in enumerate(seats)]
                 record = await referee_match(game, timed, seed, game.options({"rounds": 1}),
-                                          clock=Clock(1.0), throw_window=window_ms / 1000)
+                                          clock=Clock(1.0), sealed_window=window_ms / 1000)
                 # which plays opened a window: replayed from the record, the state says (a public fact)
                 state = game.new_match(4, seed, game.options({"rounds": 1}))
                 for step in record.steps:
@@ -109,7 +109,7 @@ async def run(matches: int, window_ms: float) -> dict[str, Any]:
                 none += n
             elapsed = time.perf_counter() - began
         finally:
-            await table.close()
+            await pool.close()
 
     def ms(values: list[float], q: float) -> float:
         if not values:

@@ -24,6 +24,9 @@ from arena.launch.botlist import BotListError, BotSpec, bundled_bots, load_bot_l
 from arena.launch.jail import JAIL_PATH, SDK_FILES, bundled_bot_folders, jail_binds, jail_path, shared_folders
 from arena.tools.check import check_bot
 
+# a Python bot's jail shows the arena a clean interpreter imports: finding it starts one (once, jail.py)
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "arena" / "games"
 RANDOM_BOT = GAMES / "cabanga" / "bots" / "random" / "bot.py"

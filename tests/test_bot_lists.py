@@ -50,6 +50,7 @@ def _list(path: Path, *names: str) -> Path:
     return path
 
 
+@pytest.mark.process
 def test_bots_given_twice_are_merged_and_a_name_in_both_is_a_one_line_error(tmp_path: Path) -> None:
     first, second = _list(tmp_path / "a.toml", "a1", "a2"), _list(tmp_path / "b.toml", "b1")
     result = CliRunner().invoke(main, ["match", "--bots", str(first), "--bots", str(second), "--seed", "3",
@@ -64,6 +65,7 @@ def test_bots_given_twice_are_merged_and_a_name_in_both_is_a_one_line_error(tmp_
     assert len(load_bot_list(first)) == 2
 
 
+@pytest.mark.process
 def test_a_match_warns_about_a_bot_that_says_it_plays_another_game(tmp_path: Path) -> None:
     bots = tmp_path / "bots.toml"
     bots.write_text('[[bot]]\nbundled = "lama-greedy"\n\n[[bot]]\nbundled = "cabanga-greedy"\n\n'
@@ -74,6 +76,7 @@ def test_a_match_warns_about_a_bot_that_says_it_plays_another_game(tmp_path: Pat
     assert "cabanga-greedy" not in result.stderr.split("warning")[-1].split("\n")[0]
 
 
+@pytest.mark.process
 def test_a_bot_that_fails_to_start_is_shown_with_the_first_and_last_lines_of_its_output(tmp_path: Path) -> None:
     program = tmp_path / "panics.py"
     program.write_text("import sys\nprint('panic: the first line says why')\n"
@@ -90,6 +93,7 @@ def test_a_bot_that_fails_to_start_is_shown_with_the_first_and_last_lines_of_its
     assert "goroutine 150 " not in result.stderr  # the middle is left out
 
 
+@pytest.mark.process
 def test_the_ladders_board_marks_a_bot_that_never_started(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("raise SystemExit('no such thing')\n")
     bots = tmp_path / "bots.toml"

@@ -32,6 +32,7 @@ BUNDLED = [(game, bot.name) for game in game_names()
            for bot in load_bot_list(ROOT / "arena" / "games" / game / BOT_LIST)]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(("game", "name"), BUNDLED, ids=[name for _, name in BUNDLED])
 def test_check_passes_every_bundled_bot_in_the_games_its_entry_declares(game: str, name: str) -> None:
     """The search bots (the medium and hard levels) are checked at a deadline of 0.2 s, not the default 1 s: they
@@ -51,6 +52,7 @@ def test_check_passes_every_bundled_bot_in_the_games_its_entry_declares(game: st
     assert not any(run.startswith(other) for other in game_names() if other != game for run in report["runs"])
 
 
+@pytest.mark.process
 def test_check_passes_the_javascript_bot(tmp_path: Path, js_modules: Path) -> None:
     path = tmp_path / "bots.toml"
     path.write_text(f'[[bot]]\nname = "js"\ncommand = ["node", "bot.js"]\ncwd = "{ROOT / "bots" / "js"}"\n')
@@ -59,6 +61,7 @@ def test_check_passes_the_javascript_bot(tmp_path: Path, js_modules: Path) -> No
     assert "PASS: js" in result.output
 
 
+@pytest.mark.process
 def test_check_fails_a_bot_that_times_out_on_throws_only() -> None:
     report = asyncio.run(check_bot(faulty("slow-throw", "0.4"), [get_game("cabanga")], clock=Clock(0.15)))
     assert not report.passed
@@ -70,6 +73,7 @@ def test_check_fails_a_bot_that_times_out_on_throws_only() -> None:
     assert report.faults["timeout on throw"] >= len(first)
 
 
+@pytest.mark.process
 def test_check_fails_a_bot_that_answers_illegally_at_six_seats_only() -> None:
     report = asyncio.run(check_bot(faulty("illegal-at-6"), [get_game("cabanga")], clock=Clock(0.5)))
     assert not report.passed
@@ -80,6 +84,7 @@ def test_check_fails_a_bot_that_answers_illegally_at_six_seats_only() -> None:
     assert set(report.seat_counts["malformed on throw"]) == {6}
 
 
+@pytest.mark.process
 def test_check_fails_a_bot_that_crashes_on_one_round_and_shows_its_output(tmp_path: Path) -> None:
     path = bot_list(tmp_path, ["{python}", "-m", "tests.bots.sdk_faulty", "crash-rounds-1"])
     result = CliRunner().invoke(main, ["check", str(path), "--game", "lama", "--deadline", "0.5"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -65,6 +66,7 @@ def test_play_bad_input_is_a_clear_error() -> None:
     assert code == 2 and "chess" in err
 
 
+@pytest.mark.process
 def test_match_writes_a_replay_that_verifies(tmp_path: Path) -> None:
     replay = tmp_path / "m.json"
     code, out, _ = run("match", "--game", "lama", "--seed", "7", "--replay", str(replay))
@@ -100,3 +102,56 @@ def test_replay_of_a_missing_or_broken_file(tmp_path: Path) -> None:
     broken.write_text("{")
     code, _, err = run("replay", str(broken))
     assert code == 1 and "cannot read" in err
+
+
+def bot_entries(path: Path, games: list[list[str]]) -> Path:
+    """Write a bot list of one bot per entry of ``games`` (a bot's ``games`` key; empty: none)."""
+    path.write_text("".join(f'[[bot]]\nname = "b{i}"\ncommand = ["bot"]\n'
+                            + (f"games = {json.dumps(said)}\n" if said else "") + "\n" for i, said in enumerate(games)))
+    return path
+
+
+def test_the_game_is_taken_from_a_bot_list_whose_bots_all_play_one(tmp_path: Path) -> None:
+    from arena.cli import game_and_bots
+
+    lama_only = bot_entries(tmp_path / "lama.toml", [["lama"], ["lama", "cabanga"], []])
+    game, _, bots = game_and_bots(None, [], [lama_only])
+    assert game.name == "lama" and len(bots) == 3
+    game, _, _ = game_and_bots("goofspiel", [], [lama_only])  # --game wins over the list
+    assert game.name == "goofspiel"
+
+
+def test_without_bots_or_game_the_first_registered_game_plays_its_bundled_bots() -> None:
+    from arena.cli import game_and_bots
+    from arena.games import BUILTIN, bot_list, default_game, game_packages
+
+    assert default_game() == next(iter(BUILTIN)) == next(iter(game_packages()))
+    game, _, bots = game_and_bots(None, [], [])
+    assert game.name == default_game() and bots and all(default_game() in bot.games for bot in bots)
+    assert bot_list(game.name) is not None
+    code, out, _ = run("ladder", "--help")
+    assert code == 0 and f"game, {default_game()}." in " ".join(out.split())
+
+
+def test_a_bot_list_that_does_not_settle_the_game_asks_for_game_naming_the_games(tmp_path: Path) -> None:
+    games = ", ".join(sorted(["cabanga", "goofspiel", "lama"]))
+    cases = [([["cabanga", "lama"], ["lama", "cabanga", "goofspiel"]], "plays cabanga, lama"),
+             ([["cabanga", "lama", "goofspiel"]], "plays every game"),
+             ([[], []], "do not say which game they play"),
+             ([["cabanga"], ["lama"]], "no game is played by every bot")]
+    for said, why in cases:
+        path = bot_entries(tmp_path / "bots.toml", said)
+        for command in (["match"], ["ladder"], ["compare", "b0", "b1"]):
+            code, _, err = run(*command, "--bots", str(path))
+            errors = [line for line in err.splitlines() if line.startswith("Error")]
+            assert code == 2 and len(errors) == 1, err
+            assert errors[0].startswith("Error: give --game: ") and why in errors[0], errors[0]
+            assert errors[0].endswith(f"the games are {games}"), errors[0]
+
+
+def test_with_one_game_registered_a_bot_list_needs_no_game(tmp_path: Path) -> None:
+    from arena.cli import settled_game
+    from arena.launch.botlist import load_bot_list
+
+    path = bot_entries(tmp_path / "bots.toml", [[], ["elsewhere"]])
+    assert settled_game(load_bot_list(path), [path], ["solo"]) == "solo"

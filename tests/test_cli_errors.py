@@ -45,7 +45,7 @@ def digest(path: Path) -> str:
 
 def bot_list(path: Path) -> Path:
     path.write_text("".join(f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "arena.games.{module}.bot"]\n'
-                            f'cwd = "{ROOT}"\n\n'
+                            f'cwd = "{ROOT}"\ngames = ["cabanga"]\n\n'
                             for name, module in [("g", "cabanga.bots.greedy"), ("r", "cabanga.bots.random"),
                                                  ("t", "cabanga.bots.tidy")]))
     return path
@@ -110,6 +110,7 @@ def test_an_unreadable_bot_list_is_a_one_line_error(tmp_path: Path) -> None:
     assert not (tmp_path / "x.db").exists(), "a failed ladder created its database"
 
 
+@pytest.mark.process
 def test_a_port_in_use_is_a_one_line_error_and_the_replay_file_is_kept(tmp_path: Path) -> None:
     replay = tmp_path / "replay.json"
     replay.write_text('{"precious": true}\n')
@@ -132,6 +133,7 @@ def test_a_bad_listen_address_is_a_one_line_error() -> None:
     assert code == 1 and "HOST:PORT" in one_error(err)
 
 
+@pytest.mark.process
 def test_a_crash_in_native_code_prints_where_every_thread_was(tmp_path: Path) -> None:
     """A SIGSEGV (as gRPC's native code may raise at the end of a long run) leaves a Python stack of each thread
     in the operator's log, not only a bare exit status."""

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from costs import starts_processes
 from ladder_db import seeds, stored_count
 
 from arena.core.referee import MatchSummary
@@ -54,6 +55,7 @@ def first_triples(count: int, seed: int) -> list[tuple[int, int, int]]:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """One two-node cluster for the module's ladders: starting one takes seconds, and a ladder leaves it as it
     found it (its tables' actors end with their driver). The head has two CPUs, so it can hold two tables; a
@@ -117,6 +119,7 @@ run(First())
 """
 
 
+@pytest.mark.process
 def test_a_contest_on_the_cluster_checks_a_submission_here_and_plays_it_on_the_nodes(
         cluster: LocalCluster, tmp_path: Path) -> None:
     from arena.contest.store import ContestStore
@@ -173,6 +176,7 @@ def test_a_contest_on_the_cluster_checks_a_submission_here_and_plays_it_on_the_n
     assert "node " in seen + rest and "bots sandboxed: strict" in seen + rest  # each node's tables, jailed strictly
 
 
+@pytest.mark.process
 def test_a_nodes_tables_share_one_pool_and_the_ladder_stores_what_a_local_run_does(
         cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
@@ -189,6 +193,7 @@ def test_a_nodes_tables_share_one_pool_and_the_ladder_stores_what_a_local_run_do
     assert seeds(db) == first_triples(MATCHES, seed=5)
 
 
+@pytest.mark.process
 def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
     # the bots reach the nodes as a copy Ray makes of their folder (the bundled bots' cwd: this checkout)
@@ -213,6 +218,7 @@ def test_the_head_killed_with_sigkill_resumes_to_the_same_matches(cluster: Local
     assert len(set(stored)) == len(stored) == MATCHES
 
 
+@pytest.mark.process
 def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_planned_matches(
         cluster: LocalCluster, tmp_path: Path) -> None:
     db = tmp_path / "cluster.db"
@@ -236,6 +242,7 @@ def test_a_node_lost_mid_run_gives_its_match_back_and_the_ladder_ends_with_the_p
 
 
 @pytest.fixture
+@starts_processes
 def loopback() -> Iterator[list[str]]:
     """The command prefix of a loopback-only network namespace (Ray resolves 127.0.0.1 to the machine's address
     outside one)."""
@@ -247,6 +254,7 @@ def loopback() -> Iterator[list[str]]:
         yield prefix
 
 
+@pytest.mark.process
 def test_a_cluster_address_where_nothing_listens_is_a_one_line_error(loopback: list[str], tmp_path: Path) -> None:
     command = [*loopback, sys.executable, "-m", "arena.cli", "ladder", "--cluster", f"127.0.0.1:{free_port()}",
                "--bots", str(ROOT / "arena" / "games" / "cabanga" / BOT_LIST), "--game", "cabanga", "--seats", "3",
@@ -258,6 +266,7 @@ def test_a_cluster_address_where_nothing_listens_is_a_one_line_error(loopback: l
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.process
 def test_an_address_that_answers_but_is_no_ray_cluster_is_given_up_after_the_timeout(loopback: list[str]) -> None:
     # a listener that accepts and says nothing, in the namespace: Ray alone would wait on it for ever
     script = (
@@ -457,6 +466,7 @@ def test_an_actor_whose_named_node_fails_it_before_it_starts_is_asked_for_again_
     assert not [t for t in executor._pending if not t.done()]
 
 
+@pytest.mark.process
 def test_a_node_that_does_not_see_the_heads_shared_folder_is_refused(tmp_path: Path) -> None:
     marker = tmp_path / "data" / ".arena-shared-check"
     marker.parent.mkdir()

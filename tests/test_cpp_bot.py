@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from toolchain import assert_explained, recorded_match, unavailable
 
@@ -19,6 +20,8 @@ from arena.cli import main
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parent.parent
 CPP = ROOT / "bots" / "cpp"

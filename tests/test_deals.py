@@ -2,7 +2,7 @@
 
 Ladders of real bot processes: every bot is a memory bot (``tests/bots/memory.py``) that fingerprints every
 deal it is seated at and writes ``REPEAT`` to its log when one comes back. Over several deal sets at 3 and 4
-seats on one table and on two, and at 6 seats on one, none ever does; with a table that forgets which deals its
+seats on one table and on two, and at 6 seats on one, none ever does; with a pool that forgets which deals its
 processes played (as tables did before), they do: the test can fail.
 """
 
@@ -76,6 +76,7 @@ def lines(logs: dict[str, list[str]], word: str) -> list[str]:
 
 # two tables sharing one pool at 3 and 4 seats: one table is the same pool with no other table to keep apart from
 # (every other ladder and match test plays one), and six seats add no mechanism and 36 process starts (13 s)
+@pytest.mark.process
 @pytest.mark.parametrize(("seats", "tables", "bots"), [(3, 2, 4), (4, 2, 4)])
 def test_no_bot_process_ever_sees_a_deal_again(tmp_path: Path, seats: int, tables: int, bots: int) -> None:
     _, logs, processes = run_ladder(tmp_path, seats, tables, bots)
@@ -92,8 +93,9 @@ def test_no_bot_process_ever_sees_a_deal_again(tmp_path: Path, seats: int, table
     assert processes <= bots * (seats + tables - 1)
 
 
+@pytest.mark.process
 def test_without_the_ledger_warm_processes_see_their_deals_again(tmp_path: Path) -> None:
-    """The control: a table that forgets deals seats a bot's one warm process at every rotation."""
+    """The control: a pool that forgets deals seats a bot's one warm process at every rotation."""
     seats = 3
     _, logs, processes = run_ladder(tmp_path, seats, 1, seats, ledger=ForgetfulLedger)
     assert processes == seats
@@ -123,6 +125,7 @@ SHM_KEY = 0x5EED1
 SHM_PROGRAM = f"import ctypes; print(ctypes.CDLL(None).shmget({SHM_KEY}, 4096, 0o1666))"
 
 
+@pytest.mark.process
 def test_bot_processes_share_no_sysv_ipc(tmp_path: Path) -> None:
     """Processes of one bot have no shared memory to pass notes through: System V IPC is private to each."""
     sandbox = machine_sandbox()
@@ -161,6 +164,7 @@ def test_bot_processes_share_no_sysv_ipc(tmp_path: Path) -> None:
     assert made and int(made[0]) >= 0, "the bot could not make its segment: the test would prove nothing"
 
 
+@pytest.mark.process
 def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
     """What one process of a bot printed (say, its hands) is out of reach of the next: logs are hidden."""
     sandbox = machine_sandbox()
@@ -178,20 +182,41 @@ def test_a_bot_cannot_read_the_log_folder(tmp_path: Path) -> None:
 
     async def run() -> None:
         async with serving() as server:
-            table = ProcessPool(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
+            pool = ProcessPool(server, log_dir=logs, sandbox=sandbox, connect_timeout=10)
             try:
                 with pytest.raises(LaunchError):  # it never connects
-                    await table.seat([bot], deal=DealKey("cabanga", 1))
+                    await pool.seat([bot], deal=DealKey("cabanga", 1))
             finally:
-                await table.close()
+                await pool.close()
 
     asyncio.run(run())
     assert (logs / log_file_name("peek", 0)).read_text().splitlines()[0] == "sees nothing"
 
 
-def test_throw_window_option_is_checked() -> None:
+def test_sealed_window_option_is_checked() -> None:
     for command in ("match", "ladder"):
-        result = CliRunner().invoke(main, [command, "--throw-window-ms", "-1"])
-        assert result.exit_code == 2 and "--throw-window-ms" in result.output, result.output
+        result = CliRunner().invoke(main, [command, "--sealed-window-ms", "-1"])
+        assert result.exit_code == 2 and "--sealed-window-ms" in result.output, result.output
         result = CliRunner().invoke(main, [command, "--help"])
-        assert "--throw-window-ms" in result.output
+        assert "--sealed-window-ms" in result.output and "--throw-window-ms" not in result.output
+
+
+def test_the_old_name_of_the_sealed_window_option_works_for_one_release_and_says_so() -> None:
+    for command in ("match", "ladder"):
+        # the value reaches the option, checked as the new name's: -1 is refused under the new name
+        result = CliRunner().invoke(main, [command, "--throw-window-ms", "-1"])
+        assert result.exit_code == 2 and "Invalid value for '--sealed-window-ms'" in result.output, result.output
+        result = CliRunner().invoke(main, [command, "--throw-window-ms", "2", "--bots", "/nonexistent/bots.toml"])
+        assert "note: --throw-window-ms is now called --sealed-window-ms" in result.stderr, result.output
+        assert result.exit_code == 2 and "does not exist" in result.stderr  # parsed on: the bot list is next
+
+
+def test_the_old_name_gives_its_value_to_the_sealed_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.cli
+
+    seen: list[float] = []
+    monkeypatch.setattr(arena.cli, "_run_ladder", lambda *args, **kwargs: seen.append(args[16]))
+    for name in ("--throw-window-ms", "--sealed-window-ms"):
+        result = CliRunner().invoke(main, ["ladder", name, "2.5", "--matches", "1"])
+        assert result.exit_code == 0, result.output
+    assert seen == [0.0025, 0.0025]

@@ -31,7 +31,7 @@ from arena.core.referee import (
 )
 from arena.games import get_game
 from arena.games.base import FaultKind, Prompt, View, random_decision
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.web.replays import viewer_data
 
 SECRET = "SEAT1-DEBUG-7f3a"
@@ -69,7 +69,7 @@ class Listening(LocalSeat):
         super().__init__(name, inner._decide)
 
     async def decide(self, request: Request) -> Any:
-        self.sent.append(wire.request_bytes(request))
+        self.sent.append(codec.request_bytes(request))
         return await super().decide(request)
 
 
@@ -143,8 +143,8 @@ def test_a_decisions_text_is_cut_at_1_kib_and_a_seats_at_64_kib_a_match_with_the
 
 
 def test_not_utf8_debug_bytes_are_replaced_and_said_never_a_fault() -> None:
-    text = wire.debug_text(b"ok \xff\xfe there")
-    assert text.startswith(wire.NOT_UTF8) and "\ufffd" in text
+    text = codec.debug_text(b"ok \xff\xfe there")
+    assert text.startswith(codec.NOT_UTF8) and "\ufffd" in text
     log = DebugLog(1)
     log.add(0, 0, text)
     assert log.entries[0][2].startswith("[not UTF-8")

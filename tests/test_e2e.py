@@ -44,6 +44,7 @@ def assert_complete(record: MatchRecord) -> None:
     assert [e.to_json() for e in events] == [e.to_json() for e in record.events]
 
 
+@pytest.mark.process
 def test_cabanga_match_between_processes() -> None:
     bots = [bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")] * 2
     record = play("cabanga", bots, seed=11)
@@ -53,6 +54,7 @@ def test_cabanga_match_between_processes() -> None:
     assert all(len(lat) > 0 for lat in record.latencies)
 
 
+@pytest.mark.process
 def test_lama_match_between_processes() -> None:
     bots = [bot("g", "lama.bots.greedy"), bot("r", "lama.bots.random"), bot("g", "lama.bots.greedy")]
     record = play("lama", bots, seed=5)
@@ -60,6 +62,7 @@ def test_lama_match_between_processes() -> None:
     assert record.faults == []
 
 
+@pytest.mark.process
 def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     """Bots that each sleep near the deadline on a throw finish a throw step in about one deadline."""
     game, seed, sleep = get_game("cabanga"), 3, 0.35
@@ -89,6 +92,7 @@ def test_c11_throw_is_asked_of_all_seats_at_once() -> None:
     ],
     ids=["never-answers", "answers-late", "exits", "hangs-up", "garbage-pick", "wrong-request-id"],
 )
+@pytest.mark.process
 def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: FaultKind) -> None:
     bots = [misbehaving("bad", *mode), bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
     record = play("cabanga", bots, seed=21, clock=Clock(0.25))
@@ -100,6 +104,7 @@ def test_fault_is_recorded_and_match_completes(mode: tuple[str, ...], kind: Faul
     assert record.ranking_places()[0] == 3
 
 
+@pytest.mark.process
 def test_debug_bytes_that_are_not_utf8_cost_the_bot_nothing_and_read_replaced() -> None:
     game = get_game("lama")
     bots = [misbehaving("bad", "bad-debug"), bot("g", "lama.bots.greedy")]
@@ -111,6 +116,7 @@ def test_debug_bytes_that_are_not_utf8_cost_the_bot_nothing_and_read_replaced() 
     assert all(one.answer.debug == "" for one in answered[1])  # a bot that writes none sends none
 
 
+@pytest.mark.process
 def test_bot_that_does_not_start_is_reported() -> None:
     bots = [BotSpec("ghost", ("{python}", "-c", "import sys; sys.exit(4)"), BOTS),
             bot("g", "cabanga.bots.greedy"), bot("r", "cabanga.bots.random")]
@@ -118,6 +124,7 @@ def test_bot_that_does_not_start_is_reported() -> None:
         play("cabanga", bots, seed=1)
 
 
+@pytest.mark.process
 def test_bot_command_that_does_not_exist_is_reported() -> None:
     bots = [BotSpec("nope", ("/nonexistent/bot",), BOTS), bot("g", "cabanga.bots.greedy"),
             bot("r", "cabanga.bots.random")]
@@ -140,8 +147,9 @@ def test_fingerprint_follows_the_files_of_the_bot(tmp_path: Path) -> None:
     assert spec.fingerprint() != before
 
 
+@pytest.mark.process
 def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -> None:
-    """A table reuses its processes across matches, restarts a crashed one, and leaves none behind."""
+    """A process pool reuses its processes across matches, restarts a crashed one, and leaves none behind."""
     import os
 
     from arena.launch.pool import ProcessPool
@@ -153,16 +161,16 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
 
     async def scenario() -> tuple[list[MatchRecord], int, int, list[int]]:
         async with serving() as server:
-            table = ProcessPool(server)
+            pool = ProcessPool(server)
             records = []
             pids = set()
             for seed in (1, 2):
-                seats = await table.seat([crasher, *good], deal=DealKey(game.name, seed))
-                pids |= {s.process.pid for s in table._running.values() if s.process is not None and s.process.pid}
+                seats = await pool.seat([crasher, *good], deal=DealKey(game.name, seed))
+                pids |= {s.process.pid for s in pool._running.values() if s.process is not None and s.process.pid}
                 records.append(await referee_match(game, seats, seed, game.options({"rounds": 1}),
                                                 clock=Clock(0.3)))
-            starts, restarts = table.starts, table.restarts
-            await table.close()
+            starts, restarts = pool.starts, pool.restarts
+            await pool.close()
             return records, starts, restarts, sorted(pids)
 
     records, starts, restarts, pids = asyncio.run(scenario())
@@ -175,6 +183,7 @@ def test_crashed_bot_is_restarted_for_its_next_match_and_all_stop_at_the_end() -
             os.kill(pid, 0)
 
 
+@pytest.mark.process
 def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_path: Path) -> None:
     import os
     import subprocess
@@ -199,12 +208,12 @@ def test_remote_bot_connects_over_tcp_with_the_token_the_operator_gave_it(tmp_pa
             tcp = next(a for a in server.addresses if not a.startswith("unix:"))
             env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": tcp, "ARENA_TOKEN": token}
             far = subprocess.Popen([sys.executable, "-m", "arena.games.cabanga.bots.tidy.bot"], cwd=ROOT, env=env)
-            table = ProcessPool(server)
+            pool = ProcessPool(server)
             try:
-                seats = await table.seat(bots, deal=DealKey(game.name, 4))
+                seats = await pool.seat(bots, deal=DealKey(game.name, 4))
                 return await referee_match(game, seats, 4, game.options({"rounds": 1}), clock=Clock(1.0))
             finally:
-                await table.close()
+                await pool.close()
                 far.wait(timeout=10)  # told goodbye, the remote bot leaves by itself
 
     record = asyncio.run(scenario())
@@ -234,12 +243,14 @@ def test_remote_bots_need_an_address_and_are_not_for_the_ladder(tmp_path: Path) 
         f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "-m", "arena.games.cabanga.bots.random.bot"]\n'
         f'cwd = "{ROOT}"\n'
         for i in range(3)))
-    result = CliRunner().invoke(main, ["match", "--bots", str(path)])
+    result = CliRunner().invoke(main, ["match", "--bots", str(path), "--game", "cabanga"])
     assert result.exit_code == 2 and "--listen" in result.stderr
-    result = CliRunner().invoke(main, ["ladder", "--bots", str(path), "--db", str(tmp_path / "x.db")])
+    result = CliRunner().invoke(main, ["ladder", "--bots", str(path), "--game", "cabanga",
+                                       "--db", str(tmp_path / "x.db")])
     assert result.exit_code == 1 and "remote" in result.stderr and "arena match --listen" in result.stderr
 
 
+@pytest.mark.process
 def test_sdk_skips_requests_whose_time_ran_out_while_the_bot_was_busy(tmp_path: Path) -> None:
     """The slow bot sleeps 1 s on a 0.15 s clock: the arena moves on, and the SDK drops what went stale."""
     slow = BotSpec("slow", ("{python}", str(Path(__file__).resolve().parent / "bots" / "slow_first.py"), "1.0"),

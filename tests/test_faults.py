@@ -29,22 +29,23 @@ def bot(name: str, module: str) -> BotSpec:
     return BotSpec(name, ("{python}", "-m", f"arena.games.{module}.bot"), ROOT)
 
 
+@pytest.mark.process
 def test_an_sdk_bot_that_raises_gets_a_crash_fault_with_its_reason_and_keeps_its_process(tmp_path: Path) -> None:
     game = get_game("cabanga")
     bots = [faulty("raiser", "raise-throw"), bot("g", "cabanga.bots.greedy"), bot("t", "cabanga.bots.thrower")]
 
     async def scenario() -> tuple[list[MatchRecord], int, int]:
         async with serving() as server:
-            table = ProcessPool(server, log_dir=tmp_path)
+            pool = ProcessPool(server, log_dir=tmp_path)
             records = []
             try:
                 for seed in (1, 2, 3):
-                    seats = await table.seat(bots, deal=DealKey(game.name, seed), match=f"m{seed}")
+                    seats = await pool.seat(bots, deal=DealKey(game.name, seed), match=f"m{seed}")
                     records.append(await referee_match(game, seats, seed, game.options({"rounds": 2}),
                                                     clock=Clock(1.0), max_faults=1000, match_id=f"m{seed}"))
-                return records, table.starts, table.restarts
+                return records, pool.starts, pool.restarts
             finally:
-                await table.close()
+                await pool.close()
 
     records, starts, restarts = asyncio.run(scenario())
     crashes = [f for r in records for f in r.faults if f.seat == 0]
@@ -90,6 +91,7 @@ def test_faults_are_public_events_without_their_reason() -> None:
     assert not any(isinstance(e, SeatFaulted) for e in record.events)  # the replay's events are the game's
 
 
+@pytest.mark.process
 def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
     game = get_game("cabanga")
     broken = BotSpec("broken", ("{python}", "-c", "import sys; print('cannot find my weights', file=sys.stderr); "
@@ -100,9 +102,9 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_output() -> None:
 
 
 def test_match_start_carries_the_options_as_text() -> None:
-    from arena.protocol import codec as wire
+    from arena.protocol import codec
 
     info = MatchInfo("m", "lama", 0, ("a", "b"), get_game("lama").options({"climb": "any"}).to_json(), Clock(), 3)
-    start = wire.match_start(info)
+    start = codec.match_start(info)
     assert start.game == "lama" and start.options["climb"] == "any" and start.options["target"] == "40"
     assert "rounds" not in start.options  # unset: absent, never the text "None"

@@ -87,6 +87,7 @@ def test_each_built_in_game_keeps_a_recorded_match_in_its_folder() -> None:
         assert data is not None and data.stat().st_size < 16_000  # a small file
 
 
+@pytest.mark.process
 def test_the_outside_game_passes_every_check_and_its_recorded_match_re_runs(tmp_path: Path) -> None:
     done = check_tiny(tiny_package(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -103,6 +104,7 @@ def test_the_outside_game_passes_every_check_and_its_recorded_match_re_runs(tmp_
     ("face-down card", "views", "holds the same cards and was told the same in"),
     ("changed rule", "golden", "golden.json differs from the stored events at event 10"),
 ])
+@pytest.mark.process
 def test_a_planted_mistake_fails_its_check_by_name(tmp_path: Path, plant: str, check: str, said: str) -> None:
     done = check_tiny(tiny_package(tmp_path, PLANTS[plant]))
     assert done.returncode == 1, done.stdout + done.stderr
@@ -129,6 +131,7 @@ def test_a_game_that_raises_fails_the_check_with_what_it_raised() -> None:
     assert isinstance(Broken(), Game)
 
 
+@pytest.mark.process
 def test_record_writes_a_golden_match_the_check_re_runs(tmp_path: Path) -> None:
     root = tiny_package(tmp_path)
     (root / "tinygame" / gamecheck.GOLDEN).unlink()

@@ -25,6 +25,8 @@ from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 GO = ROOT / "bots" / "go"
 NEEDED = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
@@ -77,7 +79,7 @@ def test_a_new_go_bot_builds_and_passes_check(example: Path, tmp_path: Path) -> 
     assert "PASS: gobot" in checked.output
     game = get_game("goofspiel")
     record, answered = recorded_match(game, [BotSpec("gobot", ("./build/arena-bot",), folder),
-                                             bundled_bots()["goofspiel-matcher"]], 1,
+                                             bundled_bots()["goofspiel-easy"]], 1,
                                       game.options({"cards": 5, "rounds": 1}), clock=Clock(1.0))
     assert record.faults == [], record.faults
     assert_explained(answered[0])  # played from the envelope alone: "3: the first legal choice"

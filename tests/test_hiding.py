@@ -32,7 +32,7 @@ from arena.ladder.store import Store
 from arena.launch.botlist import BotSpec
 from arena.launch.process import log_file_name
 from arena.launch.runner import run_match
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.protocol import server as server_module
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import Connection, Outgoing, Slot
@@ -53,7 +53,7 @@ def check_secrets(data: bytes, message: pb.ArenaMessage, state: MatchState, seat
     for token in tokens:
         assert token.encode() not in data, "a token is on the wire"
     game = get_game(state.game)
-    gamecheck.check_message_hides(game, data, message, state, seat, gamecheck.packed_types(wire.codec_for(game.name)),
+    gamecheck.check_message_hides(game, data, message, state, seat, gamecheck.packed_types(codec.codec_for(game.name)),
                                   "a message")
 
 
@@ -102,7 +102,7 @@ class WireSeat:
         self.times: list[float] = []
         """The event loop's clock when each message was written."""
         self.seat = 0
-        self.codec = wire.codec_for("cabanga")  # until the MatchStart names the game
+        self.codec = codec.codec_for("cabanga")  # until the MatchStart names the game
 
     async def _write(self, message: Outgoing) -> None:
         data = message if isinstance(message, bytes) else message.SerializeToString()
@@ -111,7 +111,7 @@ class WireSeat:
         parsed = pb.ArenaMessage.FromString(data)
         if parsed.WhichOneof("body") == "match_start":
             self.seat = parsed.match_start.seat
-            self.codec = wire.codec_for(parsed.match_start.game)
+            self.codec = codec.codec_for(parsed.match_start.game)
         self.check(self.seat, data, parsed)
         if parsed.WhichOneof("body") == "request":
             answer = self.answer(parsed.request)
@@ -120,8 +120,8 @@ class WireSeat:
 
     def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
         """Return the answer to ``request`` (``None``: no answer)."""
-        prompt = wire.prompt_from_proto(request, self.seat, self.codec)
-        decision = self.choose(prompt, wire.view_from_proto(request, self.codec))
+        prompt = codec.prompt_from_proto(request, self.seat, self.codec)
+        decision = self.choose(prompt, codec.view_from_proto(request, self.codec))
         return pb.Answer(request_id=request.request_id, picks=[prompt.choices.index(a) for a in decision])
 
 
@@ -142,7 +142,7 @@ class ThrowFaultSeat(WireSeat):
         self.remote.decide = crashing  # type: ignore[method-assign]
 
     def answer(self, request: pb.DecisionRequest) -> pb.Answer | None:
-        if wire.prompt_from_proto(request, self.seat, self.codec).kind != "throw":
+        if codec.prompt_from_proto(request, self.seat, self.codec).kind != "throw":
             return super().answer(request)
         if self.fault == "timeout":
             return None
@@ -176,9 +176,9 @@ def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int
         asked[seat] += 1
         last_id[seat] = request.request_id
         # what the bot decodes is exactly what the seat may know: its view and its choices
-        codec = wire.codec_for(state.game)
-        assert wire.view_from_proto(request, codec) == state.view(seat)
-        assert wire.prompt_from_proto(request, seat, codec) in state.pending()
+        game_codec = codec.codec_for(state.game)
+        assert codec.view_from_proto(request, game_codec) == state.view(seat)
+        assert codec.prompt_from_proto(request, seat, game_codec) in state.pending()
         checked += 1
 
     async def match() -> tuple[MatchRecord, list[WireSeat]]:
@@ -202,7 +202,7 @@ def play_and_check(game: Game, seats: int, seed: int, rng: random.Random) -> int
             which = message.WhichOneof("body")
             if which in ("request", "match_end"):
                 events = message.request.events if which == "request" else message.match_end.events
-                heard += [wire.event_from_proto(e, wire.codec_for(game.name)) for e in events]
+                heard += [codec.event_from_proto(e, codec.codec_for(game.name)) for e in events]
         told = [e for e in heard if not isinstance(e, SeatFaulted)]
         assert told == with_private(record.events, state.private_events(seat)), \
             f"seat {seat} is not told exactly the public events and its own private ones"
@@ -240,7 +240,7 @@ PAIR_HANDS = {"A": [["R10", "Y17"], ["B10", "Y10"], ["P13", "R5"]],
 PAIR_SCRIPT = {0: ["R10:right", "Y17:left"], 1: ["B10:right"], 2: ["P13:left"]}
 
 
-def play_pair_match(hands: list[list[str]], throw_window: float = 0.0, fault: str | None = None,
+def play_pair_match(hands: list[list[str]], sealed_window: float = 0.0, fault: str | None = None,
                     deadline: float = 5.0) -> tuple[MatchRecord, list[WireSeat]]:
     options = CABANGA.options({"rounds": 1})
     state = CabangaState.arranged(hands, options=options, seed=7)
@@ -259,7 +259,7 @@ def play_pair_match(hands: list[list[str]], throw_window: float = 0.0, fault: st
                    else ThrowFaultSeat(f"bot{i}", scripted(i), fault) for i in range(3)]
         return await referee_match(watched(CABANGA, state), [p.remote for p in players], 99, options,
                                 clock=Clock(deadline),
-                                match_id="same-id", throw_window=throw_window), players
+                                match_id="same-id", sealed_window=sealed_window), players
 
     return asyncio.run(match())
 
@@ -268,7 +268,7 @@ FAULT_KINDS = {"crash": "CRASH", "timeout": "TIMEOUT", "illegal": "MALFORMED"}  
 
 
 @pytest.mark.parametrize("fault", list(FAULT_KINDS))
-def test_g2_a_fault_inside_a_throw_window_is_not_told_to_the_other_seats(fault: str) -> None:
+def test_g2_a_fault_inside_a_sealed_window_is_not_told_to_the_other_seats(fault: str) -> None:
     """Seat 2 faults when asked whether to throw R5 (match A); in match B it holds Y5 and is not asked. The
     fault is recorded, but the other seats are sent the same messages in both: a fault told to them would say
     that seat 2 held a card it could throw."""
@@ -290,12 +290,12 @@ def without_send_time(data: bytes) -> pb.ArenaMessage:
     return message
 
 
-@pytest.mark.parametrize("throw_window", [0.0, 0.02])
+@pytest.mark.parametrize("sealed_window", [0.0, 0.02])
 def test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_same_messages(
-        throw_window: float) -> None:
+        sealed_window: float) -> None:
     """Every field, id, step and event a seat is sent depends only on its own hand and the public history."""
-    a, a_players = play_pair_match(PAIR_HANDS["A"], throw_window)
-    b, b_players = play_pair_match(PAIR_HANDS["B"], throw_window)
+    a, a_players = play_pair_match(PAIR_HANDS["A"], sealed_window)
+    b, b_players = play_pair_match(PAIR_HANDS["B"], sealed_window)
     assert a.events == b.events and a.faults == b.faults == []  # the same public history
     # the pair is a real test: the referee did one more step in A (the throw it asked of seat 2)
     assert len(a.steps) == len(b.steps) + 1 and {2} in [set(step) for step in a.steps]
@@ -310,9 +310,10 @@ def test_g2_matches_that_differ_only_in_hidden_cards_send_the_other_seats_the_sa
     for players in (a_players, b_players):
         asked_seat_0 = players[0].times[1]  # after its MatchStart
         asked_seat_1 = players[1].times[1]
-        assert asked_seat_1 - asked_seat_0 >= throw_window - 0.001
+        assert asked_seat_1 - asked_seat_0 >= sealed_window - 0.001
 
 
+@pytest.mark.process
 def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A real match: a spy bot logs every message it receives; none holds the seed or any seat's token."""
     tokens: list[str] = []
@@ -349,6 +350,7 @@ def test_g2_what_a_bot_receives_holds_no_seed_and_no_token(tmp_path: Path, monke
     assert len(record.latencies[0]) == len(requests)
 
 
+@pytest.mark.process
 def test_g2_no_ladder_secret_reaches_a_bot(tmp_path: Path) -> None:
     """A ladder's seed, its match seeds, database and log folder never reach a bot; match ids are opaque."""
     game = get_game("cabanga")

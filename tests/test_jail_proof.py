@@ -17,6 +17,8 @@ import pytest
 from arena.launch import jailfilter
 from arena.launch.sandbox import Sandbox, detect_sandbox, probe_command, run_probe
 
+pytestmark = pytest.mark.process
+
 MACHINE = detect_sandbox()
 CI = os.environ.get("CI") == "true"
 NUMBERS = jailfilter.syscall_numbers([*jailfilter.denied_calls(), "ptrace", "clone", "personality"])

@@ -28,6 +28,8 @@ from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
 from arena.launch.sandbox import Isolation, detect_sandbox
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 JAVA = ROOT / "bots" / "java"
 NEEDED = ("java", "javac", "protoc", "grpc_java_plugin")
@@ -86,7 +88,7 @@ def test_a_new_java_bot_builds_and_passes_check(example: Path, tmp_path: Path) -
     assert "PASS: javabot" in checked.output
     game = get_game("goofspiel")
     record, answered = recorded_match(game, [BotSpec("javabot", ("./build/arena-bot",), folder),
-                                             bundled_bots()["goofspiel-matcher"]], 1,
+                                             bundled_bots()["goofspiel-easy"]], 1,
                                       game.options({"cards": 5, "rounds": 1}), clock=Clock(1.0))
     assert record.faults == [], record.faults
     assert_explained(answered[0])  # played from the envelope alone: "3: the first legal choice"

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from toolchain import assert_explained, recorded_match
 
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "bots" / "js"

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
+from costs import starts_processes
 from ladder_db import seeds, stored_count
 
 import arena.ladder.ladder as ladder_module
@@ -57,7 +58,7 @@ def write_bot_list(path: Path, names: Sequence[str], broken: Sequence[str] = ())
     for name in names:
         module = f"arena.games.{name.replace('-', '.bots.', 1)}.bot"
         text += (f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-m", "{module}"]\n'
-                 f"cwd = {json.dumps(str(ROOT))}\n\n")
+                 f"cwd = {json.dumps(str(ROOT))}\ngames = [\"{name.split('-')[0]}\"]\n\n")
     for name in broken:
         text += f'[[bot]]\nname = "{name}"\ncommand = ["{{python}}", "-c", "raise SystemExit(3)"]\n\n'
     path.write_text(text, encoding="utf-8")
@@ -154,7 +155,7 @@ class FakeExecutor:
         self.seatings.append(job.seating)
         seats = [random_seat(name, name) for name in job.seating]  # the same bots and seed: the same match
         record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
-                                  match_id=job.match, throw_window=job.throw_window)
+                                  match_id=job.match, sealed_window=job.sealed_window)
         return Played.of(record, 0.0, 0.001)
 
     async def release(self) -> None:
@@ -472,6 +473,7 @@ def test_an_hours_budget_stops_planning(tmp_path: Path, fake_tables: Fakes) -> N
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def cabanga_ladder(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path]:
     """A finished ladder of a strong, a medium and a random Cabanga! bot; returns its command and database."""
     folder = tmp_path_factory.mktemp("cabanga")
@@ -484,6 +486,7 @@ def cabanga_ladder(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str],
     return args, db
 
 
+@pytest.mark.process
 def test_a_ladder_ranks_strong_medium_random_in_order(cabanga_ladder: tuple[list[str], Path]) -> None:
     _, db = cabanga_ladder
     rows = board(db)
@@ -493,6 +496,7 @@ def test_a_ladder_ranks_strong_medium_random_in_order(cabanga_ladder: tuple[list
     assert rows[0]["faults"] == 0
 
 
+@pytest.mark.process
 def test_a_lama_ladder_ranks_strong_medium_random_in_order(tmp_path: Path) -> None:
     bots = write_bot_list(tmp_path / "bots.toml", ["lama-steady", "lama-quitter", "lama-random"])
     result = arena("ladder", "--bots", bots, "--game", "lama", "--seats", "3", "--matches", "45", "--tables", "2",
@@ -517,6 +521,7 @@ def test_the_same_ladder_gives_the_same_matches(cabanga_ladder: tuple[list[str],
     assert len(seeds(db)) == 30 and len({s for _, _, s in seeds(db)}) == 10
 
 
+@pytest.mark.process
 def test_a_ladder_killed_and_stopped_resumes_to_the_same_matches(
         cabanga_ladder: tuple[list[str], Path], tmp_path: Path) -> None:
     args, reference = cabanga_ladder
@@ -618,6 +623,7 @@ def test_replay_shows_and_verifies_a_stored_match(cabanga_ladder: tuple[list[str
     assert_one_line_error(code, err, exc, "no match 99")
 
 
+@pytest.mark.process
 def test_a_bot_that_does_not_start_is_reported_and_the_ladder_goes_on(tmp_path: Path) -> None:
     bots = write_bot_list(tmp_path / "bots.toml",
                           ["cabanga-greedy", "cabanga-thrower", "cabanga-random"], broken=["aaa"])
@@ -658,6 +664,7 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
     assert not db.exists()  # nothing was created for a ladder that cannot run
 
 
+@pytest.mark.process
 def test_a_database_of_another_ladder_or_no_database_is_a_one_line_error(tmp_path: Path) -> None:
     bots = write_bot_list(tmp_path / "bots.toml", ["lama-greedy", "lama-steady", "lama-random"])
     db = tmp_path / "a.db"
@@ -762,6 +769,7 @@ def test_compare_takes_a_bundled_bots_old_name_for_one_release() -> None:
     assert "bot 'nobody' is not in the bot list" in result.output
 
 
+@pytest.mark.process
 def test_compare_decides_which_of_two_bots_is_better(tmp_path: Path) -> None:
     bots = write_bot_list(tmp_path / "bots.toml", ["lama-steady", "lama-random", "lama-quitter"])
     result = arena("compare", "lama-random", "lama-steady", "--bots", bots, "--game", "lama", "--seats", "3",

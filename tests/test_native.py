@@ -106,6 +106,7 @@ def test_the_package_build_is_preferred_and_arena_supervisor_names_another(tmp_p
     assert not darwin.available and darwin.why_not == "the supervisor is for Linux, not darwin"
 
 
+@pytest.mark.process
 @compiler
 def test_without_the_package_build_it_is_built_at_first_use_and_again_when_its_source_changes(
         tmp_path: Path) -> None:
@@ -151,6 +152,7 @@ def test_a_cache_folder_others_could_write_is_not_used(tmp_path: Path) -> None:
         assert not native.build(foreign).available
 
 
+@pytest.mark.process
 @compiler
 def test_a_source_that_does_not_build_names_the_compilers_error_and_leaves_no_half_written_file(
         tmp_path: Path) -> None:
@@ -169,6 +171,7 @@ def test_a_source_that_does_not_build_names_the_compilers_error_and_leaves_no_ha
 # ------------------------------------------------------------------------------------------ where there is none
 
 
+@pytest.mark.process
 def test_without_a_compiler_there_is_no_isolation_and_the_arena_says_why(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No second supervisor: auto gives no isolation, says so and why (loudly at the start of a match), strict
@@ -204,6 +207,7 @@ def test_without_a_compiler_there_is_no_isolation_and_the_arena_says_why(
     assert result.exit_code == 1 and "no supervisor: no C compiler" in result.stderr
 
 
+@pytest.mark.process
 def test_an_editable_install_without_a_compiler_says_so_from_the_command_line(tmp_path: Path) -> None:
     """The first use in a process of its own, as a user meets it: `arena sandbox` names the missing compiler."""
     env = {**os.environ, "CC": "no-such-compiler-anywhere", "XDG_CACHE_HOME": str(tmp_path)}

@@ -17,6 +17,7 @@ from arena.contest.manifest import Manifest, read_manifest
 from arena.core.referee import Clock
 from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
+from arena.tools.new import ScaffoldError, decoded_games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,6 +30,7 @@ def installed_arena_is_this_tree() -> bool:
     return done.returncode == 0 and Path(done.stdout.strip()).resolve().is_relative_to(ROOT)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("game", ["cabanga", "lama", "goofspiel"])
 def test_a_new_python_bot_passes_arena_check_as_written_and_says_why(tmp_path: Path, game: str) -> None:
     made = CliRunner().invoke(main, ["new", "my-bot", "--game", game, "--dir", str(tmp_path)])
@@ -53,6 +55,7 @@ def test_a_new_python_bot_passes_arena_check_as_written_and_says_why(tmp_path: P
     assert_explained(answered[0])
 
 
+@pytest.mark.process
 def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Path) -> None:
     made = CliRunner().invoke(main, ["new", "jsbot", "--game", "lama", "--lang", "js", "--dir", str(tmp_path)])
     assert made.exit_code == 0, made.output
@@ -68,7 +71,7 @@ def test_a_new_javascript_bot_passes_arena_check(tmp_path: Path, js_modules: Pat
     assert checked.exit_code == 0, checked.output
     assert "PASS: jsbot" in checked.output
     lama = get_game("lama")
-    seats = [BotSpec("jsbot", ("node", "bot.js"), folder), bundled_bots()["lama-greedy"]]
+    seats = [BotSpec("jsbot", ("node", "bot.js"), folder), bundled_bots()["lama-easy"]]
     record, answered = recorded_match(lama, seats, 1, lama.options({"rounds": 1}), clock=Clock(2.0))
     assert record.faults == [], record.faults
     assert_explained(answered[0])  # "L3: the first legal choice"
@@ -104,6 +107,24 @@ def test_a_new_cpp_bot_for_another_game_has_that_games_proto_beside_the_two_it_d
     games = tmp_path / "cppbot" / "proto" / "arena" / "games"
     assert sorted(p.name for p in games.iterdir()) == ["cabanga", "goofspiel", "lama"]
     assert 'games = ["goofspiel"]' in (tmp_path / "cppbot" / "bots.toml").read_text()
+
+
+def test_the_games_the_examples_decode_are_named_by_the_cpp_example_and_decoded_by_all_four() -> None:
+    """arena new copies the .proto of the games the examples decode, which it reads from the C++ example's
+    CMakeLists.txt (no list of games in the arena's code): the Go, Java and Rust examples decode the same."""
+    games = decoded_games(ROOT / "bots")
+    assert games == ("cabanga", "lama")
+    uses = {"go/main.go": '"arenabot/games/{}"', "java/Bot.java": "import arena.{}.v1.", "rust/src/main.rs": "{}::v1"}
+    for source, pattern in uses.items():
+        text = (ROOT / "bots" / source).read_text()
+        assert all(pattern.format(game) in text for game in games), source
+
+
+def test_an_example_without_its_games_line_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "cpp").mkdir()
+    (tmp_path / "cpp" / "CMakeLists.txt").write_text("project(x)\n")
+    with pytest.raises(ScaffoldError, match=r"names no games: set\(GAMES \.\.\.\) is missing"):
+        decoded_games(tmp_path)
 
 
 @pytest.mark.parametrize("game", ["lama", "goofspiel"])

@@ -56,6 +56,7 @@ def held(pool: ProcessPool) -> list[tuple[str, int]]:
     return list(pool._running)  # least recently used first
 
 
+@pytest.mark.process
 def test_idle_processes_beyond_the_memory_budget_go_least_recently_used_first() -> None:
     def meter(session: BotSession) -> int:
         return 100  # each process: 100 bytes, say
@@ -73,6 +74,7 @@ def test_idle_processes_beyond_the_memory_budget_go_least_recently_used_first() 
     with_pool(body, memory_budget=350, meter=meter)
 
 
+@pytest.mark.process
 def test_tables_seated_at_once_never_share_a_process_nor_give_one_a_deal_twice() -> None:
     async def body(pool: ProcessPool) -> None:
         x, y = DealKey("cabanga", 10), DealKey("cabanga", 11)
@@ -91,6 +93,7 @@ def test_tables_seated_at_once_never_share_a_process_nor_give_one_a_deal_twice()
     with_pool(body)
 
 
+@pytest.mark.process
 def test_processes_started_ahead_are_seated_warm_and_a_failed_start_charges_its_bot_only() -> None:
     async def body(pool: ProcessPool) -> None:
         assert pool.prepare([quick("a"), quick("b")], DEAL, matches=2) == 4  # two processes of each
@@ -113,6 +116,7 @@ def test_processes_started_ahead_are_seated_warm_and_a_failed_start_charges_its_
     with_pool(body)
 
 
+@pytest.mark.process
 def test_an_arena_killed_while_its_processes_start_ahead_leaves_none_behind(tmp_path: Path) -> None:
     marker = f"arena-pool-test-{os.getpid()}-{time.monotonic_ns()}"
     script = tmp_path / "killed_arena.py"

@@ -3,7 +3,7 @@
 A scripted game (every step names the seats it prompts, whether it is a sealed window or opens one, and which
 seat privately learns what, where) and scripted seats run on an event loop whose clock is virtual: time moves
 only when every task waits, by exactly the time the next timer needs. So the time a request allows, the time a
-seat took, a deadline, a time bank and a throw window are checked to the microsecond, however busy the machine
+seat took, a deadline, a time bank and a sealed window are checked to the microsecond, however busy the machine
 is, and a test never sleeps.
 """
 
@@ -24,13 +24,13 @@ from arena.core.referee import (
     FaultKind,
     LocalSeat,
     MatchInfo,
+    MatchLog,
     MatchRecord,
     MatchSummary,
     Request,
     Seat,
     SeatFault,
     SeatFaulted,
-    TableLog,
     random_seat,
     referee_match,
 )
@@ -558,14 +558,14 @@ def test_the_time_bank_pays_each_overrun_and_only_the_overrun() -> None:
     assert slow.asked_at == pytest.approx([0.0, 1.5, 2.25, 3.95, 5.75, 6.65], abs=NEAR)
 
 
-def test_a_throw_window_holds_the_next_request_until_it_closes_asked_in_or_not() -> None:
+def test_a_sealed_window_holds_the_next_request_until_it_closes_asked_in_or_not() -> None:
     """With a 0.5 s window: the sealed step inside it is asked at once, the step after it not before the window
     closes; a window nobody is asked in lasts as long; a step that opens no window delays nothing; a match that
     ends in a window is told its end when the window closes."""
     bots = [Bot("zero", answer((A,), after=0.125)), Bot("one", answer((A,), after=0.25)), Bot("two")]
     plan = [Turn((0,), opens=True), Turn((1, 2), sealed=True), Turn((2,)), Turn((0,), opens=True), Turn((1,)),
             Turn((2,), opens=True)]
-    record = play(plan, bots, throw_window=0.5)
+    record = play(plan, bots, sealed_window=0.5)
     zero, one, two = bots
     # the window opened at 0.125 is asked in at once (the sealed step) and closes at 0.625
     assert two.asked_at == pytest.approx([0.125, 0.625, 1.5], abs=NEAR)
@@ -575,8 +575,8 @@ def test_a_throw_window_holds_the_next_request_until_it_closes_asked_in_or_not()
     assert record.steps[1] == {1: "a", 2: "a"}
 
 
-@pytest.mark.parametrize("window", [{}, {"throw_window": 0.0}], ids=["by-default", "zero"])
-def test_without_a_throw_window_no_request_waits(window: dict[str, float]) -> None:
+@pytest.mark.parametrize("window", [{}, {"sealed_window": 0.0}], ids=["by-default", "zero"])
+def test_without_a_sealed_window_no_request_waits(window: dict[str, float]) -> None:
     bots = [Bot("zero", answer((A,), after=0.125)), Bot("one")]
     play([Turn((0,), opens=True), Turn((1,), sealed=True), Turn((0,), opens=True)], bots, **window)
     assert bots[0].asked_at == pytest.approx([0.0, 0.125], abs=NEAR)
@@ -618,17 +618,17 @@ def test_a_seats_private_events_are_told_to_it_alone_where_they_happened() -> No
 
 
 def test_the_table_log_tells_each_event_once() -> None:
-    """TableLog alone: what is not yet told, and nothing twice, with the start's events included."""
+    """MatchLog alone: what is not yet told, and nothing twice, with the start's events included."""
     state = ScriptState(2, 1, (Turn((0,), secrets=((1, 1),)), Turn((1,)), Turn((0,))))
-    table = TableLog(state)
-    assert table.since_last(0) == (Dealt(),) and table.since_last(0) == ()
-    table.fault(0, FaultKind.TIMEOUT)
-    table.apply({0: (A,)})
-    assert table.since_last(1) == (Dealt(), SeatFaulted(0, FaultKind.TIMEOUT), Did(0, "a"), Learnt(1, 0))
-    assert table.since_last(1) == ()
-    table.apply({1: (B,)})
-    assert table.since_last(1) == (Did(1, "b"),)
-    assert table.since_last(0) == (SeatFaulted(0, FaultKind.TIMEOUT), Did(0, "a"), Did(1, "b"))
+    match_log = MatchLog(state)
+    assert match_log.since_last(0) == (Dealt(),) and match_log.since_last(0) == ()
+    match_log.fault(0, FaultKind.TIMEOUT)
+    match_log.apply({0: (A,)})
+    assert match_log.since_last(1) == (Dealt(), SeatFaulted(0, FaultKind.TIMEOUT), Did(0, "a"), Learnt(1, 0))
+    assert match_log.since_last(1) == ()
+    match_log.apply({1: (B,)})
+    assert match_log.since_last(1) == (Did(1, "b"),)
+    assert match_log.since_last(0) == (SeatFaulted(0, FaultKind.TIMEOUT), Did(0, "a"), Did(1, "b"))
 
 
 # ------------------------------------------------------------------------------------- seats, records, summaries

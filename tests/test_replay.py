@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.core import replay as replay_format
-from arena.core.referee import Clock, FaultKind, LocalSeat, MatchRecord, TableLog, random_seat, referee_match
+from arena.core.referee import Clock, FaultKind, LocalSeat, MatchLog, MatchRecord, random_seat, referee_match
 from arena.games import get_game
 from arena.games.base import Event
 from arena.games.cabanga import PenaltyCards
@@ -79,7 +79,7 @@ def test_g2_replay_seat_shows_what_the_seat_saw_and_nothing_else(tmp_path: Path,
     # the same match again, step by step, to compare every shown decision with the state of its moment
     g = get_game(game)
     state = g.new_match(seats, SEED, g.options())
-    table = TableLog(state)
+    match_log = MatchLog(state)
     faults = {(f.step, f.seat): f for f in record.faults}
     shown = iter(decisions)
     for step, chosen in enumerate(record.steps):
@@ -87,7 +87,7 @@ def test_g2_replay_seat_shows_what_the_seat_saw_and_nothing_else(tmp_path: Path,
         for prompt in prompts:
             if prompt.seat != seat:
                 continue
-            told = table.since_last(seat)
+            told = match_log.since_last(seat)
             line = next(shown)
             assert line["step"] == step and line["view"] == state.view(seat).to_json()
             assert line["events"] == [e.to_json() for e in told]
@@ -106,8 +106,8 @@ def test_g2_replay_seat_shows_what_the_seat_saw_and_nothing_else(tmp_path: Path,
                         assert lst != texts and lst != texts[::-1], f"seat {seat} is shown the {name}"
         for (s_step, s), fault in faults.items():
             if s_step == step:
-                table.fault(s, fault.kind)
-        table.apply({p.seat: p.parse(chosen[p.seat]) for p in prompts})
+                match_log.fault(s, fault.kind)
+        match_log.apply({p.seat: p.parse(chosen[p.seat]) for p in prompts})
     assert next(shown, None) is None
     # the faulty seat's own view names its faults and their reasons; another seat is told only the kind
     mine = CliRunner().invoke(main, ["replay", "1", "--db", str(path), "--seat", str(seats - 1)])
@@ -158,6 +158,7 @@ def test_replay_seat_step_jumps_to_one_decision(tmp_path: Path) -> None:
     assert bad.exit_code == 1 and "seat 7 is not at this 3-seat table" in bad.output
 
 
+@pytest.mark.process
 def test_replay_bot_asks_the_same_requests_again_and_shows_where_answers_differ(tmp_path: Path) -> None:
     # a match played by in-process random seats; lama-greedy, asked seat 0's requests again, answers otherwise
     game = get_game("lama")

@@ -30,6 +30,8 @@ from arena.games import get_game
 from arena.launch.botlist import BotSpec, bundled_bots
 from arena.launch.sandbox import Isolation, detect_sandbox
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parent.parent
 RUST = ROOT / "bots" / "rust"
 TARGET = RUST / "build" / "target"
@@ -99,7 +101,7 @@ def test_a_new_rust_bot_builds_and_passes_check(example: Path, tmp_path: Path) -
     assert "PASS: rustbot" in checked.output
     game = get_game("goofspiel")
     record, answered = recorded_match(game, [BotSpec("rustbot", ("./build/arena-bot",), folder),
-                                             bundled_bots()["goofspiel-matcher"]], 1,
+                                             bundled_bots()["goofspiel-easy"]], 1,
                                       game.options({"cards": 5, "rounds": 1}), clock=Clock(1.0))
     assert record.faults == [], record.faults
     assert_explained(answered[0])  # played from the envelope alone: "3: the first legal choice"

@@ -145,6 +145,7 @@ def test_log_file_names_stay_in_the_log_folder_and_never_meet() -> None:
 # ------------------------------------------------------------------------------------------ the supervisor
 
 
+@pytest.mark.process
 @supervised
 def test_the_supervisor_reads_the_command_line_the_arena_writes() -> None:
     """Every option :meth:`Sandbox.command` writes is one it knows (``--name VALUE`` or ``--name=VALUE``), and a
@@ -187,6 +188,7 @@ def test_the_jail_command_holds_only_options_the_supervisor_reads() -> None:
     assert i == len(args) - 1 and {"--ro-bind", "--setenv", "--unshare-all", "--tmpfs", "--remount-ro"} <= seen
 
 
+@pytest.mark.process
 @supervised
 def test_a_supervisor_that_cannot_start_the_bot_says_why(tmp_path: Path) -> None:
     """126: the bot's cgroup cannot be made; 127: its command cannot be run (each with a line on stderr)."""
@@ -212,6 +214,7 @@ def test_a_supervisor_that_cannot_start_the_bot_says_why(tmp_path: Path) -> None
         err
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.geteuid() != 0, reason="--drop-uid is for an arena that runs as root")
 @supervised
 def test_a_root_supervisor_stages_the_jails_folders_and_drops_the_uid(tmp_path: Path) -> None:
@@ -260,6 +263,7 @@ def test_a_root_supervisor_stages_the_jails_folders_and_drops_the_uid(tmp_path: 
     assert code == "the bot's code"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_resource_limits_are_set_in_the_bot(sandbox: Sandbox, tmp_path: Path) -> None:
     code = ("import resource as r; print(*(r.getrlimit(getattr(r, 'RLIMIT_' + k))[0] "
@@ -270,12 +274,14 @@ def test_resource_limits_are_set_in_the_bot(sandbox: Sandbox, tmp_path: Path) ->
     assert out.split() == [str(700 << 20), "100", "0", str(3 << 20)]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_the_bots_exit_status_comes_through(sandbox: Sandbox, tmp_path: Path) -> None:
     assert run(sandbox, "raise SystemExit(7)", tmp_path)[0] == 7
     assert run(sandbox, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)", tmp_path)[0] == 137
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_memory_beyond_the_limit_is_refused(sandbox: Sandbox, tmp_path: Path) -> None:
     code = "x = bytearray(300 << 20)"
@@ -283,6 +289,7 @@ def test_memory_beyond_the_limit_is_refused(sandbox: Sandbox, tmp_path: Path) ->
     assert status == 1 and "MemoryError" in err
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_processes_that_leave_the_session_die_with_the_bot(sandbox: Sandbox, tmp_path: Path) -> None:
     code = ("import os, signal, time\n"
@@ -309,6 +316,7 @@ def _cmdline(pid: str) -> bytes:
         return b""
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sandbox, tmp_path: Path) -> None:
     code = ("import signal, sys, time\n"
@@ -325,6 +333,7 @@ def test_closing_the_control_pipe_stops_a_bot_that_ignores_sigterm(sandbox: Sand
     assert time.monotonic() - began < 3
 
 
+@pytest.mark.process
 @supervised
 def test_sigterm_to_the_supervisor_stops_its_bot(tmp_path: Path) -> None:
     """The arena's last resort before SIGKILL to the group: the supervisor stops the bot as when its input closes."""
@@ -338,6 +347,7 @@ def test_sigterm_to_the_supervisor_stops_its_bot(tmp_path: Path) -> None:
         stream.close()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", SUPERVISED)
 def test_cpu_time_is_limited_per_match(sandbox: Sandbox, tmp_path: Path) -> None:
     spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.7: pass\n"
@@ -369,6 +379,7 @@ def test_ci_has_the_jail_and_cgroups() -> None:
         assert MACHINE.cgroups is not None, MACHINE.describe()
 
 
+@pytest.mark.process
 @jail
 def test_a_jailed_bot_has_no_capabilities_no_network_and_only_its_own_socket(tmp_path: Path) -> None:
     with socket.socket() as tcp, socket.socket(socket.AF_UNIX) as unix:
@@ -399,6 +410,7 @@ def test_a_jailed_bot_has_no_capabilities_no_network_and_only_its_own_socket(tmp
     assert lines[6] == "uid 65534"
 
 
+@pytest.mark.process
 @jail
 def test_a_jailed_bot_sees_an_allowlist_and_writes_only_its_scratch(tmp_path: Path) -> None:
     own = tmp_path / "own"
@@ -418,6 +430,7 @@ def test_a_jailed_bot_sees_an_allowlist_and_writes_only_its_scratch(tmp_path: Pa
     assert secret.read_text() == "the ladder's seed" and sorted(p.name for p in own.iterdir()) == ["bot.txt"]
 
 
+@pytest.mark.process
 @cgroups
 def test_a_bot_in_cgroups_has_a_process_count_and_its_group_goes_with_it(tmp_path: Path) -> None:
     assert MACHINE.cgroups is not None
@@ -438,6 +451,7 @@ def test_a_bot_in_cgroups_has_a_process_count_and_its_group_goes_with_it(tmp_pat
         assert not [e for e in os.listdir(folder) if e.startswith(CGROUP_PREFIX) and e.endswith(f"-{os.getpid()}")]
 
 
+@pytest.mark.process
 @cgroups
 def test_the_group_of_a_live_supervisor_is_not_stale(tmp_path: Path) -> None:
     """An arena starting clears the groups of supervisors that are gone (killed hard), and only those."""
@@ -461,6 +475,7 @@ def test_the_group_of_a_live_supervisor_is_not_stale(tmp_path: Path) -> None:
     assert not os.path.exists(group)  # removed by the supervisor when its bot ended
 
 
+@pytest.mark.process
 @cgroups
 def test_memory_in_a_tmpfs_counts_against_the_bot(tmp_path: Path) -> None:
     """A jailed bot filling /dev/shm (a tmpfs not limited by size) meets its cgroup's memory limit."""
@@ -485,6 +500,7 @@ def test_a_missing_program_is_a_launch_error(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.process
 def test_bot_output_goes_to_its_log_cut_at_the_limit(tmp_path: Path) -> None:
     code = "import sys\nfor i in range(2000):\n    print('line', i, 'x' * 100)\nprint('err', file=sys.stderr)\n"
     spec = BotSpec("chatty", (sys.executable, "-c", code), tmp_path, Limits(log_kb=16))
@@ -503,6 +519,7 @@ def test_bot_output_goes_to_its_log_cut_at_the_limit(tmp_path: Path) -> None:
     assert data.endswith(b"later output dropped]\n")
 
 
+@pytest.mark.process
 def test_a_bot_sees_a_clean_environment(tmp_path: Path) -> None:
     code = "import os, json; print(json.dumps(dict(os.environ)))"
     spec = BotSpec("env", (sys.executable, "-c", code), tmp_path)
@@ -541,6 +558,7 @@ def listening(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.process
 def test_launched_bots_reach_the_arena_that_also_listens_on_tcp() -> None:
     """The bots the arena starts use its Unix socket, which reaches into their network namespace."""
     from arena.core.referee import Clock
@@ -555,6 +573,7 @@ def test_launched_bots_reach_the_arena_that_also_listens_on_tcp() -> None:
     assert record.result is not None and record.faults == []
 
 
+@pytest.mark.process
 def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
     """kill -9 of `arena match`: each supervisor sees its input close and stops its bot and all it started."""
     root = Path(__file__).resolve().parent.parent
@@ -564,7 +583,7 @@ def test_when_the_arena_is_killed_its_bots_go_too(tmp_path: Path) -> None:
     bots.write_text("".join(f'[[bot]]\nname = "b{i}"\ncommand = ["{{python}}", "{hostile}", "fork", "{mark}"]\n\n'
                             for i in range(3)))
     arena = subprocess.Popen([sys.executable, "-c", "from arena.cli import run; run()", "match", "--bots", str(bots),
-                              "--deadline", "30", "--seed", "1"], stdout=subprocess.DEVNULL,
+                              "--game", "cabanga", "--deadline", "30", "--seed", "1"], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, cwd=root)
     try:
         deadline = time.monotonic() + 30
@@ -637,6 +656,7 @@ def test_strict_refuses_a_machine_without_the_jail_and_auto_says_what_it_got(mon
     assert result.exit_code == 0 and result.output.startswith("bot sandbox: limits: ")
 
 
+@pytest.mark.process
 def test_a_jail_that_fails_its_self_check_where_bubblewrap_is_installed_is_said_loudly(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner

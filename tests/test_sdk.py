@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from costs import until_over
 from toolchain import Answered, RecordingSeat
 
 from arena.core.referee import Clock, Request, random_seat, referee_match
@@ -20,7 +21,7 @@ from arena.games.bot import DEBUG_BYTES, DEBUG_CUT, Bot, kind_clashes, take_debu
 from arena.games.cabanga.bot import CabangaBot
 from arena.games.lama.bot import LamaBot
 from arena.launch import tempdir
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
 from arena.sdk import _answer, local_seat, serve
@@ -29,6 +30,7 @@ from arena.v2 import arena_pb2 as pb
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.process
 def test_importing_the_sdk_loads_neither_the_referee_nor_any_game() -> None:
     code = "import sys, arena.sdk; print(' '.join(sorted(m for m in sys.modules if m.startswith('arena'))))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
@@ -68,7 +70,7 @@ class Recorder(Bot):
 def test_a_decision_goes_to_the_method_named_for_its_kind(name: str) -> None:
     state = get_game(name).new_match(4, 5)
     bot, rng = Recorder(), random.Random(5)
-    while not state.over:
+    for _ in until_over(state):
         prompts = state.pending()
         for prompt in prompts:
             decision = bot.decide(prompt, state.view(prompt.seat))
@@ -162,7 +164,7 @@ def _lama_request() -> tuple[pb.DecisionRequest, int]:
     state = get_game("lama").new_match(2, 1)
     prompt = state.pending()[0]
     request = Request("m1", 0, prompt, state.view(prompt.seat), (), 1.0)
-    message = pb.ArenaMessage.FromString(wire.request_bytes(request) + wire.request_stamp(5, 0))
+    message = pb.ArenaMessage.FromString(codec.request_bytes(request) + codec.request_stamp(5, 0))
     return message.request, prompt.seat
 
 
@@ -170,7 +172,7 @@ def test_an_answer_carries_the_debug_text_of_its_decision_a_crash_report_too() -
     request, seat = _lama_request()
     bot = Explainer()
     bot.debug("before the decision")  # written since the previous answer: goes with this one
-    answer = _answer(bot, request, seat, wire.codec_for("lama"))
+    answer = _answer(bot, request, seat, codec.codec_for("lama"))
     first = request.choices[0]
     assert list(answer.picks) == [0] and not answer.crash
     assert answer.debug.decode() == f"before the decision\n{first}: the first\n{len(request.choices)}"
@@ -180,11 +182,12 @@ def test_an_answer_carries_the_debug_text_of_its_decision_a_crash_report_too() -
             self.debug("about to fail")
             raise ValueError("boom")
 
-    crashed = _answer(Failing(), request, seat, wire.codec_for("lama"))
+    crashed = _answer(Failing(), request, seat, codec.codec_for("lama"))
     assert crashed.crash == "ValueError: boom" and crashed.debug == b"about to fail"
-    assert _answer(Bot(), request, seat, wire.codec_for("lama")).debug == b""
+    assert _answer(Bot(), request, seat, codec.codec_for("lama")).debug == b""
 
 
+@pytest.mark.process
 def test_debug_text_from_match_start_goes_with_the_first_answer_and_from_match_end_nowhere() -> None:
     # the SDK's own loop (arena.sdk.serve) against the arena's server, two matches on one stream
     bot = Explainer()

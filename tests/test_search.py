@@ -11,6 +11,7 @@ import random
 from collections import Counter
 
 import pytest
+from costs import until_over
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -136,7 +137,7 @@ def test_simulate_from_a_cabanga_world_is_the_engines_own_play() -> None:
         copy = state.clone()
         played = simulate(copy, cabanga_greedy, rounds=None, record=True)
         start = len(state.events)
-        while not state.over:
+        for _ in until_over(state):
             state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
         assert played.events == list(state.events[start:])
         assert played.over and copy.result == state.result and copy.zones() == state.zones()
@@ -246,7 +247,7 @@ def test_simulate_from_a_lama_world_is_the_engines_own_play() -> None:
         copy = state.clone()
         played = simulate(copy, lama_greedy, rounds=None, record=True)
         start = len(state.events)
-        while not state.over:
+        for _ in until_over(state):
             prompt = state.pending()[0]
             state.apply({prompt.seat: lama_greedy(state, prompt)})
         assert played.events == list(state.events[start:])

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from costs import starts_processes
 
 from arena.core import replay as replay_format
 from arena.core.referee import MatchRecord, random_seat, referee_match
@@ -99,6 +100,7 @@ class Server:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def ladder_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("serve") / "ladder.db"
     # the four heuristic bots, named as an author would: the data below is made for four bots at four seats
@@ -110,6 +112,7 @@ def ladder_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def server(ladder_db: Path) -> Iterator[Server]:
     server = Server("--db", ladder_db)
     try:
@@ -155,6 +158,7 @@ def walk_keys(data: Any) -> Iterator[str]:
 # --------------------------------------------------------------------------------------------- over HTTP
 
 
+@pytest.mark.process
 def test_the_api_gives_the_leaderboard_of_the_command(server: Server, ladder_db: Path) -> None:
     rows = server.json("/api/board")["rows"]
     assert [{k: r[k] for k in c} for r, c in zip(rows, cli_board(ladder_db), strict=True)] == cli_board(ladder_db)
@@ -238,6 +242,7 @@ def test_no_seed_leaves_the_database(server: Server, ladder_db: Path) -> None:
     assert not [s for s in seeds if s in everything]
 
 
+@pytest.mark.process
 def test_a_match_re_runs_to_the_totals_of_arena_replay(server: Server, ladder_db: Path) -> None:
     data = server.json("/api/match/2")
     assert data["frames"][-1]["table"]["totals"] == replay_totals("2", "--db", ladder_db) == data["result"]["totals"]
@@ -299,6 +304,7 @@ def test_the_server_only_reads(server: Server, ladder_db: Path) -> None:
     assert hashlib.sha256(ladder_db.read_bytes()).hexdigest() == before
 
 
+@pytest.mark.process
 def test_the_settings_show_the_isolation_level_when_stored_and_never_the_seed(
         ladder_db: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.db"
@@ -328,6 +334,7 @@ def test_the_settings_show_the_isolation_level_when_stored_and_never_the_seed(
         reader.close()
 
 
+@pytest.mark.process
 def test_serve_refuses_a_missing_database_and_a_bad_replay_in_one_line(tmp_path: Path) -> None:
     result = arena("serve", "--db", tmp_path / "none.db")
     assert result.returncode != 0 and "does not exist" in result.stderr and "Traceback" not in result.stderr
@@ -443,6 +450,7 @@ def test_a_quick_figure_is_never_stale() -> None:
 
 
 @pytest.fixture
+@starts_processes
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1300, "height": 900})
     page = context.new_page()
@@ -465,6 +473,7 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+@pytest.mark.process
 def test_browser_leaderboard_lists_every_bot_in_the_order_of_the_command(
         page: Any, server: Server, ladder_db: Path) -> None:
     open_page(page, server.url + "/")
@@ -501,6 +510,7 @@ def test_browser_a_board_behind_the_stored_matches_is_asked_for_again_without_a_
     assert len(answers) >= 2 and all(a["version"] == newest for a in answers)  # no match landed meanwhile
 
 
+@pytest.mark.process
 def test_browser_ratings_plot_has_one_series_per_bot(page: Any, server: Server, ladder_db: Path) -> None:
     open_page(page, server.url + "/ratings")
     series = page.evaluate("window.arenaRatingsPlot.series.slice(1).map(s => s.label)")
@@ -508,6 +518,7 @@ def test_browser_ratings_plot_has_one_series_per_bot(page: Any, server: Server, 
     shot(page, "ratings")
 
 
+@pytest.mark.process
 def test_browser_match_steps_to_the_end_with_the_totals_of_arena_replay(
         page: Any, server: Server, ladder_db: Path) -> None:
     open_page(page, server.url + "/match/1")
@@ -546,6 +557,7 @@ def test_browser_seat_selector_hides_the_other_hands(page: Any, server: Server) 
     assert page.locator("#table .hand.hidden").count() == 0
 
 
+@pytest.mark.process
 def test_browser_head_to_head_bot_and_matches_pages(page: Any, server: Server, ladder_db: Path) -> None:
     bots = [r["bot"] for r in cli_board(ladder_db)]
     open_page(page, server.url + "/h2h")
@@ -619,6 +631,7 @@ def goofspiel_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return replay_file(tmp_path_factory.mktemp("goofspiel") / "goofspiel.json", "goofspiel", 3, 5, ties="carry")
 
 
+@pytest.mark.process
 def test_serve_replay_shows_a_goofspiel_replay(goofspiel_replay: Path) -> None:
     server = Server("--replay", goofspiel_replay)
     try:
@@ -634,6 +647,7 @@ def test_serve_replay_shows_a_goofspiel_replay(goofspiel_replay: Path) -> None:
         server.stop()
 
 
+@pytest.mark.process
 def test_browser_shows_a_goofspiel_replay(page: Any, server: Server, goofspiel_replay: Path) -> None:
     open_page(page, server.url + "/replay")
     page.set_input_files("#file", str(goofspiel_replay))
@@ -652,6 +666,7 @@ def test_browser_shows_a_goofspiel_replay(page: Any, server: Server, goofspiel_r
     assert page.locator("#table .seat[data-seat='0'] .hand .card[data-card]").count() == 13
 
 
+@pytest.mark.process
 def test_serve_replay_shows_a_replay_file_without_a_database(lama_replay: Path) -> None:
     server = Server("--replay", lama_replay)
     try:
@@ -666,6 +681,7 @@ def test_serve_replay_shows_a_replay_file_without_a_database(lama_replay: Path) 
         server.stop()
 
 
+@pytest.mark.process
 def test_browser_opens_an_uploaded_lama_replay(page: Any, server: Server, lama_replay: Path) -> None:
     replay = lama_replay
     open_page(page, server.url + "/replay")
@@ -682,6 +698,7 @@ def test_browser_opens_an_uploaded_lama_replay(page: Any, server: Server, lama_r
     assert page.locator("#table .seat[data-seat='1'] .card[data-card]").count() == 0
 
 
+@pytest.mark.process
 def test_browser_a_running_ladder_s_new_match_appears_without_a_reload(
         page: Any, server: Server, ladder_db: Path) -> None:
     open_page(page, server.url + "/matches")

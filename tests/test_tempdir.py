@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.launch import tempdir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +24,7 @@ def dead_pid() -> int:
     return child.pid
 
 
+@pytest.mark.process
 def test_stale_files_of_a_gone_process_are_removed_and_nothing_else(tmp_path: Path) -> None:
     gone = dead_pid()
     (tmp_path / f"arena-serve-{gone}-abc").mkdir()
@@ -44,6 +47,7 @@ def test_a_private_folder_carries_its_process_and_is_removed_after_use() -> None
     assert not folder.exists()
 
 
+@pytest.mark.process
 def test_the_next_arena_removes_what_a_killed_arena_left_in_the_temporary_folder(tmp_path: Path) -> None:
     """kill -9 of `arena match` leaves its socket and log folders; the next `arena match` removes them."""
     temp = tmp_path / "tmp"

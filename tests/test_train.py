@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from costs import capped
 
 from arena.games import get_game, register, unregister
 from arena.games.base import GameError, MatchState, Pick
@@ -383,15 +384,18 @@ def test_stepping_a_finished_environment_raises_pettingzoos_error_then_ours() ->
         parallel.step({"seat_0": 0, "seat_1": 0})
     learner = LearnerEnv("goofspiel", 2, "goofspiel-random", {"cards": 3})
     learner.reset(seed=0)
-    done = False
-    while not done:
+    for _ in capped(what="the episode"):
         _, _, done, _, _ = learner.step(0)
+        if done:
+            break
     with pytest.raises(FinishedError):
         learner.step(0)
 
 
 def play_aec_until_terminated(env: Any) -> None:
-    while not all(env.terminations.values()):
+    for _ in capped(what="the episode"):
+        if all(env.terminations.values()):
+            break
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
 
 
@@ -505,11 +509,13 @@ def test_the_learner_env_passes_gymnasiums_checker_rotates_seats_and_repeats_wit
             if episode:
                 observation, info = env.reset()
             rng = np.random.default_rng(episode)
-            done, steps = False, 0
-            while not done:
+            steps = 0
+            for _ in capped(what="the episode"):
                 assert (env.action_masks() == observation["action_mask"].astype(bool)).all()
                 observation, reward, done, _, info = env.step(rng.choice(np.flatnonzero(observation["action_mask"])))
                 steps += 1
+                if done:
+                    break
             out.append((info["seat"], reward, steps))
         return out
     first = episodes(11)
@@ -539,9 +545,10 @@ def test_the_learner_env_tells_its_bots_the_match_as_the_referee_does() -> None:
     assert isinstance(listener, Bot)
     env = LearnerEnv("lama", 2, [listener], {"rounds": 1})
     env.reset(seed=1)
-    done = False
-    while not done:
+    for _ in capped(what="the episode"):
         _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if done:
+            break
     assert listener.calls[0] == "start 1" and listener.calls[-1] == "end 2" and "events" in listener.calls
 
 
@@ -580,6 +587,7 @@ def test_the_batch_steps_n_matches_its_rows_the_deciding_seats_view_and_rewards_
         play.step(np.zeros(4, dtype=np.int64))
 
 
+@pytest.mark.process
 def test_training_imports_no_grpc_and_the_encodings_no_training_extra() -> None:
     code = ("import sys\n"
             "import arena.games.cabanga.encoding, arena.games.lama.encoding, arena.games.goofspiel.encoding\n"

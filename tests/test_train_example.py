@@ -69,6 +69,7 @@ def arena(*args: str | Path, cwd: Path = BOT, timeout: float = 600) -> subproces
     return done
 
 
+@pytest.mark.process
 def test_the_shipped_bot_passes_arena_check_and_plays_a_ladder(tmp_path: Path) -> None:
     report = json.loads(arena("check", "bots.toml", "--name", "cabanga-trained", "--rounds", "1", "--json").stdout)
     assert report["passed"] and report["problems"] == [], report["problems"]
@@ -79,6 +80,7 @@ def test_the_shipped_bot_passes_arena_check_and_plays_a_ladder(tmp_path: Path) -
     assert {"cabanga-trained", "cabanga-random", "cabanga-greedy"} <= {row.get("bot") for row in rows}, board
 
 
+@pytest.mark.process
 def test_the_bot_folder_is_a_contest_submission_that_enters_the_ladder(tmp_path: Path) -> None:
     """Its bot.toml is a manifest; packed and taken through the contest's pipeline with the real arena check (the
     jail where the machine has one), it enters the ladder."""

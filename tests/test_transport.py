@@ -18,6 +18,7 @@ SHOW = "import os, arena.sdk, arena.protocol.server, grpc; print(repr(os.environ
     ("", ""),  # set to nothing: gRPC's own defaults
     ("-event_engine_client", "-event_engine_client"),
 ])
+@pytest.mark.process
 def test_the_arena_sets_grpc_experiments_unless_the_operator_did(given: str | None, expected: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
     if given is not None:

@@ -22,7 +22,7 @@ from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool
 from arena.launch.runner import seat_names, serving
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.protocol.seats import RemoteSeat
 
 
@@ -49,7 +49,7 @@ class Answered:
     kind: str
     pick: Pick
     choices: tuple[str, ...]
-    answer: wire.BotAnswer
+    answer: codec.BotAnswer
 
     @property
     def chosen(self) -> tuple[str, ...]:
@@ -73,14 +73,14 @@ class RecordingSeat:
         connection = self.seat.slot.connection
         if connection is None:
             raise SeatFault(FaultKind.DISCONNECT, "not connected")
-        answer = wire.answer_from_proto(await connection.ask(wire.request_bytes(request), request.timeout))
+        answer = codec.answer_from_proto(await connection.ask(codec.request_bytes(request), request.timeout))
         prompt = request.prompt
         self.answered.append(Answered(prompt.kind, prompt.pick, tuple(a.text for a in prompt.choices), answer))
         if answer.crash:
             raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash}")
         try:
-            return wire.decision_from_picks(prompt, answer.picks)
-        except wire.WireError as exc:
+            return codec.decision_from_picks(prompt, answer.picks)
+        except codec.WireError as exc:
             raise SeatFault(FaultKind.MALFORMED, str(exc)) from None
 
     async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...], result: MatchResult) -> None:

@@ -55,7 +55,11 @@ def export_ladder(store: Store, dest: Path) -> Exported:
         rows.extend(page)
         before = page[-1].id
     rows.sort(key=lambda row: row.id)
-    played = read.rotations_played({row.deal for row in rows})
+    # complete by the rows read, not by another query: a rotation stored since would make a set look complete
+    # whose last match this export has not read
+    played: dict[int, int] = {}
+    for row in rows:
+        played[row.deal] = played.get(row.deal, 0) + 1
     complete = {deal for deal, count in played.items() if count >= seats}
     names = read.bot_names()
     seats_by_match: dict[int, list[tuple[int, str, int, int, bool]]] = {}

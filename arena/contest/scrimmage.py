@@ -218,8 +218,9 @@ class Scrimmaging:
     # --------------------------------------------------------------------------------------------- playing
 
     async def run(self) -> None:
-        """Play the waiting scrimmages, one at a time, until cancelled."""
-        await self.executor.start()
+        """Play the waiting scrimmages, one at a time, until cancelled. The executor starts with the first one (a
+        contest whose authors ask for none runs no second server)."""
+        started = False
         try:
             while True:
                 waiting = self.store.scrimmages.waiting()
@@ -227,9 +228,13 @@ class Scrimmaging:
                     self._wake.clear()
                     await self._wake.wait()
                     continue
+                if not started:
+                    await self.executor.start()
+                    started = True
                 await self.play(waiting[0])
         finally:
-            await self.executor.close()
+            if started:
+                await self.executor.close()
 
     async def play(self, scrimmage: Scrimmage) -> None:
         """Play ``scrimmage``'s matches that are not stored yet, on the executor's tables; then end it: done, or
@@ -260,6 +265,11 @@ class Scrimmaging:
             store.finish(scrimmage.id, ScrimmageState.DONE)
         except ScrimmageError as exc:
             store.finish(scrimmage.id, ScrimmageState.FAILED, str(exc))
+        except Exception as exc:  # the arena's own trouble (its server, its store, a bug): this one ends, the rest play
+            log.exception("scrimmage %s failed inside the arena", scrimmage.id)
+            with contextlib.suppress(Exception):
+                store.finish(scrimmage.id, ScrimmageState.FAILED, f"the arena failed on it, not your bot "
+                             f"({type(exc).__name__}; its operator has the details): ask again")
         finally:
             self.playing = None
             for _ in range(self.executor.tables):  # its processes stop: the next scrimmage seats others

@@ -80,7 +80,7 @@ class Defaulted(Event):
         return f"{names[self.seat]} faulted ({self.fault.value}); the default is applied: {applied}"
 
 
-class TableLog:
+class MatchLog:
     """The events of one match as the seats are told them, and what each seat has been told so far.
 
     Public events (the game's, and the referee's :class:`SeatFaulted`) go to every seat; a seat's private
@@ -271,7 +271,7 @@ DEFAULT_CLOCK = Clock()
 _T = TypeVar("_T")
 
 WINDOW_SPIN = 0.0015
-"""The last seconds of a throw window that the referee waits out by yielding, not with a timer (1 ms grain)."""
+"""The last seconds of a held sealed window that the referee waits out by yielding, not with a timer (1 ms grain)."""
 
 
 @dataclass
@@ -351,7 +351,7 @@ async def referee_match(
     max_faults: int = 3,
     match_id: str = "",
     on_event: Callable[[Event], None] | None = None,
-    throw_window: float = 0.0,
+    sealed_window: float = 0.0,
 ) -> MatchRecord:
     """Play one whole match between ``seats`` and return its record.
 
@@ -360,7 +360,7 @@ async def referee_match(
     seat is benched: played by the defaults, never asked again this match. Raises :class:`GameError` for a
     bad configuration; a bot can never make this raise.
 
-    With ``throw_window`` seconds, every sealed window the game opens (:meth:`MatchState.opens_window`, the
+    With ``sealed_window`` seconds, every sealed window the game opens (:meth:`MatchState.opens_window`, the
     Cabanga! throw after a play) lasts at least that long, whether or not a seat is asked in it: the next
     request is not sent before. So the time between requests does not tell a seat whether another seat held
     a card to throw, as long as the seats asked answer within the window.
@@ -371,9 +371,9 @@ async def referee_match(
     state = game.new_match(len(seats), seed, opts)
     record = MatchRecord(game.name, opts.to_json(), seed, [s.name for s in seats],
                          latencies=[[] for _ in seats], match_id=match_id)
-    table = TableLog(state)
+    match_log = MatchLog(state)
     sent = [0] * len(seats)  # per seat: how many requests it has been sent (its request's step)
-    window_end: float | None = None  # when the open sealed window closes (loop clock), with a throw window
+    window_end: float | None = None  # when the open sealed window closes (loop clock), when held
     banks = [clock.bank] * len(seats)
     fault_counts = [0] * len(seats)
     debug = DebugLog(len(seats))
@@ -405,7 +405,7 @@ async def referee_match(
             if s in record.benched:
                 decisions[s] = prompt.default
                 continue
-            history = table.since_last(s)
+            history = match_log.since_last(s)
             limit = clock.deadline + banks[s]
             request = Request(match_id, sent[s], prompt, state.view(s), history, limit)
             sent[s] += 1
@@ -433,7 +433,7 @@ async def referee_match(
                     answer = SeatFault(FaultKind.ILLEGAL, str(err))
             decisions[s] = prompt.default
             record.faults.append(Fault(s, step, answer.kind, answer.detail))
-            table.fault(s, answer.kind)
+            match_log.fault(s, answer.kind)
             fault_counts[s] += 1
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
@@ -441,9 +441,9 @@ async def referee_match(
         if on_event is not None:  # the operator sees a defaulted decision where it happened, sealed ones too
             for fault in record.faults[faulted:]:
                 on_event(Defaulted(fault.seat, fault.kind, record.steps[-1][fault.seat]))
-        emit(table.apply(decisions))
-        if throw_window > 0 and state.opens_window():
-            window_end = loop.time() + throw_window
+        emit(match_log.apply(decisions))
+        if sealed_window > 0 and state.opens_window():
+            window_end = loop.time() + sealed_window
     if window_end is not None:  # the match ended in a window: its end is told no sooner
         await _sleep_until(loop, window_end)
     record.result = state.result
@@ -453,7 +453,7 @@ async def referee_match(
             # the match is decided; a bot that fails to hear it costs nothing
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
-                    seat.match_over(match_id, s, table.since_last(s), record.result),
+                    seat.match_over(match_id, s, match_log.since_last(s), record.result),
                     clock.deadline)
     return record
 
@@ -477,7 +477,7 @@ async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
     """Return at loop time ``when``, however long ago the wait began.
 
     The event loop's timers wake at whole milliseconds counted from when it starts waiting (epoll), so one
-    sleep would end a throw window up to a millisecond later when a throw was asked in it. Sleep until close,
+    sleep would end a held sealed window up to a millisecond later when a seat was asked in it. Sleep until close,
     then yield to the loop until the time: the end no longer depends on when the last wait began.
     """
     while (left := when - loop.time()) > WINDOW_SPIN:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.core.referee import Fault, FaultKind, MatchRecord, TableLog
+from arena.core.referee import Fault, FaultKind, MatchLog, MatchRecord
 from arena.games import get_game
 from arena.games.base import Decision, Event, GameError, MatchState, Prompt, View, decision_text
 
@@ -259,14 +259,14 @@ class _SeatStep:
 
 
 def _seat_walk(data: Mapping[str, Any], seat: int) -> tuple[tuple[Event, ...], list[_SeatStep]]:
-    """Re-run a replay through the referee's :class:`TableLog`, the one owner of what each seat is told; return
+    """Re-run a replay through the referee's :class:`MatchLog`, the one owner of what each seat is told; return
     what ``seat`` was told at the start and every step as it met it. Raises :class:`ReplayError`."""
     state, steps = _start(data)
     if not 0 <= seat < state.seats:
         raise ReplayError(f"seat {seat} is not at this {state.seats}-seat table (seats 0..{state.seats - 1})")
     faults = _faults_by_step(data)
-    table = TableLog(state)
-    start = table.since_last(seat)
+    match_log = MatchLog(state)
+    start = match_log.since_last(seat)
     walked: list[_SeatStep] = []
     for index, step in enumerate(steps):
         prompts, decisions = _decisions(state, index, step)
@@ -275,9 +275,9 @@ def _seat_walk(data: Mapping[str, Any], seat: int) -> tuple[tuple[Event, ...], l
         here = tuple(faults.get(index, ()))
         for fault in here:
             if fault.kind is not FaultKind.BENCHED:
-                table.fault(fault.seat, fault.kind)
-        table.apply(decisions)
-        walked.append(_SeatStep(index, mine, view, str(step.get(str(seat), "")), here, table.since_last(seat)))
+                match_log.fault(fault.seat, fault.kind)
+        match_log.apply(decisions)
+        walked.append(_SeatStep(index, mine, view, str(step.get(str(seat), "")), here, match_log.since_last(seat)))
     return start, walked
 
 
@@ -331,7 +331,7 @@ def without_debug(data: Mapping[str, Any], keep: int | None = None) -> dict[str,
 
 def told_by_step(data: Mapping[str, Any], seat: int) -> list[tuple[Event, ...]]:
     """Re-run a replay and return what ``seat`` was told: first the events of the match's start, then for each
-    step the events that step brought it, as the referee tells them (:class:`TableLog`): the public events, the
+    step the events that step brought it, as the referee tells them (:class:`MatchLog`): the public events, the
     seat's own private ones where they happened, and the faults every seat is told of (:class:`SeatFaulted`).
 
     Raises :class:`ReplayError` when the replay does not re-run, or the seat is not at its table.

@@ -38,7 +38,7 @@ BUILTIN: dict[str, str] = {
     "goofspiel": "arena.games.goofspiel",
     "lama": "arena.games.lama",
 }
-"""The games that ship with arena: name to package."""
+"""The games that ship with arena: name to package. The first is the default game (:func:`default_game`)."""
 
 BOT_LIST = "bots/bots.toml"
 """Where a game's folder holds the list of its bundled example bots (relative to the folder), when it ships any:
@@ -94,6 +94,12 @@ def game_packages() -> dict[str, str]:
     if _installed is None:
         _installed = {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
     return {**BUILTIN, **_installed, **_registered}
+
+
+def default_game() -> str:
+    """Return the game a command plays when it is told none and no bot list settles one (``arena ladder`` alone
+    plays its bundled bots): the first registered, which is the first of :data:`BUILTIN`."""
+    return next(iter(game_packages()))
 
 
 def game_names() -> list[str]:

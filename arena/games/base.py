@@ -254,7 +254,7 @@ class SeatFaulted(Event):
     """Public: ``seat``'s decision at this step was replaced by the default, for a fault of ``kind``.
 
     Every seat is told, before the events the step's decisions caused; the fault's detail is not (it may name
-    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`arena.core.referee.TableLog.fault`).
+    a card of the faulty seat's hand), nor a fault in a sealed window (:meth:`arena.core.referee.MatchLog.fault`).
     The match's record keeps the whole :class:`arena.core.referee.Fault`.
     """
 
@@ -465,8 +465,8 @@ class Game(ABC):
     kinds: ClassVar[tuple[DecisionKind, ...]]
     """The decision kinds its prompts have: a Python bot answers each with its method of that name."""
     scoring: ClassVar[Scoring] = Scoring.LOWER_WINS
-    """Which way its totals count. Its :class:`MatchOver` places say it; what compares totals across matches (a
-    head-to-head table) reads it here."""
+    """Which way its totals count. Its :class:`MatchOver` places say it; what compares totals across matches (the
+    head-to-head page) reads it here."""
     hidden_order: ClassVar[tuple[str, ...]] = ()
     """The zones (names of :meth:`MatchState.zones`) whose order no seat may learn: its face-down piles. The
     hiding tests check every message against them; hands are secret anyway (G2)."""

@@ -1,7 +1,7 @@
 """A game's messages on the wire: what a game's ``codec`` module gives the game-neutral protocol.
 
 A game's folder has its own ``.proto`` (its view, its events) and a ``codec`` module whose ``CODEC`` is a
-:class:`GameCodec`: a table from the game's values to its generated messages and back. The protocol
+:class:`GameCodec`: a mapping from the game's values to its generated messages and back. The protocol
 (:mod:`arena.protocol.codec`) packs them in ``google.protobuf.Any``; the events every game shares
 (:class:`~arena.games.base.RoundScored`, :class:`~arena.games.base.MatchOver`) are the envelope's own.
 

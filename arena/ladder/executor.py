@@ -1,7 +1,7 @@
 """Executors: where the ladder's matches are played. The ladder plans, rates and stores; an executor plays.
 
 A :class:`Job` is one match of a deal set: the deal, the rotation, the bots by seat, the seed and the rules
-(game, options, clock, fault limit, throw window), and an opaque match token. It is a plain picklable value,
+(game, options, clock, fault limit, sealed window), and an opaque match token. It is a plain picklable value,
 so it can be sent to another machine (:mod:`arena.ladder.cluster`). An executor plays it and returns a
 :class:`Played`: the match's summary and packed replay, both made where it was played, and where the time
 went. A bot that does not start is a :class:`arena.launch.process.LaunchError` naming it, raised by
@@ -48,7 +48,7 @@ class Job:
     """The match token: opaque, never derived from the seed (bots see it)."""
     clock: Clock = DEFAULT_CLOCK
     max_faults: int = 3
-    throw_window: float = 0.0
+    sealed_window: float = 0.0
 
     @property
     def seating(self) -> list[str]:
@@ -240,7 +240,7 @@ async def run_on(pool: ProcessPool, job: Job, table: int = 0) -> Played:
     starts = pool.started_at(table)
     seated = time.perf_counter()
     record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
-                              match_id=job.match, throw_window=job.throw_window)
+                              match_id=job.match, sealed_window=job.sealed_window)
     seconds = time.perf_counter() - seated
     return Played.of(record, seated - began, seconds, starts, pool.sandbox.level)
 

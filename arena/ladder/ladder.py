@@ -136,7 +136,7 @@ class LadderConfig:
     log_dir: Path | None = None
     sandbox: Sandbox | None = None
     """The isolation of the bots (default: the strongest this machine gives)."""
-    throw_window: float = 0.0
+    sealed_window: float = 0.0
     """Seconds every sealed window lasts, whether or not a seat is asked in it (:func:`referee_match`)."""
     until_decided: SequentialTest | None = None
     """Stop when the sequential test has decided every pair of neighbours (or every pair of ``pairs``)."""
@@ -402,9 +402,9 @@ class Ladder:
     def _plan(self) -> DealSet | None:
         """Plan the next deal set, or return ``None`` when every pair that must be decided is decided."""
         index = self._next_deal
-        pool = sorted(self.available)
-        if len(pool) < self.config.seats:
-            raise LadderError(f"only {len(pool)} bots are left that start ({', '.join(pool)}); "
+        candidates = sorted(self.available)
+        if len(candidates) < self.config.seats:
+            raise LadderError(f"only {len(candidates)} bots are left that start ({', '.join(candidates)}); "
                               f"{self.config.seats} seats cannot be filled")
         decided: set[frozenset[str]] = set()
         if self.config.until_decided is not None:
@@ -415,7 +415,7 @@ class Ladder:
                 self._decided = True
                 return None
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
-        group = self.scheduler.next_group(FieldState(pool, self.ratings, self.played, decided,
+        group = self.scheduler.next_group(FieldState(candidates, self.ratings, self.played, decided,
                                                      warm=self.executor.warm()), self.config.seats, rng)
         deal = self.store.plan_deal(index, deal_seed(self.config.seed, index), group)
         self._deals[index] = deal
@@ -429,13 +429,13 @@ class Ladder:
             deal = self._deals[index]
             if name not in deal.bots:
                 continue
-            pool = sorted(self.available - set(deal.bots))
-            if not pool:
+            candidates = sorted(self.available - set(deal.bots))
+            if not candidates:
                 raise LadderError(f"only {len(self.available)} bots are left that start "
                                   f"({', '.join(sorted(self.available))}); {self.config.seats} seats "
                                   "cannot be filled")
             rng = random.Random(f"arena-ladder/{self.config.seed}/replace/{index}/{name}")
-            deal.bots[deal.bots.index(name)] = pool[rng.randrange(len(pool))]
+            deal.bots[deal.bots.index(name)] = candidates[rng.randrange(len(candidates))]
             self.store.replace_deal_bots(index, deal.bots)
 
     def _start_failed(self, error: LaunchError) -> None:
@@ -524,7 +524,7 @@ class Ladder:
     def _job(self, deal: DealSet, rotation: int, token: str) -> Job:
         cfg = self.config
         return Job(deal.deal, rotation, tuple(self.specs[name] for name in rotation_seating(deal.bots, rotation)),
-                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.throw_window)
+                   deal.seed, cfg.game, cfg.options, token, cfg.clock, cfg.max_faults, cfg.sealed_window)
 
     async def _play(self, deal: DealSet, rotation: int) -> tuple[float, float]:
         """Have the executor play one match, then rate and store it; return when the match began and ended."""

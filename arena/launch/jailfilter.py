@@ -9,7 +9,7 @@ The list follows Flatpak's and Docker's default profiles, keeping what fits a pr
 one socket: the calls that reach kernel-wide state (keys, modules, kexec, swap, clocks, accounting), that
 inspect or change other processes (ptrace and friends), that grow the kernel's attack surface (io_uring,
 BPF, userfaultfd, perf) and that rebuild the jail from inside (the mount API, namespaces). Everything else is
-allowed. A call of another architecture's table (``int 0x80`` on x86-64, the x32 numbers) kills the process:
+allowed. A call by another architecture's numbers (``int 0x80`` on x86-64, the x32 numbers) kills the process:
 it is libseccomp's default for a foreign architecture.
 """
 

@@ -58,7 +58,7 @@ async def run_match(
     log_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
     sandbox: Sandbox | None = None,
-    throw_window: float = 0.0,
+    sealed_window: float = 0.0,
     match_id: str | None = None,
 ) -> MatchRecord:
     """Launch one process per seat (``bots`` in seat order), play one match, stop them; return the record.
@@ -72,15 +72,15 @@ async def run_match(
     async with serving(address) as server:
         # without a log folder the bots still log to a private one, so a bot that fails to start can say why
         with tempdir.folder("logs") as scratch:
-            table = ProcessPool(server, log_dir=log_dir or scratch, sandbox=sandbox)
+            pool = ProcessPool(server, log_dir=log_dir or scratch, sandbox=sandbox)
             match_id = match_id or new_match_id(game)
             try:
-                seats = await table.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),
-                                         match=match_id)
+                seats = await pool.seat(bots, seat_names(bots), deal=DealKey(game.name, seed),
+                                        match=match_id)
                 return await referee_match(game, seats, seed, options, clock=clock, max_faults=max_faults,
-                                        match_id=match_id, on_event=on_event, throw_window=throw_window)
+                                        match_id=match_id, on_event=on_event, sealed_window=sealed_window)
             finally:
-                await table.close()
+                await pool.close()
 
 
 def new_match_id(game: Game) -> str:

@@ -65,7 +65,7 @@ BWRAP_OPTIONS: dict[str, int] = {
 }
 """The bubblewrap options the arena writes (:func:`arena.launch.sandbox.jail_arguments`; tests/test_jail_proof.py
 takes one namespace away with ``--unshare-uts``), each with how many values it takes. The supervisor reads the jail's
-command by this table (it stages the ``--ro-bind`` sources) and refuses any other option, whose values it could not
+command by this list (it stages the ``--ro-bind`` sources) and refuses any other option, whose values it could not
 tell from the next option."""
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/")
 """Prefixes of the ``--ro-bind`` sources the supervisor passes to bubblewrap as they are: the system's runtime,

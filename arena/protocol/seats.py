@@ -12,7 +12,7 @@ import contextlib
 from arena.core.referee import Explained, Request, SeatFault
 from arena.games.base import Decision, Event, FaultKind, MatchInfo, MatchResult
 from arena.games.codec import GameCodec
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.protocol.server import Slot
 from arena.v2 import arena_pb2 as pb
 
@@ -56,27 +56,27 @@ class RemoteSeat:
         return SeatFault(kind, f"not connected ({reason})")
 
     async def match_started(self, info: MatchInfo) -> None:
-        self._codec = wire.codec_for(info.game)
+        self._codec = codec.codec_for(info.game)
         if self.slot.online:
             assert self.slot.connection is not None
-            self.slot.connection.send(pb.ArenaMessage(match_start=wire.match_start(info)))
+            self.slot.connection.send(pb.ArenaMessage(match_start=codec.match_start(info)))
 
     async def decide(self, request: Request) -> Decision:
         connection = self.slot.connection
         if connection is None or connection.closed.is_set():
             raise await self._fault_for_absence()
         try:
-            answer = await connection.ask(wire.request_bytes(request), request.timeout)
+            answer = await connection.ask(codec.request_bytes(request), request.timeout)
         except SeatFault as fault:
             if fault.kind is FaultKind.DISCONNECT:
                 raise await self._fault_for_absence() from None
             raise
-        debug = wire.debug_text(answer.debug) if answer.debug else ""
+        debug = codec.debug_text(answer.debug) if answer.debug else ""
         if answer.crash:  # the bot's code failed and said so: a crash, at once, and the bot lives on
             raise SeatFault(FaultKind.CRASH, f"the bot reported: {answer.crash}", debug)
         try:
-            decision = wire.decision_from_picks(request.prompt, answer.picks)
-        except wire.WireError as exc:
+            decision = codec.decision_from_picks(request.prompt, answer.picks)
+        except codec.WireError as exc:
             raise SeatFault(FaultKind.MALFORMED, str(exc), debug) from None
         return Explained(decision, debug) if debug else decision
 
@@ -84,4 +84,4 @@ class RemoteSeat:
                          result: MatchResult) -> None:
         if self.slot.online:
             assert self.slot.connection is not None and self._codec is not None, "a match ends after it starts"
-            self.slot.connection.send(pb.ArenaMessage(match_end=wire.match_end(match_id, events, result, self._codec)))
+            self.slot.connection.send(pb.ArenaMessage(match_end=codec.match_end(match_id, events, result, self._codec)))

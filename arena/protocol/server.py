@@ -37,13 +37,13 @@ from google.protobuf.message import DecodeError
 from grpc import aio
 
 from arena.core.referee import FaultKind, SeatFault
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.text import visible
 from arena.v2 import arena_pb2 as pb
 
 log = logging.getLogger("arena.protocol.server")
 
-PROTOCOL_VERSION = wire.PROTOCOL_VERSION
+PROTOCOL_VERSION = codec.PROTOCOL_VERSION
 HELLO_TIMEOUT = 5.0
 """Seconds a new stream has to send its Hello."""
 MAX_MESSAGE_BYTES = 64 << 10
@@ -90,7 +90,7 @@ class ServerError(RuntimeError):
 
 
 Outgoing = pb.ArenaMessage | bytes
-"""A message to a bot: a message, or a decision request serialized already (:func:`wire.request_bytes`)."""
+"""A message to a bot: a message, or a decision request serialized already (:func:`codec.request_bytes`)."""
 
 
 class Connection:
@@ -164,7 +164,7 @@ class Connection:
         """Send a decision request and return the bot's answer.
 
         ``request`` is a DecisionRequest, or an ArenaMessage holding one serialized without its id and send
-        time (:func:`wire.request_bytes`); the connection numbers it and stamps it with the arena's clock.
+        time (:func:`codec.request_bytes`); the connection numbers it and stamps it with the arena's clock.
 
         Raises :class:`SeatFault` when the stream closes first (DISCONNECT, or MALFORMED when the arena
         closed it for garbage or a flood), or (MALFORMED) when the bot answers with an id that was never
@@ -176,7 +176,7 @@ class Connection:
         body = request if isinstance(request, bytes) else pb.ArenaMessage(request=request).SerializeToString()
         self._next_id += 1
         request_id = self._next_id
-        message = body + wire.request_stamp(request_id, time.time_ns() // 1_000_000)
+        message = body + codec.request_stamp(request_id, time.time_ns() // 1_000_000)
         future: asyncio.Future[pb.Answer] = self._loop.create_future()
         self.pending[request_id] = future
         self.credit = min(self.credit + 1, MESSAGE_BURST + 1)
@@ -270,7 +270,7 @@ class Slot:
 
 
 def _serialize(message: Outgoing) -> bytes:
-    """Serialize a message to a bot; a decision request comes serialized already (:func:`wire.request_bytes`)."""
+    """Serialize a message to a bot; a decision request comes serialized already (:func:`codec.request_bytes`)."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 

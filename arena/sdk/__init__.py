@@ -45,7 +45,7 @@ from arena.games import ENVIRONMENT, get_game, register_text
 from arena.games.base import Clock, Decision, Event, GameError, MatchInfo, MatchResult, Prompt, decision_text
 from arena.games.bot import Bot, take_debug
 from arena.games.codec import GameCodec
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.v2 import arena_pb2 as pb
 from arena.v2 import arena_pb2_grpc as pb_grpc
 
@@ -56,7 +56,7 @@ __all__ = ["Bot", "local_seat", "run", "serve"]
 
 log = logging.getLogger("arena.sdk")
 
-PROTOCOL_VERSION = wire.PROTOCOL_VERSION
+PROTOCOL_VERSION = codec.PROTOCOL_VERSION
 CHANNEL_OPTIONS = [
     ("grpc.enable_retries", 0),
     ("grpc.enable_http_proxy", 0),
@@ -87,10 +87,10 @@ def local_seat(bot: Bot, name: str) -> LocalSeat:
                 bot.on_clock(request.timeout)
                 decision = await super().decide(request)
             except SeatFault as fault:
-                self.last_debug = fault.debug = wire.debug_text(take_debug(bot))
+                self.last_debug = fault.debug = codec.debug_text(take_debug(bot))
                 raise
             # the referee records it as it records a remote bot's (Explained)
-            self.last_debug = wire.debug_text(take_debug(bot))
+            self.last_debug = codec.debug_text(take_debug(bot))
             return Explained(decision, self.last_debug) if self.last_debug else decision
 
         async def match_over(self, match_id: str, seat: int, events: tuple[Event, ...],
@@ -140,7 +140,7 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
             await call.write(pb.BotMessage(hello=pb.Hello(
                 token=token, protocol_version=PROTOCOL_VERSION, agent=agent)))
             seat = 0
-            codec: GameCodec | str = "no match has started"  # the match's game's codec, or why there is none
+            game_codec: GameCodec | str = "no match has started"  # the match's game's codec, or why there is none
             while True:
                 try:
                     message = await call.read()
@@ -159,7 +159,7 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                         age_ms = max(0.0, time.time_ns() / 1e6 - offset_ms - request.sent_time_ms)
                         if age_ms > request.timeout_ms - SAFETY_MARGIN_MS:
                             continue  # too late to count: the arena has applied the default already
-                    await call.write(pb.BotMessage(answer=_answer(bot, request, seat, codec, age_ms)))
+                    await call.write(pb.BotMessage(answer=_answer(bot, request, seat, game_codec, age_ms)))
                 elif which == "welcome":
                     if message.welcome.arena_time_ms:
                         offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
@@ -167,14 +167,14 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
                     seat = message.match_start.seat
                     take_debug(bot)  # what the last match's end wrote is no answer's
                     try:
-                        codec = wire.codec_for(message.match_start.game)
-                    except wire.WireError as exc:  # every request of the match is answered with this crash
-                        codec = f"this bot cannot play {message.match_start.game!r}: {exc}"
-                        print(f"arena: {codec}", file=sys.stderr)
+                        game_codec = codec.codec_for(message.match_start.game)
+                    except codec.WireError as exc:  # every request of the match is answered with this crash
+                        game_codec = f"this bot cannot play {message.match_start.game!r}: {exc}"
+                        print(f"arena: {game_codec}", file=sys.stderr)
                     bot.on_match_start(_info(message.match_start))
                 elif which == "match_end":
                     end = message.match_end
-                    events = _events(end.events, codec) if isinstance(codec, GameCodec) else []
+                    events = _events(end.events, game_codec) if isinstance(game_codec, GameCodec) else []
                     bot.on_match_end(MatchResult(tuple(end.totals), tuple(end.places)), events)
                 elif which == "goodbye":
                     return 0
@@ -182,13 +182,13 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
             call.cancel()
 
 
-def _events(messages: Iterable[AnyMessage], codec: GameCodec) -> list[Event]:
+def _events(messages: Iterable[AnyMessage], game_codec: GameCodec) -> list[Event]:
     """Return the events a bot can read; an event of a newer arena than this SDK knows is left out."""
     events = []
     for message in messages:
         try:
-            events.append(wire.event_from_proto(message, codec))
-        except wire.WireError:
+            events.append(codec.event_from_proto(message, game_codec))
+        except codec.WireError:
             log.debug("skipped an event this SDK does not know: %s", message)
     return events
 
@@ -197,7 +197,7 @@ CRASH_REASON_CHARS = 1000
 """The longest reason a crash answer carries (the traceback goes to the bot's log whole)."""
 
 
-def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, codec: GameCodec | str,
+def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, game_codec: GameCodec | str,
             age_ms: float = 0.0) -> pb.Answer:
     """Return the bot's answer to ``request``: its picks, or when its code raised, a crash report; with the
     debug text the bot wrote since its previous answer, either way.
@@ -206,12 +206,12 @@ def _answer(bot: Bot, request: pb.DecisionRequest, seat: int, codec: GameCodec |
     and message at once, rather than a timeout, and the bot goes on with its next request.
     """
     try:
-        if isinstance(codec, str):
-            raise RuntimeError(codec)
-        prompt = wire.prompt_from_proto(request, seat, codec)
-        view = wire.view_from_proto(request, codec)
+        if isinstance(game_codec, str):
+            raise RuntimeError(game_codec)
+        prompt = codec.prompt_from_proto(request, seat, game_codec)
+        view = codec.view_from_proto(request, game_codec)
         if request.events and type(bot).on_events is not Bot.on_events:  # decoded only for bots that listen
-            bot.on_events(_events(request.events, codec))
+            bot.on_events(_events(request.events, game_codec))
         if type(bot).on_clock is not Bot.on_clock:
             bot.on_clock(max(0.0, request.timeout_ms - age_ms) / 1000)
         picks = _picks(prompt, bot.decide(prompt, view))

@@ -158,8 +158,8 @@ class BotDriver:
     match, starting it again if it died. ``log_dir`` keeps its output (a private folder by default).
     """
 
-    def __init__(self, table: ProcessPool, spec: BotSpec, log_dir: Path) -> None:
-        self.table = table
+    def __init__(self, pool: ProcessPool, spec: BotSpec, log_dir: Path) -> None:
+        self.pool = pool
         self.spec = spec
         self.log_dir = log_dir
 
@@ -169,16 +169,16 @@ class BotDriver:
         with tempdir.folder("check") as scratch:
             folder = log_dir or scratch
             async with serving() as server:
-                table = ProcessPool(server, log_dir=folder)
+                pool = ProcessPool(server, log_dir=folder)
                 try:
-                    yield cls(table, spec, folder)
+                    yield cls(pool, spec, folder)
                 finally:
-                    await table.close()
+                    await pool.close()
 
     async def seat(self, match: str, deal: DealKey) -> Seat:
         """Return the bot's seat for match ``match`` of ``deal`` (started, or started again; a process of the bot
         that has not played ``deal``, as at a ladder table). Raises :class:`LaunchError`."""
-        (seat,) = await self.table.seat([self.spec], deal=deal, match=match)
+        (seat,) = await self.pool.seat([self.spec], deal=deal, match=match)
         return seat
 
     def output_tail(self) -> str:

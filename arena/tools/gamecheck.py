@@ -57,7 +57,7 @@ from arena.games.base import (
     random_decision,
 )
 from arena.games.codec import GameCodec
-from arena.protocol import codec as wire
+from arena.protocol import codec
 from arena.v2 import arena_pb2 as pb
 
 GOLDEN = "golden.json"
@@ -287,15 +287,15 @@ class _Views:
     def note(self, trace: _Trace, where: str) -> None:
         state = trace.state
         zones = state.zones()
-        table = _canonical([[name, [str(_text(c)) for c in cards]] for name, cards in sorted(zones.items())])
+        shown = _canonical([[name, [str(_text(c)) for c in cards]] for name, cards in sorted(zones.items())])
         for seat in range(state.seats):
             held = tuple(sorted(_hand(zones, seat, where)))
             key = (state.seats, seat, held, *trace.told(seat))
             view = _canonical(state.view(seat).to_json())
-            first = self.seen.setdefault(key, (view, where, table))
+            first = self.seen.setdefault(key, (view, where, shown))
             if first[1] == where:
                 continue
-            self.compared += first[2] != table
+            self.compared += first[2] != shown
             if first[0] != view:
                 raise CheckFailed(f"seat {seat} holds the same cards and was told the same in {first[1]} and in "
                                   f"{where}, yet sees different views: {first[0].decode()} and {view.decode()}")
@@ -314,7 +314,7 @@ class _Playouts:
         self.views = _Views()
         self.codec: GameCodec | None = None
         try:
-            self.codec = wire.codec_for(game.name)
+            self.codec = codec.codec_for(game.name)
         except GameError as exc:
             self.failed["codec"] = str(exc)
         self.packed = packed_types(self.codec) if self.codec is not None else {}
@@ -403,7 +403,7 @@ class _Playouts:
         state, seat = trace.state, prompt.seat
         view = state.view(seat)
         told = trace.last_told(seat)
-        data = wire.request_bytes(Request("gamecheck", 0, prompt, view, told, 1.0))
+        data = codec.request_bytes(Request("gamecheck", 0, prompt, view, told, 1.0))
         message = pb.ArenaMessage.FromString(data)
         check_message_hides(self.game, data, message, state, seat, self.packed, where)
         self.guarded("codec", check_decodes, message.request, view, prompt, told, self.codec, where)
@@ -431,16 +431,16 @@ class _Playouts:
         return outcomes
 
 
-def check_decodes(request: pb.DecisionRequest, view: Any, prompt: Prompt, told: Sequence[Event], codec: GameCodec,
-                  where: str) -> None:
+def check_decodes(request: pb.DecisionRequest, view: Any, prompt: Prompt, told: Sequence[Event],
+                  game_codec: GameCodec, where: str) -> None:
     """Raise :class:`CheckFailed` unless ``request`` decodes to ``view``, ``prompt`` and the events ``told``."""
     seat = prompt.seat
     try:
-        if wire.view_from_proto(request, codec) != view:
+        if codec.view_from_proto(request, game_codec) != view:
             raise CheckFailed(f"{where}: seat {seat}'s view does not survive the codec: {view.to_json()}")
-        if wire.prompt_from_proto(request, seat, codec) != prompt:
+        if codec.prompt_from_proto(request, seat, game_codec) != prompt:
             raise CheckFailed(f"{where}: seat {seat}'s prompt does not survive the codec: {prompt.choice_texts()}")
-        if [wire.event_from_proto(e, codec) for e in request.events] != list(told):
+        if [codec.event_from_proto(e, game_codec) for e in request.events] != list(told):
             raise CheckFailed(f"{where}: the events told seat {seat} do not survive the codec: "
                               f"{[e.to_json() for e in told]}")
     except GameError as exc:  # a CodecError: what it encoded does not decode
@@ -597,12 +597,12 @@ def check_view_hides(game: Game, state: MatchState, seat: int, where: str) -> No
         raise CheckFailed(f"{where}: seat {seat}'s view shows the seed")
 
 
-def packed_types(codec: GameCodec) -> dict[str, type[Message]]:
-    """Return every message a ``google.protobuf.Any`` may carry in a match of ``codec``'s game, by type URL: the
+def packed_types(game_codec: GameCodec) -> dict[str, type[Message]]:
+    """Return every message a ``google.protobuf.Any`` may carry in a match of ``game_codec``'s game, by type URL: the
     game's view and events, and the events every game shares."""
-    types: dict[str, type[Message]] = {url: message for message, url in wire.TYPE_URLS.items()}
-    types[codec.view_url] = codec.view_message
-    types.update({url: event.message for url, event in codec.events_by_url.items()})
+    types: dict[str, type[Message]] = {url: message for message, url in codec.TYPE_URLS.items()}
+    types[game_codec.view_url] = game_codec.view_message
+    types.update({url: event.message for url, event in game_codec.events_by_url.items()})
     return types
 
 

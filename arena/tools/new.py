@@ -74,12 +74,23 @@ _BEFORE = {
             "# libprotobuf-dev).\n",
 }
 
-_CPP_GAMES = ("cabanga", "lama")
-"""The games whose views the C++, Go, Java and Rust examples (``bots/cpp/bot.cc``, ``bots/go/main.go``,
-``bots/java/Bot.java``, ``bots/rust/src/main.rs``) decode: the C++ CMake file compiles their .proto. All four answer
-any other game's requests from the envelope alone (the first legal choice), so they take every game; the game's own
-.proto is copied beside for the author to decode its views (Go's and Java's ``build.sh`` and Rust's ``build.rs``
-compile every game's .proto they find; for C++ add the game to ``GAMES`` in CMakeLists.txt)."""
+_DECODED = re.compile(r"^set\(GAMES ([a-z0-9_ ]+)\)", re.MULTILINE)
+"""The line of the C++ example's CMakeLists.txt that names the games whose views the examples decode."""
+
+
+def decoded_games(bundled: Path) -> tuple[str, ...]:
+    """Return the games whose views the C++, Go, Java and Rust examples (``bots/cpp/bot.cc``, ``bots/go/main.go``,
+    ``bots/java/Bot.java``, ``bots/rust/src/main.rs``) decode, as the C++ example's CMakeLists.txt names them
+    (``set(GAMES ...)``: it compiles their .proto); tests/test_new.py checks that the other three decode the same.
+    All four answer any other game's requests from the envelope alone (the first legal choice), so they take every
+    game; the game's own .proto is copied beside for the author to decode its views (Go's and Java's ``build.sh``
+    and Rust's ``build.rs`` compile every game's .proto they find; for C++ add the game to ``GAMES`` in
+    CMakeLists.txt). Raises :class:`ScaffoldError` when the file names none."""
+    found = _DECODED.search((bundled / "cpp" / "CMakeLists.txt").read_text(encoding="utf-8"))
+    if found is None:
+        raise ScaffoldError(f"{str(bundled / 'cpp' / 'CMakeLists.txt')!r} names no games: set(GAMES ...) is missing")
+    return tuple(found.group(1).split())
+
 
 _MANIFEST = {
     "python": ('command = ["bot.py"]\nruntime = "python"\n', ""),
@@ -165,9 +176,9 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     elif lang in _BUILT_BY_SCRIPT:
         for file in _BUILT_BY_SCRIPT[lang]:
             files[file] = (bundled / lang / file).read_bytes()
-        # main.go, Bot.java and main.rs use the code of cabanga.proto and lama.proto; any other game is played from
+        # main.go, Bot.java and main.rs use the code of the games' .proto they decode; any other game is played from
         # the envelope
-        files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
+        files.update(_protos(proto, tuple(dict.fromkeys((*decoded_games(bundled), game)))))
         files[".gitignore"] = _IGNORED.get(lang, "build/\n")
         if lang == "rust":  # the package is the bot's (its program stays build/arena-bot)
             cargo = (bundled / "rust" / "Cargo.toml").read_text(encoding="utf-8")
@@ -175,8 +186,8 @@ def write_bot(folder: Path, name: str, game: str, lang: str, *, bundled: Path, p
     else:
         files["bot.cc"] = (bundled / "cpp" / "bot.cc").read_bytes()
         files["CMakeLists.txt"] = (bundled / "cpp" / "CMakeLists.txt").read_bytes()
-        # CMakeLists.txt compiles the two bot.cc decodes; any other game is played from the envelope
-        files.update(_protos(proto, tuple(dict.fromkeys((*_CPP_GAMES, game)))))
+        # CMakeLists.txt compiles the games bot.cc decodes; any other game is played from the envelope
+        files.update(_protos(proto, tuple(dict.fromkeys((*decoded_games(bundled), game)))))
         files[".gitignore"] = "build/\n"
     files["bots.toml"] = (
         f"# {name}: made by `arena new`. Check it with: arena check bots.toml\n{_BEFORE[lang]}{_OWN_FOLDER}"

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.core.referee import TableLog
+from arena.core.referee import MatchLog
 from arena.games.base import Action, Decision, Event, Game, GameError, IllegalDecisionError, Pick, Prompt, View
 from arena.games.encoding import Encoder, SubsetStep
 
@@ -70,7 +70,7 @@ class Table:
         self.encoder = encoder
         self._tell = tell
         self._state: Any = None
-        self._log: TableLog | None = None
+        self._log: MatchLog | None = None
         self._prompts: dict[int, Prompt] = {}
         self._answers: dict[int, Decision] = {}  # per prompted seat that has answered all its turns
         self._done: dict[int, int] = {}  # per seat deciding a subset: the candidates decided
@@ -84,7 +84,7 @@ class Table:
     def start(self, seed: int) -> None:
         """Deal a new match from ``seed``."""
         self._state = self.game.new_match(self.seats, seed, self.options)
-        self._log = TableLog(self._state) if self._tell else None
+        self._log = MatchLog(self._state) if self._tell else None
         self._begin()
 
     @property

@@ -179,7 +179,7 @@ class HeadToHead:
     """Per unfinished deal set, per match id: (bot id, total, place) by seat."""
 
     def update(self, store: Store) -> dict[str, Any]:
-        """Read the new matches and return the table: bot names and one row per pair that shared a deal set."""
+        """Read the new matches and return the head-to-head: bot names and one row per pair that shared a deal set."""
         read = ReadModel(store)
         deal_of = read.match_deals(0 if self.last_row == 0 else self.last_match)
         rows = read.seats_since(self.last_row)

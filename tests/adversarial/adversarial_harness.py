@@ -1,4 +1,4 @@
-"""The harness of the adversarial suite: a server, a table of warm well-behaved bots, and a way to seat a hostile one.
+"""The harness of the adversarial suite: a server, a pool of warm well-behaved bots, and a way to seat a hostile one.
 
 Every hostile match is a real match between real processes on a private Unix socket: the hostile bot plus two
 well-behaved bots, one round of Cabanga!, a short deadline. After each, the hostile bot is stopped and a match
@@ -62,11 +62,11 @@ def start_time(pid: int) -> int | None:
 
 @dataclass
 class Arena:
-    """A long-lived server and table, driven from synchronous tests through one event loop."""
+    """A long-lived server and process pool, driven from synchronous tests through one event loop."""
 
     runner: asyncio.Runner
     server: ArenaServer
-    table: ProcessPool
+    pool: ProcessPool
     log_dir: Path
     seed: int = 100
     peak_rss: float = 0.0
@@ -79,7 +79,7 @@ class Arena:
         return self.runner.run(bounded())
 
     def process(self, name: str) -> tuple[Slot, BotProcess]:
-        session = self.table._running[(name, 0)]
+        session = self.pool._running[(name, 0)]
         assert session.process is not None
         return session.slot, session.process
 
@@ -93,8 +93,8 @@ class Arena:
         self.seed += 1
 
         async def match() -> MatchRecord:
-            seats = await self.table.seat([bot, *GOOD[:2]], deal=DealKey(game.name, self.seed))
-            for s in self.table._running.values():
+            seats = await self.pool.seat([bot, *GOOD[:2]], deal=DealKey(game.name, self.seed))
+            for s in self.pool._running.values():
                 if s.process and s.process.pid and s.process.pid not in self.pids:
                     self.pids[s.process.pid] = start_time(s.process.pid)
             if before is not None:
@@ -114,7 +114,7 @@ class Arena:
             await asyncio.sleep(0.02)
 
     def retire(self, name: str) -> None:
-        self.run(lambda: self.table.retire(name))
+        self.run(lambda: self.pool.retire(name))
 
     def healthy(self) -> MatchRecord:
         """Play a match between the well-behaved bots only; it must have no fault."""
@@ -122,7 +122,7 @@ class Arena:
         self.seed += 1
 
         async def match() -> MatchRecord:
-            seats = await self.table.seat(GOOD, deal=DealKey(game.name, self.seed))
+            seats = await self.pool.seat(GOOD, deal=DealKey(game.name, self.seed))
             return await referee_match(game, seats, self.seed, game.options({"rounds": 1}), clock=Clock(1.0),
                                     max_faults=MAX_FAULTS, match_id=f"h{self.seed}")
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from adversarial_harness import Arena, start_time
+from costs import starts_processes
 
 from arena.launch.pool import ProcessPool
 from arena.launch.runner import serving
@@ -19,18 +20,19 @@ from arena.launch.sandbox import choose_sandbox
 
 
 @pytest.fixture(scope="session")
+@starts_processes
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     log_dir = tmp_path_factory.mktemp("bot-logs")
     with asyncio.Runner() as runner:
         context = serving()
         server = runner.run(context.__aenter__())
         forced = os.environ.get("ARENA_TEST_SANDBOX")
-        table = ProcessPool(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
-        arena = Arena(runner, server, table, log_dir)
+        pool = ProcessPool(server, log_dir=log_dir, keep=3, sandbox=choose_sandbox(forced) if forced else None)
+        arena = Arena(runner, server, pool, log_dir)
         try:
             yield arena
         finally:
-            runner.run(table.close())
+            runner.run(pool.close())
             runner.run(context.__aexit__(None, None, None))
     # no bot process survives: its pid is gone, or now names a process that started later (a reused pid)
     survivors = {pid for pid, started in arena.pids.items() if start_time(pid) == started}

@@ -21,6 +21,8 @@ from arena.protocol import server as server_module
 from arena.protocol.server import ArenaServer, Connection, ServerError
 from arena.v2 import arena_pb2 as pb
 
+pytestmark = pytest.mark.process
+
 METHOD = "/arena.v2.Arena/Play"
 
 

@@ -32,6 +32,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from costs import starts_processes
 from starlette.routing import Mount, Route
 
 from arena.contest.config import load_config
@@ -39,6 +40,8 @@ from arena.contest.store import ContestStore
 from arena.contest.web import contest_app
 from arena.games import get_game
 from tests.contest.harness import Contest, call, need_jail, submit, wait_matches, wait_state, write_config
+
+pytestmark = pytest.mark.process
 
 SPY = '''import hashlib, hmac, random
 from arena.games import get_game
@@ -104,6 +107,7 @@ def write_spy(folder: Path, name: str, mark: str) -> Path:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest, dict[str, str], Path]]:
     """A contest as its operator writes it with no seed, taking registrations, not behind a proxy; two authors
     whose bots' ladder names mangle alike, each with a spy that plays."""

@@ -30,6 +30,8 @@ from arena.launch.procs import descendants, processes_naming
 from arena.launch.sandbox import detect_sandbox
 from arena.launch.supervisor_constants import HOST_UID_BASE, HOST_UID_SPAN
 
+pytestmark = pytest.mark.process
+
 CI = os.environ.get("CI") == "true"
 GOOD_ENTRIES = [(name, f'"-m", "arena.games.cabanga.bots.{name}.bot"') for name in ("greedy", "tidy", "random")]
 
@@ -53,9 +55,10 @@ def ladder(tmp_path: Path, hostile_args: str, *, seats: int, matches: int, deadl
                             f'{limits if name == "hostile" else ""}\n' for name, args in entries))
     db = tmp_path / "ladder.db"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--seats",
-         str(seats), "--matches", str(matches), "--tables", "1", "--seed", "17", "--db", str(db), "-o", "rounds=1",
-         "--deadline", deadline, "--max-faults", "2", "--sandbox", "strict", "--log-dir", str(tmp_path / "logs")],
+        [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--game", "cabanga",
+         "--seats", str(seats), "--matches", str(matches), "--tables", "1", "--seed", "17", "--db", str(db), "-o",
+         "rounds=1", "--deadline", deadline, "--max-faults", "2", "--sandbox", "strict", "--log-dir",
+         str(tmp_path / "logs")],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
     uids: set[int] = set()
     try:
@@ -149,8 +152,8 @@ def test_memory_held_across_all_of_a_bots_processes_stays_under_its_one_limit(ar
 
     async def match() -> MatchRecord:
         arena.seed += 1
-        seats = await arena.table.seat([bot, bot, GOOD[0]], deal=DealKey(game.name, arena.seed))
-        supervisors = [s.process.pid for k, s in arena.table._running.items()
+        seats = await arena.pool.seat([bot, bot, GOOD[0]], deal=DealKey(game.name, arena.seed))
+        supervisors = [s.process.pid for k, s in arena.pool._running.items()
                        if k[0] == name and s.process is not None and s.process.pid is not None]
         assert len(supervisors) == 2  # seated twice: two processes of the one bot
         sampler = threading.Thread(target=sample, args=(supervisors,), daemon=True)
@@ -194,7 +197,7 @@ def test_an_idle_warm_bot_is_frozen_and_spends_nothing_until_it_plays_again(aren
     arena.play(hostile(name, "spin-all", "2"), deadline=1.0)
     try:
         arena.healthy()  # the spinner waits, warm, while the others play
-        group = arena.table._groups[name]
+        group = arena.pool._groups[name]
         usage = os.path.join(dict(group.parents)["cpuacct"], "cpuacct.usage")
         before = int(Path(usage).read_text())
         time.sleep(0.5)
@@ -210,7 +213,7 @@ def test_an_idle_warm_bot_is_frozen_and_spends_nothing_until_it_plays_again(aren
 def test_the_bot_groups_of_a_table_are_gone_after_it(arena: Arena) -> None:
     strict()
     arena.healthy()
-    groups = dict(arena.table._groups)
+    groups = dict(arena.pool._groups)
     assert set(groups) >= {bot.name for bot in GOOD}
     folders = {folder for group in groups.values() for _, folder in group.parents}
     assert all(os.path.isdir(folder) for folder in folders)

@@ -22,6 +22,8 @@ from arena.launch.sandbox import Isolation
 from arena.launch.supervisor_constants import CPU_EXIT_CODE
 from arena.protocol import server as server_module
 
+pytestmark = pytest.mark.process
+
 
 def check_fault(record: MatchRecord, *kinds: FaultKind, benched: bool = True) -> None:
     """The match is whole and replays; the hostile seat (0) had a fault of one of ``kinds``; no other seat had."""
@@ -104,7 +106,7 @@ def test_a_spinning_bot_times_out_and_is_killed_at_its_cpu_limit(arena: Arena) -
     record = arena.play(hostile("hostile-spin", "spin", cpu_seconds=1))
     check_fault(record, FaultKind.TIMEOUT)
     slot, proc = arena.process("hostile-spin")
-    assert slot.owes_answers  # the table will not seat it again as it is
+    assert slot.owes_answers  # the pool will not seat it again as it is
 
     async def ended() -> int | None:
         for _ in range(300):
@@ -114,7 +116,7 @@ def test_a_spinning_bot_times_out_and_is_killed_at_its_cpu_limit(arena: Arena) -
         return proc.returncode
 
     code = arena.run(ended)
-    if arena.table.sandbox.isolation is not Isolation.NONE:
+    if arena.pool.sandbox.isolation is not Isolation.NONE:
         assert code == CPU_EXIT_CODE, describe_exit(proc.returncode)
     arena.retire("hostile-spin")
     arena.healthy()
@@ -159,7 +161,7 @@ def test_a_second_stream_with_another_seats_token_is_refused(arena: Arena,
     name = "hostile-steal"
 
     def leak_tokens() -> None:
-        others = [s.slot.token for (bot, _), s in arena.table._running.items() if bot != name]
+        others = [s.slot.token for (bot, _), s in arena.pool._running.items() if bot != name]
         tokens.write_text("\n".join(others) + "\n")
 
     try:

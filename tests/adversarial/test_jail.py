@@ -25,13 +25,15 @@ from arena.launch.procs import processes_naming
 from arena.launch.runner import serving
 from arena.launch.sandbox import Isolation, own_cgroups
 
+pytestmark = pytest.mark.process
+
 DEFAULT_DEADLINE = 1.0
 CI = os.environ.get("CI") == "true"
 CGROUPS_DUE = CI and os.geteuid() == 0 and any(own_cgroups())  # root on a machine with cgroup v1 hierarchies
 
 
 def needs(arena: Arena, *, jail: bool = False, cgroups: bool = False) -> None:
-    sandbox = arena.table.sandbox
+    sandbox = arena.pool.sandbox
     missing = [what for what, wanted, there in (("the bubblewrap jail", jail, sandbox.isolation is Isolation.JAIL),
                                                 ("cgroups", cgroups, sandbox.cgroups is not None))
                if wanted and not there]
@@ -58,7 +60,7 @@ def test_a_jailed_bot_cannot_undo_its_jail_or_read_what_is_not_its_own(arena: Ar
     db = tmp_path / "arena.db"
     db.write_text("the ladder's secret seed")
     arena.healthy()  # the good bots run: their sockets exist
-    sockets = [str(s.folder / "arena.sock") for s in arena.table._running.values() if s.folder is not None]
+    sockets = [str(s.folder / "arena.sock") for s in arena.pool._running.values() if s.folder is not None]
     other_arena = arena.server.address.removeprefix("unix:")
     paths = [str(db), str(arena.log_dir), str(ROOT / "bots"), str(ROOT / "arena.db"), other_arena, *sockets,
              str(Path.home() / ".bashrc"), str(Path.home() / ".ssh"), "/etc/shadow", "/var", str(tmp_path)]
@@ -133,7 +135,7 @@ def test_a_hello_flood_from_one_bot_never_keeps_a_restarting_bot_out(arena: Aren
         arena.retire(GOOD[1].name)
         record = arena.play(flooder, deadline=DEFAULT_DEADLINE)
         only_the_attacker(record, *own)
-    session = arena.table._running[(name, 0)]
+    session = arena.pool._running[(name, 0)]
     assert session.server.refusals.total > 0  # its own waiting room was full, and refused its streams
     arena.retire(name)
     arena.healthy()
@@ -158,19 +160,19 @@ def test_a_tokenless_flood_of_the_listener_keeps_no_remote_bot_out(tmp_path: Pat
             flood = subprocess.Popen([sys.executable, "-m", "tests.adversarial.hostile", "listen-flood",
                                       f"[::1]:{port}", "60"], cwd=ROOT, stderr=subprocess.DEVNULL)
             remote = None
-            table = ProcessPool(server)
+            pool = ProcessPool(server)
             try:
                 await asyncio.sleep(1.0)  # the flood is in
                 env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_TOKEN": token}
                 remote = subprocess.Popen([sys.executable, "-m", "arena.games.cabanga.bots.tidy.bot"], cwd=ROOT,
                                           env=env)
-                seats = await table.seat([far, *GOOD[:2]], deal=DealKey(game.name, 4))
+                seats = await pool.seat([far, *GOOD[:2]], deal=DealKey(game.name, 4))
                 record = await referee_match(game, seats, 4, game.options({"rounds": 1}),
                                           clock=Clock(DEFAULT_DEADLINE))
                 assert server.refusals.total > 0, "the flood was never refused"
                 return record
             finally:
-                await table.close()
+                await pool.close()
                 flood.kill()
                 flood.wait()
                 if remote is not None:

@@ -16,6 +16,8 @@ import pytest
 from arena.ladder.store import Store
 from arena.launch.sandbox import detect_sandbox, own_cgroups
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "hostile.py"
 MATCHES = 8
@@ -40,8 +42,8 @@ def test_a_hostile_bot_in_a_ladder_ends_last_and_the_other_matches_all_complete(
                             for name, args in entries))
     db = tmp_path / "ladder.db"
     result = subprocess.run(
-        [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--seats", "3",
-         "--matches", str(MATCHES), "--tables", "1", "--seed", "11", "--db", str(db), "-o", "rounds=1",
+        [sys.executable, "-c", "from arena.cli import run; run()", "ladder", "--bots", str(bots), "--game", "cabanga",
+         "--seats", "3", "--matches", str(MATCHES), "--tables", "1", "--seed", "11", "--db", str(db), "-o", "rounds=1",
          "--deadline", deadline, "--max-faults", "2"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr

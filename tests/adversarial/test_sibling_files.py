@@ -26,11 +26,13 @@ from arena.launch.botlist import BotSpec, load_bot_list, parse_bot_list
 from arena.launch.process import log_file_name
 from arena.launch.sandbox import Isolation
 
+pytestmark = pytest.mark.process
+
 JAIL_PATH = {"/usr/local/bin", "/usr/bin", "/bin"}
 
 
 def needs_jail(arena: Arena) -> None:
-    sandbox = arena.table.sandbox
+    sandbox = arena.pool.sandbox
     if sandbox.isolation is not Isolation.JAIL:
         if os.environ.get("CI") == "true" or sandbox.broken_jail:
             pytest.fail(f"CI, and a machine with bubblewrap, must have the jail: {sandbox.describe()}")

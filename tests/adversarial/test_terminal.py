@@ -24,6 +24,8 @@ from hostile import MALFORMED_PICKS
 from arena.ladder.store import Store
 from arena.text import DETAIL_CHARS
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_SECONDS = 120.0
 SANDBOX = os.environ.get("ARENA_TEST_SANDBOX", "auto")
@@ -108,8 +110,8 @@ def bot_lists(tmp_path: Path) -> Path:
 def test_match_replay_and_a_seats_view_show_the_bots_text_escaped_and_store_its_detail_capped(
         bot_lists: Path) -> None:
     replay = bot_lists / "match.json"
-    code, out = run_in_terminal(["match", "--bots", "match.toml", "--seed", "5", "-o", "rounds=1", "--sandbox",
-                                 SANDBOX, "--replay", str(replay)], bot_lists)
+    code, out = run_in_terminal(["match", "--bots", "match.toml", "--game", "cabanga", "--seed", "5", "-o",
+                                 "rounds=1", "--sandbox", SANDBOX, "--replay", str(replay)], bot_lists)
     assert code == 0, out
     assert "fault: hostile at step" in out and ": crash (the bot reported: " in out
     assert_shown_as_text(out)
@@ -139,8 +141,8 @@ def test_check_shows_the_bots_crash_reason_and_output_escaped(bot_lists: Path) -
 
 
 def test_a_bot_that_writes_then_exits_before_connecting_is_quoted_escaped(bot_lists: Path) -> None:
-    code, out = run_in_terminal(["match", "--bots", "exits.toml", "--seed", "5", "-o", "rounds=1", "--sandbox",
-                                 SANDBOX], bot_lists)
+    code, out = run_in_terminal(["match", "--bots", "exits.toml", "--game", "cabanga", "--seed", "5", "-o",
+                                 "rounds=1", "--sandbox", SANDBOX], bot_lists)
     assert code == 1, out
     assert "Error: bot 'exits'" in out and "before connecting; its output was: starting" in out
     assert_shown_as_text(out)
@@ -153,8 +155,9 @@ def test_a_bot_that_writes_then_exits_before_connecting_is_quoted_escaped(bot_li
 
 def test_a_ladder_stores_the_bots_malformed_answer_capped_and_quotes_a_dropped_bot_escaped(bot_lists: Path) -> None:
     db = bot_lists / "ladder.db"
-    code, out = run_in_terminal(["ladder", "--bots", "ladder.toml", "--seats", "3", "--matches", "3", "--tables", "1",
-                                 "--seed", "11", "-o", "rounds=1", "--sandbox", SANDBOX, "--db", str(db)], bot_lists)
+    code, out = run_in_terminal(["ladder", "--bots", "ladder.toml", "--game", "cabanga", "--seats", "3", "--matches",
+                                 "3", "--tables", "1", "--seed", "11", "-o", "rounds=1", "--sandbox", SANDBOX,
+                                 "--db", str(db)], bot_lists)
     assert code == 0, out
     store = Store(db, readonly=True)
     try:

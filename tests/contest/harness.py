@@ -190,3 +190,13 @@ def wait_matches(contest: Contest, bot: str, count: int = 1, timeout: float = 90
             assert len(matches) >= count, (status, data)
             return matches
         time.sleep(0.2)
+
+
+def log_in(browser: Any, url: str, token: str) -> Any:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url + "/me")  # not logged in: sent to the login form
+    page.fill("input[name=token]", token)
+    page.click("form[action='/login'] button")
+    page.wait_for_selector("h1:has-text('Bots of')")
+    return page

@@ -10,20 +10,24 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from costs import starts_processes
 
 from arena.cli import main
 from arena.contest.store import ContestStore
 
-from .harness import Contest, call, need_jail, submit, wait_matches, write_bot, write_config
+from .harness import Contest, call, log_in, need_jail, submit, wait_matches, write_bot, write_config
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest, dict[str, str], Path]]:
     need_jail()
     folder = tmp_path_factory.mktemp("loop")
@@ -50,6 +54,7 @@ def cli(contest: Contest, token: str, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+@pytest.mark.process
 def test_a_scrimmage_from_the_terminal_plays_apart_from_the_ladder_and_is_its_requesters_alone(
         loop: tuple[Contest, dict[str, str], Path], tmp_path: Path) -> None:
     contest, tokens, folder = loop
@@ -175,3 +180,36 @@ def test_the_operators_export_holds_every_complete_deal_set_and_each_replay_veri
     bad = CliRunner().invoke(main, ["contest", "export", "--to", str(tmp_path / "x"), "--contest",
                                     str(tmp_path / "none.toml")])
     assert bad.exit_code == 1 and "cannot read the contest configuration" in bad.output
+
+
+def test_browser_a_scrimmage_asked_on_the_page_shows_its_verdict_and_the_bots_debug_text_on_its_own_seat(
+        loop: tuple[Contest, dict[str, str], Path], browser: Any) -> None:
+    contest, tokens, _ = loop
+    page = log_in(browser, contest.url, tokens["alice"])
+    page.check("input[name=against][value='house:cabanga-random']")
+    page.fill("input[name=count]", "3")
+    page.click("#scrimmage-form button")
+    page.wait_for_selector("#state")
+    assert re.fullmatch(re.escape(contest.url) + r"/me/scrimmage/[0-9a-f]{32}", page.url)
+    deadline = time.monotonic() + 120
+    while not page.query_selector("#verdict") and time.monotonic() < deadline:
+        time.sleep(1)
+        page.reload()
+    assert page.query_selector("#verdict") is not None, page.inner_text("#main")
+    assert page.inner_text("#state") == "done"
+    page.click("#games a >> nth=0")  # its first match, from alice's seat
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    seat = page.get_attribute("body", "data-seat")
+    assert seat is not None and seat.isdigit()
+    # only her seat is offered; her bot's text is on the frames of her decisions
+    assert page.eval_on_selector_all("#seat option", "os => os.map(o => o.value)") == [seat]
+    page.click("#last")
+    texts: list[str] = []
+    for _ in range(60):
+        texts += page.eval_on_selector_all("#debug .debug-text", "ps => ps.map(p => p.textContent)")
+        page.click("#back")
+    assert texts and all(t.startswith("debug of alice:firsty:v1: DEBUG-ALICE") for t in texts), texts
+    # another author's page of the same match: not found
+    other = log_in(browser, contest.url, tokens["bob"])
+    response = other.goto(page.url)
+    assert response is not None and response.status == 404

@@ -102,6 +102,7 @@ def sh(script: str, mark: str = "build") -> list[str]:
 # ------------------------------------------------------------------------------------------- building
 
 
+@pytest.mark.process
 def test_a_build_makes_files_that_come_back_with_the_submission(jail: Sandbox, tmp_path: Path) -> None:
     source = submission(tmp_path)
     before = snapshot(source)
@@ -123,6 +124,7 @@ def test_a_build_makes_files_that_come_back_with_the_submission(jail: Sandbox, t
     assert snapshot(source) == before  # never the submission itself
 
 
+@pytest.mark.process
 def test_the_builds_stdout_goes_to_the_log_and_cannot_corrupt_the_result(jail: Sandbox, tmp_path: Path) -> None:
     source = submission(tmp_path)
     dest = tmp_path / "built"
@@ -136,6 +138,7 @@ def test_the_builds_stdout_goes_to_the_log_and_cannot_corrupt_the_result(jail: S
     assert result.output.rstrip().endswith("last-line")
 
 
+@pytest.mark.process
 def test_a_failing_build_says_its_status_and_leaves_no_folder(jail: Sandbox, tmp_path: Path) -> None:
     dest = tmp_path / "built"
     result = build(submission(tmp_path), dest, sh("echo 'bot.cpp:1: error: expected ;' >&2; exit 3"), jail)
@@ -145,6 +148,7 @@ def test_a_failing_build_says_its_status_and_leaves_no_folder(jail: Sandbox, tmp
     assert not dest.exists()
 
 
+@pytest.mark.process
 def test_a_missing_program_is_said(jail: Sandbox, tmp_path: Path) -> None:
     dest = tmp_path / "built"
     result = build(submission(tmp_path), dest, ["no-such-compiler", "-O2"], jail)
@@ -153,6 +157,7 @@ def test_a_missing_program_is_said(jail: Sandbox, tmp_path: Path) -> None:
     assert not dest.exists()
 
 
+@pytest.mark.process
 def test_the_log_escapes_terminal_control_characters(jail: Sandbox, tmp_path: Path) -> None:
     result = build(submission(tmp_path), tmp_path / "built", sh("printf '\\033]0;title\\007red\\033[31m\\n'"),
                    jail)
@@ -164,6 +169,7 @@ def test_the_log_escapes_terminal_control_characters(jail: Sandbox, tmp_path: Pa
 # ------------------------------------------------------------------------------------------- hostile builds
 
 
+@pytest.mark.process
 def test_an_endless_build_is_killed_at_its_timeout(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     dest = tmp_path / "built"
     seen: list[int] = []
@@ -183,6 +189,7 @@ def test_an_endless_build_is_killed_at_its_timeout(jail: Sandbox, tmp_path: Path
     assert gone(mark)
 
 
+@pytest.mark.process
 def test_a_build_over_its_cpu_time_is_killed(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     result = build(submission(tmp_path), tmp_path / "built", sh("while :; do :; done", mark), jail,
                    limits=Limits(memory_mb=512, cpu_seconds=1, disk_mb=16, processes=32), timeout=15)
@@ -191,6 +198,7 @@ def test_a_build_over_its_cpu_time_is_killed(jail: Sandbox, tmp_path: Path, mark
     assert not (tmp_path / "built").exists()
 
 
+@pytest.mark.process
 def test_a_fork_bomb_is_held_by_the_process_limit_and_killed(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     seen: list[int] = []
 
@@ -219,6 +227,7 @@ def test_a_fork_bomb_is_held_by_the_process_limit_and_killed(jail: Sandbox, tmp_
     assert gone(mark)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("then", ["exit 1", "exit 0"])
 def test_a_build_that_fills_its_disk_fills_only_its_scratch(jail: Sandbox, tmp_path: Path, mark: str,
                                                             then: str) -> None:
@@ -236,6 +245,7 @@ def test_a_build_that_fills_its_disk_fills_only_its_scratch(jail: Sandbox, tmp_p
         assert sum(p.stat().st_size for p in dest.rglob("*") if p.is_file()) <= LIMITS.disk_mb * MIB
 
 
+@pytest.mark.process
 def test_a_build_cannot_write_to_its_submission_or_the_host(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     source = submission(tmp_path)
     before = snapshot(source)
@@ -253,6 +263,7 @@ def test_a_build_cannot_write_to_its_submission_or_the_host(jail: Sandbox, tmp_p
     assert not (tmp_path / "built" / "new.txt").exists()
 
 
+@pytest.mark.process
 def test_a_build_has_no_network(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -268,6 +279,7 @@ def test_a_build_has_no_network(jail: Sandbox, tmp_path: Path, mark: str) -> Non
     assert result.ok, (result.reason, result.output)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("link", ["/etc/passwd", "lib/util.txt"])
 def test_a_built_folder_with_a_link_is_refused(jail: Sandbox, tmp_path: Path, link: str) -> None:
     dest = tmp_path / "built"
@@ -277,6 +289,7 @@ def test_a_built_folder_with_a_link_is_refused(jail: Sandbox, tmp_path: Path, li
     assert not dest.exists()
 
 
+@pytest.mark.process
 def test_a_flood_of_output_is_bounded(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     script = "head -c 100000000 /dev/zero | tr '\\0' x >&2; echo made > made.txt; echo the-end >&2"
     result = build(submission(tmp_path), tmp_path / "built", sh(script, mark), jail, max_output=8192)
@@ -287,6 +300,7 @@ def test_a_flood_of_output_is_bounded(jail: Sandbox, tmp_path: Path, mark: str) 
     assert (tmp_path / "built" / "made.txt").read_text() == "made\n"
 
 
+@pytest.mark.process
 def test_a_built_folder_over_the_result_limit_is_refused(jail: Sandbox, tmp_path: Path, mark: str) -> None:
     dest = tmp_path / "built"
     result = build(submission(tmp_path), dest, sh("head -c 3000000 /dev/urandom > blob", mark), jail,

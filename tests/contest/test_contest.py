@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from costs import starts_processes
 
 from arena.contest.archive import pack
 from arena.contest.store import ContestStore, State
@@ -32,6 +33,7 @@ from .harness import (
     Contest,
     add_author,
     call,
+    log_in,
     need_jail,
     submit,
     wait_matches,
@@ -40,10 +42,13 @@ from .harness import (
     write_config,
 )
 
+pytestmark = pytest.mark.process
+
 # --------------------------------------------------------------------------------------------- one contest
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Contest, dict[str, str], Path]]:
     """One contest for the module's tests (the last one kills it with SIGKILL and starts it again)."""
     need_jail()
@@ -180,16 +185,6 @@ def test_no_token_a_wrong_one_or_a_revoked_one_submits_nothing(running: tuple[Co
 
 
 # ------------------------------------------------------------------------------------------ in a browser
-
-def log_in(browser: Any, url: str, token: str) -> Any:
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(url + "/me")  # not logged in: sent to the login form
-    page.fill("input[name=token]", token)
-    page.click("form[action='/login'] button")
-    page.wait_for_selector("h1:has-text('Bots of')")
-    return page
-
 
 def test_browser_an_author_uploads_watches_it_play_and_another_author_reaches_none_of_it(
         running: tuple[Contest, dict[str, str], Path], browser: Any, tmp_path: Path) -> None:

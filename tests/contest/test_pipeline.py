@@ -190,6 +190,7 @@ def test_the_arenas_own_failure_is_tried_again_and_never_rejects_the_bot(tmp_pat
     assert held.id in [s.id for s in again.resume()]  # a restart takes it up
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("build_mb", [600, None])
 def test_a_build_runs_with_the_build_limits_not_the_bots(tmp_path: Path, store: ContestStore,
                                                          build_mb: int | None) -> None:

@@ -334,3 +334,37 @@ def test_a_contests_scrimmages_have_tables_of_their_own_that_yield_to_the_ladder
     finally:
         contest.close()
         store.close()
+
+
+def test_the_arenas_own_trouble_ends_that_scrimmage_with_a_reason_and_the_next_plays(
+        tmp_path: Path, store: ContestStore) -> None:
+    playing(store, "alice", "tracker")
+    playing(store, "bob", "greedy")
+
+    class Broken(FakeExecutor):
+        async def run(self, job: Job) -> Played:
+            if not self.jobs:
+                self.jobs.append(job)
+                raise RuntimeError("the arena's server is gone")
+            return await super().run(job)
+
+    executor = Broken(tables=1)
+    service = scrimmaging(tmp_path, store, executor)
+    first = service.request("alice", "tracker", ["house:lama-random"], 3)
+    second = service.request("bob", "greedy", ["house:lama-random"], 3)
+
+    async def run() -> None:
+        task = asyncio.create_task(service.run())
+        while any(s.state is not ScrimmageState.DONE and s.state is not ScrimmageState.FAILED
+                  for s in store.scrimmages.all()) and not task.done():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    assert not executor.started
+    asyncio.run(run())
+    failed, done = store.scrimmages.get(first.id), store.scrimmages.get(second.id)
+    assert failed is not None and failed.state is ScrimmageState.FAILED
+    assert failed.reason.startswith("the arena failed on it, not your bot (RuntimeError")
+    assert done is not None and done.state is ScrimmageState.DONE and done.played == 3
+    assert executor.started and executor.closed

@@ -526,6 +526,7 @@ def test_two_stores_on_one_file_see_each_others_writes(tmp_path: Path, clock: Fa
     assert service.limits.allow("login", "a", 1, 60) and not cli.limits.allow("login", "a", 1, 60)
 
 
+@pytest.mark.process
 def test_two_processes_writing_at_once_never_share_a_version(tmp_path: Path) -> None:
     path = tmp_path / "contest.db"
     ContestStore(path).authors.add("alice")

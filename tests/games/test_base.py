@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from costs import until_over
 
 from arena.games import get_game
 from arena.games.base import (
@@ -297,7 +298,7 @@ def test_a_match_is_over_exactly_when_its_last_event_is_match_over() -> None:
     assert not isinstance(events[-1], MatchOver)
     assert not state.over and state.result is None and state.pending()
     rng = random.Random(1)
-    while not state.over:
+    for _ in until_over(state):
         state.apply({prompt.seat: random_decision(prompt, rng) for prompt in state.pending()})
     last = state.events[-1]
     assert isinstance(last, MatchOver) and state.result == MatchResult(last.totals, last.places)

@@ -17,6 +17,7 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
+from costs import until_over
 
 from arena.games.base import (
     DecisionKind,
@@ -124,7 +125,7 @@ def blue_hands(seats: int) -> list[str]:
 
 def playout(seats: int, seed: int, rng: random.Random, options: CabangaOptions | None = None) -> CabangaState:
     state = new_match(seats, seed, options)
-    while not state.over:
+    for _ in until_over(state):
         state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
     return state
 
@@ -736,7 +737,7 @@ def test_c2_c3_every_card_is_in_exactly_one_zone_at_every_step() -> None:
     rng = random.Random(2)
     for seats in (3, 6):
         state = new_match(seats, seats)
-        while not state.over:
+        for _ in until_over(state):
             zones = state.zones()
             assert sorted(card for pile in zones.values() for card in pile) == list(DECK)
             assert set(zones) == {f"hand {s}" for s in range(seats)} | {"penalty pile", "set aside", *PILE_NAMES}
@@ -861,7 +862,7 @@ def test_g2_every_view_is_rebuilt_from_the_hand_and_the_public_events() -> None:
             state = new_match(seats, seed)
             public = Public(seats)
             seen = 0
-            while not state.over:
+            for _ in until_over(state):
                 for event in state.events[seen:]:
                     public.feed(event)
                 seen = len(state.events)
@@ -906,7 +907,7 @@ def test_c11_throws_closed_follows_every_play_whether_or_not_a_seat_was_asked() 
     rng = random.Random(11)
     state = new_match(5, 3)
     plays = closed = 0
-    while not state.over:
+    for _ in until_over(state):
         before = len(state.events)
         kinds = {p.kind for p in state.pending()}
         state.apply({p.seat: random_decision(p, rng) for p in state.pending()})

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from costs import until_over
 
 from arena.games.base import Event, GameError, ParseError, RoundScored, random_decision
 from arena.games.cabanga import (
@@ -169,7 +170,7 @@ def test_g1_a_clone_plays_on_exactly_as_the_original_and_apart_from_it() -> None
     rng_a, rng_b = random.Random(4), random.Random(4)
     seen = len(state.events)
     steps = 0
-    while not state.over:
+    for _ in until_over(state):
         assert snapshot(copy) == snapshot(state)
         a = {p.seat: random_decision(p, rng_a) for p in state.pending()}
         b = {p.seat: random_decision(p, rng_b) for p in copy.pending()}

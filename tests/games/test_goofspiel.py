@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from costs import capped, until_over
 
 from arena.games import get_game
 from arena.games.base import (
@@ -37,7 +38,7 @@ from arena.games.goofspiel import (
     Ties,
     suit,
 )
-from arena.protocol import codec as wire
+from arena.protocol import codec
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay"]
 
@@ -52,7 +53,7 @@ def texts(cards: Any) -> list[str]:
 
 
 def play_out(state: GoofspielState, rng: random.Random) -> None:
-    while not state.over:
+    for _ in until_over(state):
         state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
 
 
@@ -148,7 +149,7 @@ def test_gs1_zones_hold_every_card_once_at_every_step() -> None:
     for seats in (2, 6):
         state = GOOFSPIEL.new_match(seats, 11, carry(rounds=2, cards=6))
         deck = Counter(GOOFSPIEL.deck(state.options, seats))
-        while True:
+        for _ in capped():
             assert Counter(c for cards in state.zones().values() for c in cards) == deck
             if state.over:
                 break
@@ -294,7 +295,7 @@ def test_gs7_a_round_is_cards_tricks_then_it_is_scored() -> None:
     state = GOOFSPIEL.new_match(2, 3, GOOFSPIEL.options({"cards": 5}))
     rng = random.Random(2)
     reveals = 0
-    while not state.over:
+    for _ in until_over(state):
         events = state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
         reveals += sum(isinstance(e, BidsRevealed) for e in events)
     assert reveals == 5
@@ -381,7 +382,7 @@ def test_gs9_a_view_is_rebuilt_from_the_hand_and_the_public_events() -> None:
     for seed in range(5):
         state = GOOFSPIEL.new_match(3, seed, carry(rounds=2, cards=7))
         rng = random.Random(seed)
-        while True:
+        for _ in capped():
             for seat in range(3):
                 assert rebuild(state.events, seat, state.options, 3) == state.view(seat)
                 assert state.private_events(seat) == []
@@ -417,22 +418,22 @@ def rebuild(events: Any, seat: int, options: GoofspielOptions, seats: int) -> Go
 
 
 def test_gs9_the_view_and_events_survive_the_wire() -> None:
-    codec = wire.codec_for("goofspiel")
+    game_codec = codec.codec_for("goofspiel")
     state = GoofspielState.arranged(hands=["1 4 9", "2 3 13", "5 6 7"], prizes="8 10", prize="11", pot="12",
                                     options=carry())
     view = state.view(2)
-    assert codec.decode_view(codec.encode_view(view)) == view
+    assert game_codec.decode_view(game_codec.encode_view(view)) == view
     for event in [*state.apply(bid(4, 3, 7)), BidsRevealed(3, (Card(1), Card(1)), None, 0)]:
-        assert wire.event_from_proto(wire.event_to_proto(event, codec), codec) == event
+        assert codec.event_from_proto(codec.event_to_proto(event, game_codec), game_codec) == event
 
 
 def test_gs9_a_view_whose_bids_are_not_whole_tricks_is_refused() -> None:
     from arena.games.codec import CodecError
     from arena.games.goofspiel import goofspiel_pb2
 
-    codec = wire.codec_for("goofspiel")
+    game_codec = codec.codec_for("goofspiel")
     with pytest.raises(CodecError, match="whole tricks"):
-        codec.decode_view(goofspiel_pb2.View(totals=[0, 0], bids=["1", "2", "3"]))
+        game_codec.decode_view(goofspiel_pb2.View(totals=[0, 0], bids=["1", "2", "3"]))
 
 
 # ----------------------------------------------------------------------------------------------- G1, G2
@@ -467,7 +468,7 @@ def test_g2_the_view_never_shows_the_order_of_the_prize_deck() -> None:
 def test_registry_finds_the_game_and_its_parts() -> None:
     game = get_game("goofspiel")
     assert game is GOOFSPIEL and game.kinds == ("bid",) and game.hidden_order == ("prize deck",)
-    assert wire.codec_for("goofspiel").kinds == ("bid",)
+    assert codec.codec_for("goofspiel").kinds == ("bid",)
 
 
 def test_events_describe_themselves() -> None:

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from costs import capped, until_over
 
 from arena.games.base import (
     Decision,
@@ -197,7 +198,7 @@ def test_l1_zones_hold_the_whole_deck_at_every_step() -> None:
     for seed in range(30):
         state = LAMA.new_match(2 + seed % 5, seed)
         rng = random.Random(seed)
-        while True:
+        for _ in capped():
             zones = state.zones()
             assert set(zones) == {f"hand {s}" for s in range(state.seats)} | {"draw pile", "discard pile"}
             assert Counter(c for zone in zones.values() for c in zone) == deck
@@ -604,7 +605,7 @@ def test_l12_new_match_with_rounds_option_plays_that_many_rounds(rounds: int) ->
     for seed in range(10):
         state = LAMA.new_match(3, seed, LAMA.options({"rounds": rounds}))
         rng = random.Random(seed)
-        while not state.over:
+        for _ in until_over(state):
             state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
         assert sum(isinstance(e, RoundScored) for e in state.events) == rounds
 
@@ -703,7 +704,7 @@ def _playout(seed: int, seats: int = 4) -> tuple[list[dict[int, Decision]], list
     state = LAMA.new_match(seats, seed)
     rng = random.Random(seed * 7 + 1)
     decisions = []
-    while not state.over:
+    for _ in until_over(state):
         step = {p.seat: random_decision(p, rng) for p in state.pending()}
         decisions.append(step)
         state.apply(step)
@@ -839,7 +840,7 @@ def test_g2_view_is_rebuilt_from_the_hand_and_the_public_events(seats: int) -> N
         rng = random.Random(seed)
         public = _Public(seats)
         seen = 0
-        while True:
+        for _ in capped():
             for event in state.events[seen:]:
                 public.see(event)
             seen = len(state.events)

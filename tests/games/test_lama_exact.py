@@ -19,6 +19,7 @@ from dataclasses import FrozenInstanceError
 from typing import Any
 
 import pytest
+from costs import until_over
 
 from arena.games.base import (
     Decision,
@@ -376,7 +377,7 @@ def test_g1_a_copy_of_a_match_plays_on_exactly_as_the_match_and_apart_from_it(se
     assert seen(copy) == before
     assert copy.events == []
     decisions: list[dict[int, Decision]] = []
-    while not copy.over:
+    for _ in until_over(copy):
         decisions.append({p.seat: random_decision(p, rng) for p in copy.pending()})
         copy.apply(decisions[-1])
     assert sum(isinstance(e, RoundScored) for e in copy.events) >= 1

@@ -84,7 +84,7 @@ START_VALUES: tuple[int, ...] = (1, 3, 5, 7, 12, 14, 16, 18)
 DEFAULT_SYMBOLS: tuple[int, ...] = (3, 2, 2, *(1,) * 12, 2, 2, 3)
 """The penalty symbols of the number cards of value 1..18, the same for every colour (C4, option ``symbols``).
 
-This is the one place the default table lives: 26 symbols per colour, 104 in the deck.
+This is the one place the default symbols live: 26 symbols per colour, 104 in the deck.
 """
 
 HAND_SIZE = 8

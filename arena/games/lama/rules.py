@@ -251,13 +251,13 @@ def _build_pending() -> tuple[tuple[Prompt], ...]:
     There are only 6 seats x 7 tops x 4 subsets of the two playable cards x draw allowed or not, so each
     prompt is built once here and a step only looks its prompt up.
     """
-    table: list[tuple[Prompt]] = []
+    pending: list[tuple[Prompt]] = []
     for seat in range(_MAX_SEATS):
         for top in range(1, LLAMA_VALUE + 1):
             low, high = (_CARDS[v - 1] for v in _PLAYABLE_VALUES[top])
             for mask in range(4):
                 for can_draw in (False, True):
-                    assert len(table) == _pending_key(seat, top, mask, can_draw)
+                    assert len(pending) == _pending_key(seat, top, mask, can_draw)
                     choices: list[Action] = []
                     if mask & 1:
                         choices.append(low)
@@ -266,8 +266,8 @@ def _build_pending() -> tuple[tuple[Prompt], ...]:
                     if can_draw:
                         choices.append(DRAW)
                     choices.append(QUIT)
-                    table.append((Prompt(seat, "turn", Pick.ONE, tuple(choices), (choices[0],)),))
-    return tuple(table)
+                    pending.append((Prompt(seat, "turn", Pick.ONE, tuple(choices), (choices[0],)),))
+    return tuple(pending)
 
 
 _PENDING: Final = _build_pending()
@@ -755,7 +755,7 @@ def _check_seats_and_seed(seats: int, seed: int) -> None:
     """Raise :class:`OptionError` unless ``seats`` is 2..6 and ``seed`` an integer >= 0.
 
     :meth:`Game.new_match` checks the same; a state built directly or by :meth:`LamaState.arranged` must
-    too, because the prompt table only has rows for 2..6 seats.
+    too, because the prompts built ahead cover 2..6 seats only.
     """
     if isinstance(seats, bool) or not isinstance(seats, int) or not Lama.min_seats <= seats <= Lama.max_seats:
         raise OptionError(f"{Lama.title} is played by {Lama.min_seats} to {Lama.max_seats} seats, not {seats!r}")
