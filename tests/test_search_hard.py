@@ -308,9 +308,13 @@ def _overrun(signum: int, frame: object) -> None:
     raise TimeoutError("the search ran 20 s past an expired clock")
 
 
-def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
-    """The search looks at its clock after every rollout and stops at once: the rollouts played are the looks."""
-    from arena.games.cabanga.search import SearchReport, ranked_plays
+@pytest.mark.parametrize("kind", ["determinized", "ismcts"])
+def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock(kind: str) -> None:
+    """The search looks at its clock after every rollout (ISMCTS: every iteration, one rollout each) and stops at
+    once: the rollouts played are the looks."""
+    from arena.games.cabanga.search import SearchReport, ismcts_search, ranked_plays
+
+    search = hard_search if kind == "determinized" else ismcts_search
 
     state = after(4, 8, 21)
     while state.pending()[0].kind != "play":
@@ -324,8 +328,8 @@ def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
         signal.signal(signal.SIGALRM, _overrun)
         signal.alarm(20)  # a search that never looks at its clock fails here instead of running on
         try:
-            choice = hard_search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
-                                 random.Random(1), clock, PlanCache(state.options.symbols), report=report)
+            choice = search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
+                            random.Random(1), clock, PlanCache(state.options.symbols), report=report)
         finally:
             signal.alarm(0)
         assert 0 <= choice < len(plays)
@@ -357,6 +361,22 @@ def test_the_hard_cabanga_bot_searches_throws_and_keeps_to_its_choices() -> None
     assert answer in throw_options(view, prompt.choices)  # type: ignore[arg-type]
     assert set(throw_options(view, prompt.choices)) >= {(), tuple(prompt.choices)}  # type: ignore[arg-type]
     assert bot.report.worlds == 30 and bot.report.rollouts > 30
+
+
+def test_the_ismcts_variant_plays_whole_matches_and_weighs_throws_in_its_tree() -> None:
+    """ISMCTS (``--ismcts``) answers a throw with one of the throws it weighs, its iterations counted, and plays a
+    match to its end without a fault."""
+    state = CabangaState.arranged([["R10", "Y5", "B9"], ["R11", "R12", "P6"], ["R13", "Y9", "P10"]],
+                                  tops=["G1", "G14", "G3", "G12", "G5", "G16", "G7", "G18"])
+    state.apply({0: (PlayCard.parse("R10:left"),)})
+    prompt = next(p for p in state.pending() if p.seat == 1)
+    view = state.view(1)
+    bot = HardCabanga(ismcts=True, iterations=40)
+    answer = tuple(bot.throw(view, prompt.choices))  # type: ignore[arg-type]
+    assert answer in throw_options(view, prompt.choices)  # type: ignore[arg-type]
+    assert bot.report.rollouts == 40 and set(bot.report.means) == {str(i) for i in range(len(bot.report.means))}
+    assert len(bot.report.means) == len(throw_options(view, prompt.choices))  # type: ignore[arg-type]
+    _match([HardCabanga(seed=2, ismcts=True, iterations=20), GreedyCabanga(), GreedyCabanga()], CABANGA, seed=5)
 
 
 def _match(bots: Sequence[Bot], game: Game, seed: int) -> list[dict[int, str]]:

@@ -791,6 +791,12 @@ class SeatPolicy:
     """Play by the tracking plan (:meth:`PlanCache.tracked`) instead of the greedy plan."""
     noise: float = 0.0
     """The chance a play is one of the seat's plays at random (epsilon-greedy): no seat plays its plan always."""
+    colour: float = 1.0
+    """What the greedy plan counts a repeated colour (C9: one card drawn) at; the bundled greedy bot's is 1."""
+    scale: float = 2.0
+    """The greedy plan's cost of a card of an open gap: the other seats' cards over the unseen ones, times this,
+    at most 1 (the bundled greedy bot's is 2). A plan that weighs the colour more than the gaps (``colour`` 2, or
+    ``scale`` 1) beats the bundled one in greedy-against-greedy matches: docs/figures.md."""
 
 
 def rollout(world: PackedWorld, first: tuple[int, bool], policies: Sequence[SeatPolicy], cache: PlanCache,
@@ -814,7 +820,7 @@ def rollout_throw(world: PackedWorld, seat: int, thrown: int, policies: Sequence
     return RolloutPlan(policies, cache).run_throw(world, seat, thrown, rng, max_steps)
 
 
-_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float]]
+_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float], list[float], list[float]]
 
 
 class RolloutPlan:
@@ -826,8 +832,10 @@ class RolloutPlan:
         self.cache = cache
         self.prepared: _Prepared = ([policy.dump for policy in policies], [policy.throw for policy in policies],
                                     tracks, any(tracks),
-                                    [not p.track and p.dump <= 0.0 and p.noise <= 0.0 for p in policies],
-                                    [policy.noise for policy in policies])
+                                    [not p.track and p.dump <= 0.0 and p.noise <= 0.0 and p.colour == 1.0 and
+                                     p.scale == 2.0 for p in policies],
+                                    [policy.noise for policy in policies], [policy.colour for policy in policies],
+                                    [policy.scale for policy in policies])
 
     def run(self, world: PackedWorld, first: tuple[int, bool], rng: random.Random,
             max_steps: int = 100_000) -> tuple[int, list[int]]:
@@ -855,7 +863,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
     others_of = _OTHERS[seats]
     greedy_get = cache.greedy.get
     dump_rows = cache.dump
-    dumps, throws, tracks, tracking, plain, noises = prepared
+    dumps, throws, tracks, tracking, plain, noises, colours, scales = prepared
     seen = world.seen[:]
     seen_count = sum(m.bit_count() for m in seen) if tracking else 0
     tracked = cache.tracked
@@ -955,6 +963,11 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
                             if row < 0 or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
                                 best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
                 else:
+                    # the greedy plan, at the seat's own weights
+                    factor = (total_cards - size) / (unseen if unseen > 1 else 1) * scales[active]
+                    if factor > 1.0:
+                        factor = 1.0
+                    colour = colours[active]
                     best_cost = 1e9
                     best_tie = 0
                     for r in _FOUR:
@@ -965,7 +978,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
                                 plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
                             cost = plan[0] * factor
                             if r == previous:
-                                cost = 1.0 + cost
+                                cost = colour + cost
                             if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
                                 best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
             stage = 0
@@ -1231,6 +1244,9 @@ class CabangaModel:
     track: bool = False
     noise: float = 0.0
     own_track: bool = False
+    own_colour: float = 1.0
+    """The observing seat's own rollout plan's weights (:class:`SeatPolicy` ``colour`` and ``scale``)."""
+    own_scale: float = 2.0
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)
@@ -1348,7 +1364,8 @@ class CabangaModel:
 
     def policies(self) -> list[SeatPolicy]:
         """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
-        return [SeatPolicy(track=self.track or self.own_track) if s == self.seat else
+        return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale)
+                if s == self.seat else
                 SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track, self.noise) for s in range(self.seats)]
 
 
@@ -1383,8 +1400,9 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     throw everything; every option meets the same world and the same later draws (common random numbers); the
     round is played on by every seat's fitted policy (:meth:`CabangaModel.policies`) and scored by
     :func:`~arena.games.search.round_utility`. Options far behind the best are dropped as worlds come in
-    (successive rejection: a mean more than three standard errors below the best after 24 worlds), so the time
-    goes to the close ones. With no complete world the first option is returned.
+    (successive rejection: a mean more than :data:`PRUNE_Z` standard errors of the paired difference below the
+    best's, from 24 worlds on), so the time goes to the close ones, and the search ends early when one option is
+    clearly ahead of every other. With no complete world the first option is returned.
     """
     if len(options) == 1:
         return 0
@@ -1405,9 +1423,8 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
             moves.append((_INT_OF[option.card], option.side is Side.RIGHT))
     n = len(options)
     sums = [0.0] * n
-    squares = [0.0] * n
     alive = list(range(n))
-    diffs: list[list[float]] = [[] for _ in range(n)]
+    history: list[list[float]] = [[] for _ in range(n)]  # each option's score in every world it met
     worlds = 0
     sim = random.Random()
     stop = False
@@ -1432,35 +1449,60 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
         if len(scores) < len(alive):
             break
         worlds += 1
-        first = scores[0][1] if scores[0][0] == 0 else None
         for i, score in scores:
             sums[i] += score
-            squares[i] += score * score
-            if first is not None:
-                diffs[i].append(score - first)
-        if worlds >= 24 and worlds % 8 == 0 and len(alive) > 2:
-            alive = _survivors(alive, sums, squares, worlds)
+            history[i].append(score)
+        if worlds >= 24 and worlds % max(8, worlds // 8) == 0 and len(alive) > 1:  # its cost kept a small share
+            alive = _survivors(alive, sums, history)
+            if len(alive) == 1 and max_worlds is None:
+                break  # every other option is clearly behind: the rest of the time is not needed
     if report is not None:
         report.worlds += worlds
-        report.means = {str(i): sums[i] / max(1, worlds) for i in alive}
+        report.means = {str(i): sums[i] / max(1, len(history[i])) for i in alive}
     if not worlds:
         return 0
     best = max(alive, key=lambda i: (sums[i], -i))
     if best != 0 and 0 in alive and worlds > 1:
         # the first option (the greedy plan's, or every throw) is kept unless another beats it clearly: the
         # best of many noisy means is biased upwards (the winner's curse)
-        n_diff = sum(d * d for d in diffs[best]) / worlds - (sum(diffs[best]) / worlds) ** 2
-        if sum(diffs[best]) / worlds < PREFER_FIRST * (max(0.0, n_diff) / worlds) ** 0.5:
+        mean, spread = _paired(history[best], history[0])
+        if mean < PREFER_FIRST * spread / worlds ** 0.5:
             return 0
     return best
 
 
-def _survivors(alive: list[int], sums: list[float], squares: list[float], worlds: int) -> list[int]:
-    means = {i: sums[i] / worlds for i in alive}
-    best = max(alive, key=lambda i: means[i])
-    spread = max(1e-9, max((squares[i] / worlds - means[i] ** 2) for i in alive)) ** 0.5
-    bound = means[best] - 3.0 * spread * (2.0 / worlds) ** 0.5
-    return [i for i in alive if means[i] >= bound]
+PRUNE_Z = 3.0
+"""Standard errors of the paired difference by which an option must trail the best to be dropped."""
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Return the mean and standard deviation of ``a[k] - b[k]`` over the worlds both met (the same worlds, the
+    same draws: their difference varies far less than either score)."""
+    k = len(a)
+    total = 0.0
+    square = 0.0
+    for x, y in zip(a, b, strict=True):
+        d = x - y
+        total += d
+        square += d * d
+    mean = total / k
+    return mean, max(0.0, square / k - mean * mean) ** 0.5
+
+
+def _survivors(alive: list[int], sums: list[float], history: Sequence[Sequence[float]]) -> list[int]:
+    """Return the options of ``alive`` not clearly behind the best: every alive option met every world so far, so
+    each is compared with the best on the same worlds (common random numbers), by :data:`PRUNE_Z` standard errors
+    of the paired difference."""
+    best = max(alive, key=lambda i: sums[i])
+    worlds = len(history[best])
+    kept = []
+    for i in alive:
+        if i != best:
+            mean, spread = _paired(history[best], history[i])
+            if mean > PRUNE_Z * max(spread, 1e-9) / worlds ** 0.5:
+                continue
+        kept.append(i)
+    return kept
 
 
 # ------------------------------------------------------------------------------------------------ ISMCTS

@@ -61,7 +61,10 @@ class HardCabanga(CabangaBot):
     def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
                  plain: bool = False, width: int | None = None, search_throws: bool = True,
                  tracking: bool = False, match: bool = False, ismcts: bool = False, iterations: int | None = None,
-                 tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False) -> None:
+                 tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False, own_colour: float = 1.0,
+                 own_scale: float = 2.0) -> None:
+        self.own_colour = own_colour
+        self.own_scale = own_scale
         self.noise = noise
         self.own_track = own_track
         self.match = match
@@ -88,12 +91,16 @@ class HardCabanga(CabangaBot):
     def on_match_start(self, info: MatchInfo) -> None:
         seats = len(info.names)
         self.knowledge = CabangaKnowledge(info.seat, seats)
-        self.model = CabangaModel(info.seat, seats, track=self.tracking, noise=self.noise, own_track=self.own_track)
+        self.model = self._model(info.seat, seats)
         self.options = options_from(info.options)
         self.cache = PlanCache(self.options.symbols)
         self.deadline = info.clock.deadline
         self.rng = seeded_rng(self.seed, info.match_id, info.seat)
         self.hand = ()
+
+    def _model(self, seat: int, seats: int) -> CabangaModel:
+        return CabangaModel(seat, seats, track=self.tracking, noise=self.noise, own_track=self.own_track,
+                            own_colour=self.own_colour, own_scale=self.own_scale)
 
     def on_events(self, events: Sequence[Event]) -> None:
         if self.knowledge is not None and self.model is not None:
@@ -108,12 +115,11 @@ class HardCabanga(CabangaBot):
                 len(self.knowledge.free) != seats:
             # no match start seen (a test's local seat): trust only the view
             self.knowledge = CabangaKnowledge(view.seat, seats, assume_full_throws=False)
-            self.model = CabangaModel(view.seat, seats, track=self.tracking, noise=self.noise, own_track=self.own_track)
+            self.model = self._model(view.seat, seats)
         self.hand = view.hand
         model = self.model
         if self.plain:
-            model = CabangaModel(view.seat, seats, track=self.tracking, noise=self.noise,
-                                 own_track=self.own_track)  # no evidence: every seat trusted
+            model = self._model(view.seat, seats)  # no evidence: every seat trusted
         return self.knowledge, model
 
     def _odds(self, view: CabangaView) -> dict[str, Any]:

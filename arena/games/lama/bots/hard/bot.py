@@ -35,7 +35,10 @@ class HardLama(LamaBot):
 
     agent = "lama-hard"
 
-    def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None) -> None:
+    def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
+                 own_quit_at: int | None = None, others_quit_at: int | None = None) -> None:
+        self.own_quit_at = own_quit_at
+        self.others_quit_at = others_quit_at
         self.clock = SearchClock(ms, share=share)
         self.seed = seed
         self.worlds = worlds
@@ -50,7 +53,7 @@ class HardLama(LamaBot):
     def on_match_start(self, info: MatchInfo) -> None:
         self.options = options_from(info.options)
         self.knowledge = LamaKnowledge(info.seat, len(info.names), climb=self.options.climb)
-        self.model = LamaModel(info.seat, len(info.names))
+        self.model = LamaModel(info.seat, len(info.names), self.own_quit_at, self.others_quit_at)
         self.deadline = info.clock.deadline
         self.rng = seeded_rng(self.seed, info.match_id, info.seat)
 
@@ -67,7 +70,7 @@ class HardLama(LamaBot):
         if self.knowledge is None or self.model is None or self.knowledge.seat != view.seat or \
                 len(self.knowledge.free) != seats:
             self.knowledge = LamaKnowledge(view.seat, seats, climb=self.options.climb, assume_plays=False)
-            self.model = LamaModel(view.seat, seats)
+            self.model = LamaModel(view.seat, seats, self.own_quit_at, self.others_quit_at)
         left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
         self.clock.start(left, self.deadline if self.deadline is not None else left)
         return pimc_turn(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
