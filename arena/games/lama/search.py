@@ -248,15 +248,18 @@ def quitting_policy(state: MatchState, prompt: Prompt) -> Decision:
     return (QUIT if choice is DRAW and QUIT in prompt.choices else choice,)
 
 
-def patient_policy(quit_at: int) -> Policy:
-    """Return the greedy plan that draws on while its hand would score more than ``quit_at`` points (the greedy
-    plan's :data:`QUIT_AT` quits early: in greedy-against-greedy matches a seat drawing on to 10 scores 0.55)."""
+def quit_at_policy(quit_at: int) -> Policy:
+    """Return the greedy plan that quits rather than draws when its hand would score at most ``quit_at`` points
+    (the greedy plan's :data:`QUIT_AT` is 4; in greedy-against-greedy matches a seat quitting at 10 scores 0.55
+    against it, 300 deal sets)."""
 
     def policy(state: MatchState, prompt: Prompt) -> Decision:
         assert isinstance(state, LamaState)
         counts = state._hands[prompt.seat]
         choices = prompt.choices
         choice = _greedy(counts, choices)
+        if choice is DRAW and hand_points(counts) <= quit_at and QUIT in choices:
+            return (QUIT,)
         if choice is QUIT and DRAW in choices and hand_points(counts) > quit_at:
             return (DRAW,)
         return (choice,)
@@ -277,7 +280,7 @@ class LamaModel:
     seat: int
     seats: int
     own_quit_at: int | None = None
-    """The observing seat's own rollout plan draws on to this (:func:`patient_policy`); ``None``: the greedy plan."""
+    """The observing seat's own rollout plan quits at this (:func:`quit_at_policy`); ``None``: the greedy plan."""
     others_quit_at: int | None = None
     """The same for every other seat not seen quitting early."""
     early: list[int] = field(default_factory=list)
@@ -310,8 +313,8 @@ class LamaModel:
 
     def policies(self) -> list[Policy]:
         """Return the rollout policy of every seat (its own: greedy)."""
-        own = greedy_policy if self.own_quit_at is None else patient_policy(self.own_quit_at)
-        other = greedy_policy if self.others_quit_at is None else patient_policy(self.others_quit_at)
+        own = greedy_policy if self.own_quit_at is None else quit_at_policy(self.own_quit_at)
+        other = greedy_policy if self.others_quit_at is None else quit_at_policy(self.others_quit_at)
         return [own if s == self.seat else quitting_policy if self.early[s] >= EARLY_QUITS else other
                 for s in range(self.seats)]
 
