@@ -1247,6 +1247,9 @@ class CabangaModel:
     own_colour: float = 1.0
     """The observing seat's own rollout plan's weights (:class:`SeatPolicy` ``colour`` and ``scale``)."""
     own_scale: float = 2.0
+    others_colour: float = 1.0
+    """The other seats' rollout plans' weights (the same)."""
+    others_scale: float = 2.0
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)
@@ -1366,7 +1369,8 @@ class CabangaModel:
         """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
         return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale)
                 if s == self.seat else
-                SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track, self.noise) for s in range(self.seats)]
+                SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track, self.noise, self.others_colour,
+                           self.others_scale) for s in range(self.seats)]
 
 
 # ----------------------------------------------------------------------------------------- the hard search

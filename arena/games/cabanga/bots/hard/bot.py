@@ -62,7 +62,9 @@ class HardCabanga(CabangaBot):
                  plain: bool = False, width: int | None = None, search_throws: bool = True,
                  tracking: bool = False, match: bool = False, ismcts: bool = False, iterations: int | None = None,
                  tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False, own_colour: float = 1.0,
-                 own_scale: float = 2.0) -> None:
+                 own_scale: float = 2.0, others_colour: float = 1.0, others_scale: float = 2.0) -> None:
+        self.others_colour = others_colour
+        self.others_scale = others_scale
         self.own_colour = own_colour
         self.own_scale = own_scale
         self.noise = noise
@@ -100,7 +102,8 @@ class HardCabanga(CabangaBot):
 
     def _model(self, seat: int, seats: int) -> CabangaModel:
         return CabangaModel(seat, seats, track=self.tracking, noise=self.noise, own_track=self.own_track,
-                            own_colour=self.own_colour, own_scale=self.own_scale)
+                            own_colour=self.own_colour, own_scale=self.own_scale, others_colour=self.others_colour,
+                            others_scale=self.others_scale)
 
     def on_events(self, events: Sequence[Event]) -> None:
         if self.knowledge is not None and self.model is not None:
