@@ -7,8 +7,10 @@ choice in every deal (common random numbers), play the round on with each seat's
 with how often it throws and how often it sheds its costliest card as fitted), and keep the choice that did best
 on average. (``--tracking-rollouts`` plays the rollouts by a card-counting plan instead, which beats the greedy
 plan as a bot, but made no stronger search and halves the rollouts a second: docs/figures.md.) Choices far behind
-are dropped as deals come in, so the time goes to the close ones. A throw is weighed like a play: what it sheds
-from the hand against the cards it may still fill a gap with. See :func:`arena.games.cabanga.search.hard_search`.
+are dropped as deals come in (by their paired difference on the same deals), so the time goes to the close
+ones, and the search ends early when one is clearly ahead of every other. A throw is weighed like a play: what it
+sheds from the hand against the cards it may still fill a gap with. See
+:func:`arena.games.cabanga.search.hard_search`.
 
 The clock: at most ``--share`` of the match's per-decision deadline (default 0.4, so 400 ms at the default 1 s
 deadline), less when the request left less (it stops 30 ms before the time the request allows), and a little of

@@ -7,8 +7,9 @@ choice that did best on average. In the rollouts a seat seen quitting early (wit
 played as one that quits whenever it cannot play; every other seat, its own included, by the greedy plan with a
 higher quitting bar: it quits rather than draws at 10 points or less, not 4
 (:class:`arena.games.lama.search.LamaModel`; the greedy plan loses to that plan 0.45 head to head, and the search
-with it beats the search with the greedy plan's: docs/figures.md). The clock: at most ``--share`` of the per-decision deadline (default
-0.4: 400 ms at the default 1 s), stopping 30 ms before what the request allows (:class:`SearchClock`).
+with it beats the search with the greedy plan's: docs/figures.md). The clock: at most ``--share`` of the
+per-decision deadline (default 0.4: 400 ms at the default 1 s), stopping 30 ms before what the request allows
+(:class:`SearchClock`).
 
 Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.hard.bot [--share 0.4]
 [--ms MS] [--seed 0] [--worlds N] [--greedy-rollouts]
