@@ -23,6 +23,7 @@ import click
 from click.core import ParameterSource
 
 from arena.contest import commands as contest_commands
+from arena.contest import finals_commands
 from arena.core import replay as replay_format
 from arena.core.referee import Clock, Fault, MatchRecord, random_seat, referee_match
 from arena.games import BOT_LIST, ENVIRONMENT, bot_list, default_game, game_folder, get_game, register_text
@@ -1240,6 +1241,7 @@ def sandbox_command(sandbox_mode: str) -> None:
 main.add_command(contest_commands.contest)
 main.add_command(contest_commands.author)
 main.add_command(contest_commands.submit)
+main.add_command(finals_commands.finals)
 
 
 def run() -> None:

@@ -106,10 +106,15 @@ class ProcessSampler:
                 self.peak = sample
 
 
+THINKING = ("-medium", "-hard")
+"""The endings of the bundled bots' names that think (the house levels above easy): left out of a --field."""
+
+
 def field_of(bots: list[BotSpec], size: int) -> list[BotSpec]:
-    """Return ``size`` bots: the quick ones of ``bots`` (the search bots think 100 ms a decision) again and again
-    under more names (``NAME~2``...): as many programs as a big field, each started as often."""
-    quick = [b for b in bots if "search" not in b.name] or bots
+    """Return ``size`` bots: the quick ones of ``bots`` (not the house levels ``-medium`` and ``-hard``, nor a
+    search bot by its old name: those think up to 100 ms a decision) again and again under more names
+    (``NAME~2``...): as many programs as a big field, each started as often."""
+    quick = [b for b in bots if "search" not in b.name and not b.name.endswith(THINKING)] or bots
     return [dataclasses.replace(quick[i % len(quick)], name=quick[i % len(quick)].name
                                 + (f"~{i // len(quick) + 1}" if i >= len(quick) else "")) for i in range(size)]
 

@@ -77,15 +77,18 @@ class Batched:
         self.play = SelfPlay(game, seats, n, seed=1)
         self.batch = self.play.reset()
         self.rng = np.random.default_rng(1)
+        self.noise = np.zeros(self.batch.masks.shape, dtype=np.float32)
         self.turns = 0
 
     def run(self, seconds: float) -> float:
         start = time.process_time()
         deadline = start + seconds
         batch = self.batch
+        noise = self.noise
         while True:
-            noise = self.rng.random(batch.masks.shape, dtype=np.float32)
-            noise[~batch.masks] = -1.0
+            # a uniform legal action per row: noise in 0..1, plus 1 where legal, the largest
+            self.rng.random(dtype=np.float32, out=noise)
+            noise += batch.masks
             batch = self.play.step(noise.argmax(axis=1))
             self.turns += len(noise)
             if time.process_time() >= deadline:

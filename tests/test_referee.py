@@ -291,3 +291,75 @@ def test_a_step_of_several_seats_cancelled_from_outside_cancels_every_ask() -> N
 
     asking, stopped = asyncio.run(main())
     assert asking >= 2 and stopped == asking
+
+
+def test_a_match_cancelled_as_a_seat_hears_its_start_is_cancelled_not_played_on() -> None:
+    """A seat that hears the start at once (an in-process one): a cancel that comes while the referee waits for it
+    stops the match. Python 3.11's asyncio.wait_for returned the finished call and lost the cancel, so a ladder
+    told to stop (a contest at its finals' deadline) played on."""
+    game = get_game("lama")
+
+    class Thinking(LocalSeat):
+        """Hears the start at once, and thinks (yields to the loop) before each decision."""
+
+        async def decide(self, request: Request) -> Decision:
+            await asyncio.sleep(0)
+            return await super().decide(request)
+
+    async def main() -> asyncio.Task[MatchRecord]:
+        seats = [Thinking(f"s{i}", lambda prompt, view: prompt.default) for i in range(3)]
+        task = asyncio.create_task(referee_match(game, seats, 7, game.options({"rounds": "1"})))
+        await asyncio.sleep(0)  # the referee is telling the first seat that the match starts
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return task
+
+    assert asyncio.run(main()).cancelled()
+
+
+class TimedSeat(SleepySeat):
+    """Sleeps ``delay`` seconds and notes, for each ask, the time its request allowed and how long it ran."""
+
+    def __init__(self, name: str, delay: float) -> None:
+        super().__init__(name, delay)
+        self.ran: list[tuple[float, float]] = []
+
+    async def decide(self, request: Request) -> Decision:
+        start = time.perf_counter()
+        try:
+            return await super().decide(request)
+        finally:
+            self.ran.append((request.timeout, time.perf_counter() - start))
+
+
+def test_a_late_seat_faults_at_its_own_deadline_after_an_earlier_deadline_passed_unused() -> None:
+    """The referee keeps every ask's deadline with one timer, set for the earliest: the seat before answered
+    in time, so the timer goes off at that seat's deadline with nothing due and waits for the next one. The
+    late seat is cancelled at its own deadline, never sooner, and faults for it."""
+    fast, late = TimedSeat("fast", 0.06), TimedSeat("late", 1.0)
+    record = play("lama", [fast, late], clock=Clock(0.15), max_faults=1, options=LAMA.options({"rounds": 1}))
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.TIMEOUT)]
+    assert fast.ran and all(took < timeout for timeout, took in fast.ran)  # answered in time, each one
+    (timeout, took), = late.ran  # benched after its one fault
+    assert timeout <= took < timeout + 0.5, f"the late seat was cut off after {took:.3f} s of {timeout} s"
+
+
+def test_asks_at_once_with_different_deadlines_each_end_at_their_own() -> None:
+    """C11 with banks: a seat that overran has less time left than the others in the next sealed step; the
+    one timer moves to its earlier deadline, and the others still get their whole time."""
+    from arena.core.referee import _ask, _Deadlines  # the step's asks as the referee makes them: one timer
+
+    async def main() -> list[tuple[float, float]]:
+        seats = [TimedSeat(f"s{i}", 1.0) for i in range(3)]
+        state = LAMA.new_match(2, 1)
+        prompt = state.pending()[0]
+        deadlines = _Deadlines(asyncio.get_running_loop())
+        asks = [_ask(seat, Request("m", 0, prompt, state.view(prompt.seat), (), limit), deadlines, None)
+                for seat, limit in zip(seats, (0.3, 0.1, 0.2), strict=True)]
+        answers = await asyncio.gather(*asks)
+        assert deadlines.timer is None and not deadlines.asks  # nothing left to go off
+        assert all(isinstance(answer, SeatFault) and answer.kind is FaultKind.TIMEOUT for _, answer, _ in answers)
+        return [seat.ran[0] for seat in seats]
+
+    for timeout, took in asyncio.run(main()):
+        assert timeout <= took < timeout + 0.08, f"an ask of {timeout} s was cut off after {took:.3f} s"

@@ -556,20 +556,24 @@ def test_the_learner_env_tells_its_bots_the_match_as_the_referee_does() -> None:
 
 
 def test_the_batch_steps_n_matches_its_rows_the_deciding_seats_view_and_rewards_on_done() -> None:
-    play = SelfPlay("cabanga", 3, 5, {"rounds": 1}, seed=3)
+    """The views path, row by row against the encoder of the deciding seat's view (tests/test_train_fast.py holds
+    the fast path to it); a twin with the fast path makes the same batches."""
+    play = SelfPlay("cabanga", 3, 5, {"rounds": 1}, seed=3, views=True)
     twin = SelfPlay("cabanga", 3, 5, {"rounds": 1}, seed=3)
+    assert twin.fast and not play.fast
     batch, other = play.reset(), twin.reset()
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(400):
         assert batch.observations.shape == (5, play.size) and batch.masks.shape == (5, play.actions)
-        for row, table in enumerate(play._tables):
+        for row, table in enumerate(play._matches.tables):  # type: ignore[attr-defined]
             seat = int(batch.seats[row])
             assert seat == table.deciders()[0]
             expected = play.encoder.observation(table.view(seat), table.subset_step(seat))
             assert batch.observations[row].tobytes() == expected.tobytes()
             assert sorted(np.flatnonzero(batch.masks[row])) == sorted(table.legal(seat))
         assert batch.observations.tobytes() == other.observations.tobytes()
+        assert batch.masks.tobytes() == other.masks.tobytes()
         noise = rng.random(batch.masks.shape)
         noise[~batch.masks] = -1
         actions = noise.argmax(axis=1)
@@ -585,6 +589,21 @@ def test_the_batch_steps_n_matches_its_rows_the_deciding_seats_view_and_rewards_
         play.step(np.full(5, 146))
     with pytest.raises(ActionError, match="5 integer indices"):
         play.step(np.zeros(4, dtype=np.int64))
+
+
+def test_a_game_without_a_fast_path_is_batched_through_its_views(tiny: str) -> None:
+    """The outside game has an encoder and no state encoder: its batch encodes each deciding seat's view."""
+    assert encoding_of(tiny).state_encoder(encoding_of(tiny).encoder(get_game(tiny).options(), 2)) is None
+    play = SelfPlay(tiny, 2, 3, seed=1)
+    assert not play.fast
+    batch = play.reset()
+    for _ in range(30):
+        for row, table in enumerate(play._matches.tables):  # type: ignore[attr-defined]
+            seat = int(batch.seats[row])
+            expected = play.encoder.observation(table.view(seat), table.subset_step(seat))
+            assert batch.observations[row].tobytes() == expected.tobytes()
+        batch = play.step(batch.masks.argmax(axis=1))
+    assert play.decisions >= 30
 
 
 @pytest.mark.process

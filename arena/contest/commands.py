@@ -54,6 +54,11 @@ max_matches = 1000             # the most one request asks for
 matches_per_hour = 1000        # an author's matches an hour (and one scrimmage at a time)
 share = 0.25                   # their tables: this share of the ladder's, at least one
 
+# [finals]                     # the contest's end: docs/finals.md (arena contest finals CONFIG starts them by hand)
+# deadline = 2026-12-31T18:00:00Z
+# top = 3
+# budget = { matches = 3000, hours = 12 }
+
 [runtimes.python]
 program = ["{python}"]
 [runtimes.native]
@@ -107,6 +112,7 @@ def contest() -> None:
     arena contest CONFIG            run it: the ladder that takes submissions, its pages and API
     arena contest --example         print an example configuration
     arena contest export --to DIR   write every complete deal set's results and replays
+    arena contest finals CONFIG     close the submissions now: the contest's finals start (docs/finals.md)
     """
 
 
@@ -217,6 +223,20 @@ def contest_export(dest: Path, config_path: Path) -> None:
         store.close()
     later = f"; {done.incomplete} deal sets not complete yet are left out" if done.incomplete else ""
     click.echo(f"wrote {done.matches} matches of {done.deal_sets} deal sets into {dest}{later}")
+
+
+@contest.command("finals")
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
+def contest_finals(config_path: Path) -> None:
+    """Close the submissions of CONFIG's contest now, and so start its finals ([finals] in CONFIG, docs/finals.md).
+
+    Uploads, new versions, finalist marks and scrimmages are refused from now on; a running contest starts its
+    finals within seconds, once the submissions made before are checked, a stopped one when it starts. Refused
+    with the reason when CONFIG has no [finals] or its top is larger than the field.
+    """
+    from arena.contest.finals_commands import start_finals
+
+    start_finals(config_path)
 
 
 @click.group("author")
@@ -406,11 +426,14 @@ def _describe(s: dict[str, Any]) -> str:
               help="The file (--replay) or folder (--logs) to write.")
 @click.option("--opponent", type=click.Choice(["yes", "no"]), default=None,
               help="Whether other authors may choose your bots as scrimmage opponents (yes unless you say no).")
+@click.option("--finalist", "finalist", metavar="SUBMISSION", default=None,
+              help="Mark one of your validated submissions (its id) as your finalist: the version that plays the "
+                   "contest's finals (else your latest validated one); open until the finals' deadline.")
 @click.option("--json", "as_json", is_flag=True, help="Print the contest's answer as JSON.")
 def submit(folder: Path | None, url: str, token_file: Path | None, status: bool, wait: bool, scrimmage: str | None,
            against: tuple[str, ...], matches: int | None, version: str | None, before: int | None,
            list_scrimmages: bool, result_of: str | None, replay_of: str | None, logs_of: str | None,
-           output: Path | None, opponent: str | None, as_json: bool) -> None:
+           output: Path | None, opponent: str | None, finalist: str | None, as_json: bool) -> None:
     """Submit the bot in FOLDER to a contest; or, with your token, ask for a scrimmage and read your data.
 
     FOLDER holds the bot and its manifest, bot.toml (name, command, games, runtime, and an optional build
@@ -427,12 +450,14 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
       --replay MATCH -o FILE   a match as your seat met it (MATCH: a ladder match id or SCRIMMAGE:N)
       --logs VERSION -o DIR    your version's report and logs
       --opponent yes|no        whether others may choose your bots as scrimmage opponents
+      --finalist SUBMISSION    the version of yours that plays the finals (docs/finals.md)
     """
     base = _base(url)
     asked = [name for name, given in (("FOLDER", folder is not None), ("--status", status),
                                       ("--scrimmage", scrimmage is not None), ("--scrimmages", list_scrimmages),
                                       ("--result", result_of is not None), ("--replay", replay_of is not None),
                                       ("--logs", logs_of is not None), ("--opponent", opponent is not None),
+                                      ("--finalist", finalist is not None),
                                       ("--matches", matches is not None and scrimmage is None)) if given]
     if len(asked) > 1:
         raise click.UsageError(f"{' and '.join(asked)} ask for different things: one at a time")
@@ -442,6 +467,10 @@ def submit(folder: Path | None, url: str, token_file: Path | None, status: bool,
         raise click.UsageError(f"{'--replay' if replay_of is not None else '--logs'} writes files: give -o "
                                f"{'FILE' if replay_of is not None else 'DIR'}")
     token = _token(token_file)
+    if finalist is not None:
+        answer = _call(f"{base}/api/contest/finalist", token, body={"submission": finalist})
+        click.echo(visible(f"your finalist: {answer.get('finalist')}"))
+        return
     if status:
         answer = _call(f"{base}/api/contest/submissions", token)
         rows = answer.get("submissions", [])

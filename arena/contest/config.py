@@ -44,6 +44,18 @@ An example with every key and its default (``arena contest --example`` prints it
     matches_per_hour = 1000            # the matches an author may ask for in an hour (one scrimmage at a time)
     share = 0.25                       # the scrimmages' tables, as a share of the ladder's (at least one)
 
+    [finals]                           # the contest's end (docs/finals.md); no section: no finals
+    deadline = 2026-12-31T18:00:00Z    # when uploads, new versions and scrimmages close and the finals start
+                                       # (a date and time with its zone; left out: arena contest finals starts them)
+    top = 3                            # the places the finals decide
+    budget = { matches = 3000, hours = 12 }  # the most they play (either or both), rounded up to whole deal sets
+    house = false                      # whether the house bots are finalists too
+    cut = { every = 10, margin = 1 }   # optional: after every 10 deal sets, the finalists whose whole rank range
+                                       # lies below place top + margin leave
+    zone = 0.03                        # the sequential test of each top pair (arena ladder --until-decided's)
+    alpha = 0.05
+    beta = 0.05
+
     [runtimes.python]                  # what a manifest's runtime names: the program put before its command
     program = ["{python}"]             # the arena's interpreter; pure-Python packages vendored in the folder work
     [runtimes.native]
@@ -55,6 +67,7 @@ An operator adds runtimes, for example a venv built with numpy (``program = ["/s
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import shutil
 import tomllib
@@ -67,6 +80,8 @@ from arena.contest.archive import ArchiveLimits
 from arena.core.referee import DEFAULT_CLOCK, Clock
 from arena.games import get_game
 from arena.games.base import Game, GameError, Options
+from arena.ladder.estimate import SequentialTest
+from arena.ladder.finals import Cut, FinalsRuleError
 from arena.launch.sandbox import DEFAULT_LIMITS, Limits, LimitsError
 
 MIB = 1024 * 1024
@@ -132,6 +147,27 @@ class ScrimmageRules:
 
 
 @dataclass(frozen=True, slots=True)
+class FinalsRules:
+    """The contest's finals (``[finals]``, docs/finals.md): when submissions close, the places decided, the budget,
+    whether the house bots play, the optional cut and the sequential test of each top pair."""
+
+    deadline: float | None = None
+    """When submissions close and the finals start (seconds since the epoch); ``None``: by hand only."""
+    top: int = 3
+    matches: int | None = None
+    hours: float | None = None
+    house: bool = False
+    cut: Cut | None = None
+    test: SequentialTest = field(default_factory=SequentialTest)
+
+    def budget(self) -> str:
+        """Return the budget as a person reads it: "3000 matches or 12 hours"."""
+        parts = ([f"{self.matches} matches"] if self.matches is not None else []) + (
+            [f"{self.hours:g} hours"] if self.hours is not None else [])
+        return " or ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
 class ContestConfig:
     """Everything a contest needs (see the module's docstring for the file it is read from)."""
 
@@ -159,6 +195,8 @@ class ContestConfig:
     submissions: SubmissionRules = field(default_factory=SubmissionRules)
     scrimmages: ScrimmageRules = field(default_factory=ScrimmageRules)
     runtimes: Mapping[str, Runtime] = field(default_factory=lambda: dict(DEFAULT_RUNTIMES))
+    finals: FinalsRules | None = None
+    """The contest's finals (``[finals]``); ``None``: it has none."""
 
     @property
     def contest_db(self) -> Path:
@@ -169,6 +207,16 @@ class ContestConfig:
     def ladder_db(self) -> Path:
         """The ladder's database: bots, matches, ratings (what ``arena serve`` shows)."""
         return self.data / "ladder.db"
+
+    @property
+    def finals_db(self) -> Path:
+        """The finals' ladder database: a new ladder beside the season's (which stays as it was)."""
+        return self.data / "finals.db"
+
+    @property
+    def finals_export(self) -> Path:
+        """The export of the finished finals: every match, the seed, the board (``arena finals verify``)."""
+        return self.data / "finals-export.json.gz"
 
     @property
     def archives(self) -> Path:
@@ -193,7 +241,8 @@ class ContestConfig:
 
 _KEYS = {"game", "seats", "options", "seed", "public_seed", "deadline", "time_bank", "max_faults", "tables", "data",
          "baseline", "listen", "behind_proxy", "proxies", "open_registration", "limits", "build_limits",
-         "submissions", "scrimmages", "runtimes"}
+         "submissions", "scrimmages", "runtimes", "finals"}
+_FINALS_KEYS = {"deadline", "top", "budget", "house", "cut", "zone", "alpha", "beta"}
 _SCRIMMAGE_KEYS = {"enabled", "matches", "max_matches", "matches_per_hour", "share"}
 _SUBMISSION_KEYS = {"per_day", "uploads_per_hour", "active", "archive_mb", "unpacked_mb", "files", "build_seconds",
                     "check_rounds", "check_seconds"}
@@ -284,7 +333,8 @@ def parse_config(raw: Mapping[str, Any], base: Path) -> ContestConfig:
         open_registration=_get(raw, "open_registration", bool, False), limits=limits, build_limits=build_limits,
         submissions=_submissions(_get(raw, "submissions", dict, {})),
         scrimmages=_scrimmages(_get(raw, "scrimmages", dict, {})),
-        runtimes=_runtimes(_get(raw, "runtimes", dict, {}), base))
+        runtimes=_runtimes(_get(raw, "runtimes", dict, {}), base),
+        finals=_finals(_get(raw, "finals", dict, {})) if "finals" in raw else None)
 
 
 def _seed(raw: Mapping[str, Any]) -> int | None:
@@ -354,6 +404,41 @@ def _submissions(raw: Mapping[str, Any]) -> SubmissionRules:
                            build_seconds=float(_positive(raw, "build_seconds", 300, whole=False)),
                            check_rounds=_positive(raw, "check_rounds", 1),
                            check_seconds=float(_positive(raw, "check_seconds", 900, whole=False)))
+
+
+def _finals(raw: Mapping[str, Any]) -> FinalsRules:
+    """Return the finals of ``[finals]``. Raises :class:`ConfigError`; a deadline in the past is refused when the
+    contest starts (:mod:`arena.contest.finals`), not here: once the finals ran, the same file is read again."""
+    unknown = sorted(set(raw) - _FINALS_KEYS)
+    if unknown:
+        raise ConfigError(f"finals: unknown key {unknown[0]!r} (the keys: {', '.join(sorted(_FINALS_KEYS))})")
+    deadline = raw.get("deadline")
+    if deadline is not None and (not isinstance(deadline, datetime.datetime) or deadline.tzinfo is None):
+        raise ConfigError(f"finals: deadline must be a date and time with its zone, like 2026-12-31T18:00:00Z "
+                          f"(TOML, no quotes), got {deadline!r}")
+    budget = _get(raw, "budget", dict, {})
+    extra = sorted(set(budget) - {"matches", "hours"})
+    if extra or not budget:
+        raise ConfigError("finals: budget names the most the finals may play, matches or hours or both, like "
+                          f"budget = {{ matches = 3000, hours = 12 }}, got {budget!r}")
+    cut_raw = _get(raw, "cut", dict, {})
+    try:
+        if sorted(set(cut_raw) - {"every", "margin"}):
+            raise ConfigError(f"cut takes every and margin, like cut = {{ every = 10, margin = 1 }}, got {cut_raw!r}")
+        cut = Cut(_positive(cut_raw, "every", 1), _get(cut_raw, "margin", int, 1)) if cut_raw else None
+        zone, alpha, beta = (float(_get(raw, key, (int, float), default))
+                             for key, default in (("zone", 0.03), ("alpha", 0.05), ("beta", 0.05)))
+        test = SequentialTest(zone, alpha, beta)
+    except (FinalsRuleError, ValueError) as exc:  # ConfigError is one
+        raise ConfigError(f"finals: {exc}") from None
+    try:
+        matches = _positive(budget, "matches", 1) if "matches" in budget else None
+        hours = float(_positive(budget, "hours", 1.0, whole=False)) if "hours" in budget else None
+    except ConfigError as exc:
+        raise ConfigError(f"finals: budget: {exc}") from None
+    return FinalsRules(deadline=deadline.timestamp() if deadline is not None else None,
+                       top=_positive(raw, "top", 3), matches=matches, hours=hours,
+                       house=_get(raw, "house", bool, False), cut=cut, test=test)
 
 
 def _scrimmages(raw: Mapping[str, Any]) -> ScrimmageRules:

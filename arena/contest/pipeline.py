@@ -113,6 +113,21 @@ class Pipeline:
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._failures: dict[str, int] = {}
         self._retries: set[asyncio.Task[None]] = set()
+        self._working: str | None = None
+        self._idle = asyncio.Event()
+        """Set while no submission is queued, on its way through or waiting to be tried again."""
+        self._idle.set()
+
+    def _settle(self) -> None:
+        """Keep :attr:`_idle` true to the queue, the submission under way and the retries (after every change)."""
+        if self._working is not None or not self._queue.empty() or self._retries:
+            self._idle.clear()
+        else:
+            self._idle.set()
+
+    def _put(self, submission_id: str) -> None:
+        self._queue.put_nowait(submission_id)
+        self._idle.clear()
 
     def resume(self) -> list[Submission]:
         """Queue again every submission a stopped contest left queued, building or checking; return them."""
@@ -121,18 +136,19 @@ class Pipeline:
         for submission in left:
             if submission.state is not State.QUEUED:
                 self.store.submissions.set_state(submission.id, State.QUEUED, "taken up again after a restart")
-            self._queue.put_nowait(submission.id)
+            self._put(submission.id)
         return left
 
     def submitted(self, submission_id: str) -> None:
         """Queue a submission the store has just taken (the upload's handler calls this)."""
-        self._queue.put_nowait(submission_id)
+        self._put(submission_id)
 
     async def run(self) -> None:
         """Take queued submissions through, one at a time, until cancelled."""
         try:
             while True:
                 submission_id = await self._queue.get()
+                self._working = submission_id
                 try:
                     await self.process(submission_id)
                 except asyncio.CancelledError:
@@ -143,9 +159,17 @@ class Pipeline:
                         self._failed(submission_id, exc)
                     except Exception:  # the store itself: the submission waits for a restart
                         log.exception("submission %s cannot be queued again", submission_id)
+                finally:
+                    self._working = None
+                    self._settle()
         finally:
             for task in self._retries:
                 task.cancel()
+
+    async def idle(self) -> None:
+        """Return once no submission is queued, on its way through, or waiting to be tried again (the finals wait
+        for the submissions made before the deadline; one held until a restart is not waited for)."""
+        await self._idle.wait()
 
     def _failed(self, submission_id: str, exc: Exception) -> None:
         """Put a submission the arena failed on back in the queue, to be tried again later (see the module)."""
@@ -163,11 +187,16 @@ class Pipeline:
         self.store.submissions.set_state(submission_id, State.QUEUED, f"{what}; tried again in {delay:g} s")
         task = asyncio.get_running_loop().create_task(self._again(submission_id, delay))
         self._retries.add(task)
-        task.add_done_callback(self._retries.discard)
+        self._idle.clear()
+        task.add_done_callback(self._retried)
+
+    def _retried(self, task: asyncio.Task[None]) -> None:
+        self._retries.discard(task)
+        self._settle()
 
     async def _again(self, submission_id: str, delay: float) -> None:
         await asyncio.sleep(delay)
-        self._queue.put_nowait(submission_id)
+        self._put(submission_id)
 
     async def process(self, submission_id: str) -> Entry | None:
         """Build, check and enter one submission; return its entry, or ``None`` when it was rejected."""

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from arena.contest.archive import ArchiveError, content_hash, unpack
 from arena.contest.config import ContestConfig
+from arena.contest.finals import FINALS_LOGS, Finals, FinalsError
 from arena.contest.manifest import ManifestError, read_manifest
 from arena.contest.paths import UPLOAD, for_author
 from arena.contest.pipeline import Pipeline, Rejected, archive_path, bot_spec
@@ -75,7 +76,7 @@ class Contest:
 
     def __init__(self, config: ContestConfig, store: ContestStore, *, sandbox: Sandbox,
                  executor: Executor | None = None, cluster: str | None = None,
-                 scrimmage_executor: Executor | None = None,
+                 scrimmage_executor: Executor | None = None, finals_executor: Executor | None = None,
                  on_note: Callable[[str], None] | None = None,
                  on_progress: Callable[[Progress], None] | None = None, clock: Callable[[], float] = time.time,
                  ) -> None:
@@ -86,9 +87,11 @@ class Contest:
         see the contest's data folder at the same path (a shared folder: a submission is built and checked here,
         then played from there), and its tables run the ``strict`` jail (a node that cannot is refused). The
         scrimmages are played here, on ``scrimmage_executor`` (default: a process pool of their own on their share
-        of the tables, :mod:`arena.contest.scrimmage`), never by a process of the ladder's.
+        of the tables, :mod:`arena.contest.scrimmage`), never by a process of the ladder's. The finals (``[finals]``,
+        :mod:`arena.contest.finals`) are played as the ladder is, or on ``finals_executor``.
 
-        Raises :class:`ContestError` for house bots that cannot be read or a machine without the bot jail, and
+        Raises :class:`ContestError` for house bots that cannot be read, a machine without the bot jail, and finals
+        that cannot start (a deadline passed while the contest was not running, a field too small), and
         the ladder's errors (:class:`arena.ladder.ladder.LadderError`, :class:`arena.ladder.store.StoreError`).
         """
         if sandbox.isolation is not Isolation.JAIL:
@@ -125,6 +128,12 @@ class Contest:
                 tables, seats=config.seats, log_dir=config.logs / SCRIMMAGE_LOGS, sandbox=sandbox,
                 memory_budget=default_memory_budget(0.5 * min(1.0, tables / max(1, config.tables))),
                 cpu_shares=SCRIMMAGE_CPU_SHARES), clock=clock)
+        try:
+            self.finals = Finals(config, store, house, self._spec, sandbox=sandbox, executor=finals_executor,
+                                 cluster=cluster, on_note=on_note, on_progress=on_progress, clock=clock)
+        except FinalsError as exc:
+            self.ladder_store.close()
+            raise ContestError(str(exc)) from None
 
     def _spec(self, submission: Submission) -> BotSpec:
         """Return how a checked submission starts, from its built folder. Raises :class:`ValueError` or
@@ -135,18 +144,7 @@ class Contest:
             raise ValueError(str(exc)) from None
 
     def _house_bots(self) -> list[BotSpec]:
-        path = self.config.baseline or bot_list(self.config.game.name)
-        if path is None:
-            raise ContestError(f"the house bots: {self.config.game.title} ships no bundled bots; name a bot list "
-                               "with baseline")
-        try:
-            bots = load_bot_list(path)
-        except BotListError as exc:
-            raise ContestError(f"the house bots: {exc}") from None
-        clashing = [b.name for b in bots if ":" in b.name]
-        if clashing:
-            raise ContestError(f"house bot {clashing[0]!r}: a name with ':' is kept for submissions (AUTHOR:BOT:vN)")
-        return bots
+        return house_bots(self.config)
 
     def _entered_bots(self) -> tuple[list[BotSpec], list[str]]:
         """Return the submitted bots of the ladder (playing or retired) and the names of the retired ones."""
@@ -168,19 +166,44 @@ class Contest:
         return bots, retired
 
     def close(self) -> None:
+        self.finals.close()
         self.ladder_store.close()
+
+    # ------------------------------------------------------------------------------------------- the finals
+
+    def check_open(self, what: str) -> None:
+        """Raise :class:`SubmitError` once the submissions are closed (the finals' deadline has come, or the operator
+        closed them): ``what`` (uploads, new versions, scrimmages, finalist marks) is refused with the reason and
+        the time. Scrimmage requests call this too."""
+        reason = self.finals.closed_reason(what)
+        if reason is not None:
+            raise SubmitError(reason)
+
+    def mark_finalist(self, author: Author, submission_id: str) -> Submission:
+        """Make ``author``'s submission ``submission_id`` their finalist; return it. Raises :class:`SubmitError`
+        after the deadline, for a submission not theirs or not validated, and in a contest without finals."""
+        if self.config.finals is None:
+            raise SubmitError("this contest has no finals")
+        self.check_open("finalist marks")
+        try:
+            return self.store.finalists.mark(author.name, submission_id)
+        except KeyError:
+            raise SubmitError("no such submission of yours") from None
+        except ValueError as exc:  # an AuthorError too
+            raise SubmitError(str(exc)) from None
 
     # ---------------------------------------------------------------------------------------- submitting
 
     def submit(self, author: Author, data: bytes) -> Submission:
         """Take an upload of ``author``: check it, keep its archive, queue it; return the queued submission.
 
-        Raises :class:`SubmitError` with the reason for the author: over a limit (size, uploads, a day's
-        submissions, active bots), an archive or manifest that is not right, a runtime or game the contest does
-        not have, a version that already plays.
+        Raises :class:`SubmitError` with the reason for the author: after the finals' deadline, over a limit (size,
+        uploads, a day's submissions, active bots), an archive or manifest that is not right, a runtime or game the
+        contest does not have, a version that already plays.
         """
         config = self.config
         rules = config.submissions
+        self.check_open("uploads")
         if not self.store.limits.allow("upload", author.name, rules.uploads_per_hour, 3600):
             raise SubmitError(f"at most {rules.uploads_per_hour} uploads an hour; try again later")
         if len(data) > rules.archive.archive_bytes:
@@ -233,7 +256,7 @@ class Contest:
         played: list[tuple[float, str, Path]] = []
         # this machine's pool logs in the folder itself; a cluster's nodes each in node-N/; the scrimmages' in theirs
         for folder in [self.config.logs, *sorted(self.config.logs.glob("node-*")),
-                       self.config.logs / SCRIMMAGE_LOGS]:
+                       self.config.logs / SCRIMMAGE_LOGS, self.config.logs / FINALS_LOGS]:
             with contextlib.suppress(OSError):
                 for path in folder.iterdir():
                     if own.fullmatch(path.name):
@@ -263,8 +286,9 @@ class Contest:
             self.ladder.retire(submission.ladder_name)
 
     async def run(self) -> None:
-        """Play the ladder and take submissions through the pipeline until cancelled (or the ladder fails)."""
-        tasks = [asyncio.create_task(self.ladder.run(), name="contest-ladder"),
+        """Play the ladder and take submissions through the pipeline until cancelled (or the ladder fails); from the
+        finals' deadline, the finals instead of the ladder (:meth:`arena.contest.finals.Finals.run`)."""
+        tasks = [asyncio.create_task(self.finals.run(self.ladder, self.pipeline), name="contest-ladder"),
                  asyncio.create_task(self.pipeline.run(), name="contest-pipeline"),
                  asyncio.create_task(self.scrimmaging.run(), name="contest-scrimmages")]
         try:
@@ -278,6 +302,22 @@ class Contest:
 
 
 _LIVE = (State.QUEUED, State.BUILDING, State.CHECKING, State.PLAYING)
+
+
+def house_bots(config: ContestConfig) -> list[BotSpec]:
+    """Return the contest's house bots: its ``baseline`` bot list, or its game's bundled bots. Raises
+    :class:`ContestError` when there are none or they cannot be read."""
+    path = config.baseline or bot_list(config.game.name)
+    if path is None:
+        raise ContestError(f"the house bots: {config.game.title} ships no bundled bots; name a bot list with baseline")
+    try:
+        bots = load_bot_list(path)
+    except BotListError as exc:
+        raise ContestError(f"the house bots: {exc}") from None
+    clashing = [b.name for b in bots if ":" in b.name]
+    if clashing:
+        raise ContestError(f"house bot {clashing[0]!r}: a name with ':' is kept for submissions (AUTHOR:BOT:vN)")
+    return bots
 
 
 def _keep(path: Path, data: bytes) -> None:

@@ -152,6 +152,15 @@ CREATE TABLE IF NOT EXISTS scrimmage_matches (
     PRIMARY KEY (deal, rotation)
 );
 """
+# the finals (issue 34): each author's marked finalist, and when the submissions closed
+_FINALS = """
+CREATE TABLE IF NOT EXISTS finalist_marks (
+    author_id INTEGER PRIMARY KEY REFERENCES authors(id),
+    submission_seq INTEGER NOT NULL REFERENCES submissions(seq),
+    marked REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS finals_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
 
 
 class ContestStoreError(RuntimeError):
@@ -172,9 +181,10 @@ def _before_the_shell(db: sqlite3.Connection, tables: set[str]) -> int | None:
 
 SCHEMA = Schema(
     noun="contest", application_id=APPLICATION_ID, error=ContestStoreError, fix="give the contest its own file",
-    migrations=(Migration(1, _FIRST), Migration(2, _SESSIONS), Migration(3, _SCRIMMAGES)), legacy=_before_the_shell,
-    foreign_keys=True, busy_timeout=BUSY_TIMEOUT_SECONDS)
-"""The contest's file: schema 2 added the sessions (a restart no longer logs authors out), 3 the scrimmages."""
+    migrations=(Migration(1, _FIRST), Migration(2, _SESSIONS), Migration(3, _SCRIMMAGES), Migration(4, _FINALS)),
+    legacy=_before_the_shell, foreign_keys=True, busy_timeout=BUSY_TIMEOUT_SECONDS)
+"""The contest's file: schema 2 added the sessions (a restart no longer logs authors out), 3 the scrimmages, 4 the
+finals (each author's marked finalist, when the submissions closed)."""
 SCHEMA_VERSION = SCHEMA.version
 
 
@@ -899,9 +909,66 @@ class Scrimmages:
         return {name: (times, played) for name, (times, played) in found.items()}
 
 
+VALIDATED = (State.PLAYING, State.RETIRED)
+"""The states of a submission that passed its build and check: what may be a finalist."""
+
+
+class Finalists:
+    """The finals' facts the contest keeps: each author's marked finalist (one version of theirs), and when the
+    submissions closed. Each method is one transaction."""
+
+    def __init__(self, database: Database, clock: Callable[[], float]) -> None:
+        self._database = database
+        self._clock = clock
+
+    def mark(self, author: str, submission_id: str) -> Submission:
+        """Make submission ``submission_id`` the author's finalist (replacing an earlier mark); return it.
+
+        Raises :class:`AuthorError` for an unknown author, :class:`KeyError` for a submission that is not theirs
+        (or none), :class:`ValueError` for one that did not pass its check (or was disabled), and once the
+        submissions are closed (:meth:`close`).
+        """
+        with self._database.transaction() as db:
+            author_id, _ = _author_id(db, author)
+            closed = db.execute("SELECT value FROM finals_meta WHERE key = 'closed_at'").fetchone()
+            if closed is not None:
+                raise ValueError("the finalists were fixed when the submissions closed, at "
+                                 f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(float(closed[0])))}")
+            submission = _get(db, submission_id)
+            if submission.author != author:
+                raise KeyError(f"there is no submission {submission_id!r} of {author!r}")
+            if submission.state not in VALIDATED:
+                raise ValueError(f"{submission.ladder_name} is {submission.state.value}: a finalist is a version that "
+                                 "passed its check (playing or replaced)")
+            db.execute("INSERT INTO finalist_marks VALUES (?, (SELECT seq FROM submissions WHERE id = ?), ?) "
+                       "ON CONFLICT (author_id) DO UPDATE SET submission_seq = excluded.submission_seq, "
+                       "marked = excluded.marked", (author_id, submission_id, self._clock()))
+            return submission
+
+    def marks(self) -> dict[str, str]:
+        """Return each author's marked finalist: author name -> submission id."""
+        with self._database.transaction(write=False) as db:
+            rows = db.execute("SELECT a.name, s.id FROM finalist_marks m JOIN authors a ON a.id = m.author_id "
+                              "JOIN submissions s ON s.seq = m.submission_seq").fetchall()
+        return {str(name): str(sid) for name, sid in rows}
+
+    def close(self, at: float) -> float:
+        """Record that the submissions closed at ``at`` (the first time only); return when they closed."""
+        with self._database.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO finals_meta VALUES ('closed_at', ?)", (repr(float(at)),))
+            (value,) = db.execute("SELECT value FROM finals_meta WHERE key = 'closed_at'").fetchone()
+        return float(value)
+
+    def closed_at(self) -> float | None:
+        """Return when the submissions closed, ``None`` while they are open."""
+        with self._database.transaction(write=False) as db:
+            row = db.execute("SELECT value FROM finals_meta WHERE key = 'closed_at'").fetchone()
+        return None if row is None else float(row[0])
+
+
 class ContestStore:
     """An open contest database, and its concerns on its one connection: :attr:`authors`, :attr:`sessions`,
-    :attr:`limits`, :attr:`submissions`, :attr:`reports` and :attr:`scrimmages`."""
+    :attr:`limits`, :attr:`submissions`, :attr:`reports`, :attr:`scrimmages` and :attr:`finalists`."""
 
     def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
         """Open the contest database at ``path``, creating it when the file is missing or empty, and upgrading it
@@ -920,6 +987,7 @@ class ContestStore:
         self.submissions = Submissions(self.database, clock)
         self.reports = Reports(self.database)
         self.scrimmages = Scrimmages(self.database, clock)
+        self.finalists = Finalists(self.database, clock)
 
     def close(self) -> None:
         """Close the database (further calls raise :class:`ContestStoreError`)."""

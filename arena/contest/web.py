@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
 from arena.contest.config import ContestConfig
-from arena.contest.pages import admin, api, authors, scrimmages, sessions
+from arena.contest.pages import admin, api, authors, finals, scrimmages, sessions
 from arena.contest.pages.common import FORM_BYTES, SecurityHeaders
 from arena.contest.service import Contest
 from arena.web.app import Site, build_app, server_options
@@ -25,7 +25,7 @@ from arena.web.data import Reader
 
 log = logging.getLogger("arena.contest.web")
 
-PAGES = (sessions, authors, admin, api, scrimmages)
+PAGES = (sessions, authors, admin, api, scrimmages, finals)
 """The modules of the contest's pages, each with its ``routes`` (in this order, before ``arena serve``'s)."""
 
 
@@ -37,7 +37,8 @@ def body_bounds(config: ContestConfig) -> dict[tuple[str, str], int]:
 def contest_app(contest: Contest, reader: Reader) -> Starlette:
     """Return the contest's web application: its own pages and API before ``arena serve``'s pages of ``reader``."""
     config = contest.config
-    site = Site(reader, links=[("/me", "My bots")], private_faults=True, uploads=False)
+    links = [("/me", "My bots"), *([("/finals", "Finals")] if config.finals is not None else [])]
+    site = Site(reader, links=links, private_faults=True, uploads=False, notice=lambda: contest.finals.notice())
     routes: list[BaseRoute] = [route for module in PAGES for route in module.routes]
     bodies = body_bounds(config)
 
@@ -49,6 +50,7 @@ def contest_app(contest: Contest, reader: Reader) -> Starlette:
     app.state.store = contest.store
     app.state.config = config
     app.state.reader = reader
+    app.add_middleware(finals.Notice)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -387,11 +387,17 @@ async def referee_match(
 
     for s, seat in enumerate(seats):
         info = MatchInfo(match_id, game.name, s, tuple(record.names), record.options, clock, max_faults)
-        # a seat that cannot hear the start will fault on its first decision instead
+        # a seat that cannot hear the start will fault on its first decision instead; asyncio.timeout, not
+        # wait_for: Python 3.11's wait_for returns a call that finished as its caller was cancelled, losing the
+        # cancel (a ladder told to stop played on)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(seat.match_started(info), clock.deadline)
+            async with asyncio.timeout(clock.deadline):
+                await seat.match_started(info)
     emit(state.events)
     loop = asyncio.get_running_loop()
+    deadlines = _Deadlines(loop)  # every ask's deadline: one timer for the match
+    task = asyncio.current_task(loop)
+    assert task is not None, "a match is refereed in a task"
     while not state.over:
         if window_end is not None and not state.in_window():
             await _sleep_until(loop, window_end)
@@ -409,10 +415,13 @@ async def referee_match(
             limit = clock.deadline + banks[s]
             request = Request(match_id, sent[s], prompt, state.view(s), history, limit)
             sent[s] += 1
-            calls.append(ask_seat(seats[s], request))
+            calls.append((seats[s], request))
         # every prompted seat is asked at once; each call ends by its own seat's clock
         asked_at = loop.time()
-        answers = [await calls[0]] if len(calls) == 1 else await _all(loop, calls)
+        if len(calls) == 1:  # most steps: asked from this task, no task of its own
+            answers = [await _ask(*calls[0], deadlines, task)]
+        else:
+            answers = await _all(loop, [_ask(seat, request, deadlines, None) for seat, request in calls])
         record.step_seconds.append(loop.time() - asked_at)
         took: dict[int, float] = {}
         record.asked.append(took)
@@ -422,7 +431,7 @@ async def referee_match(
             record.latencies[s].append(elapsed)
             took[s] = elapsed
             banks[s] = max(0.0, banks[s] - max(0.0, elapsed - clock.deadline))
-            if isinstance(answer, Explained | SeatFault) and answer.debug:
+            if isinstance(answer, _WITH_DEBUG) and answer.debug:
                 debug.add(step, s, answer.debug)
             if not isinstance(answer, SeatFault):
                 try:
@@ -437,7 +446,11 @@ async def referee_match(
             fault_counts[s] += 1
             if fault_counts[s] >= max_faults:
                 record.benched.add(s)
-        record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
+        if len(decisions) == 1:  # most steps: one seat decided
+            ((s, d),) = decisions.items()
+            record.steps.append({s: decision_text(d)})
+        else:
+            record.steps.append({s: decision_text(d) for s, d in sorted(decisions.items())})
         if on_event is not None:  # the operator sees a defaulted decision where it happened, sealed ones too
             for fault in record.faults[faulted:]:
                 on_event(Defaulted(fault.seat, fault.kind, record.steps[-1][fault.seat]))
@@ -446,16 +459,20 @@ async def referee_match(
             window_end = loop.time() + sealed_window
     if window_end is not None:  # the match ended in a window: its end is told no sooner
         await _sleep_until(loop, window_end)
+    deadlines.close()  # (a match that raises leaves it to go off with no ask left: nothing happens)
     record.result = state.result
     assert record.result is not None
     for s, seat in enumerate(seats):
         if s not in record.benched:
             # the match is decided; a bot that fails to hear it costs nothing
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    seat.match_over(match_id, s, match_log.since_last(s), record.result),
-                    clock.deadline)
+                async with asyncio.timeout(clock.deadline):
+                    await seat.match_over(match_id, s, match_log.since_last(s), record.result)
     return record
+
+
+_WITH_DEBUG = (Explained, SeatFault)
+"""The answers that may carry a seat's debug text (a tuple: ``Explained | SeatFault`` is a new union each time)."""
 
 
 async def _all(loop: asyncio.AbstractEventLoop, calls: Sequence[Coroutine[Any, Any, _T]]) -> list[_T]:
@@ -488,15 +505,26 @@ async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
 
 async def ask_seat(seat: Seat, request: Request) -> tuple[Prompt, Decision | SeatFault, float]:
     """Ask one seat, never waiting past ``request.timeout``; return (prompt, answer or fault, seconds)."""
-    loop = asyncio.get_running_loop()
+    deadlines = _Deadlines(asyncio.get_running_loop())
+    try:
+        return await _ask(seat, request, deadlines, None)
+    finally:
+        deadlines.close()
+
+
+async def _ask(seat: Seat, request: Request, deadlines: _Deadlines,
+               task: asyncio.Task[Any] | None) -> tuple[Prompt, Decision | SeatFault, float]:
+    """:func:`ask_seat` from ``task`` (the current task; ``None``: find it), its deadline kept by ``deadlines``."""
+    loop = deadlines.loop
     started = loop.time()
     # the deadline as asyncio.timeout enforces it (a timer that cancels this task, told apart from any other
-    # cancellation by the count of cancel requests), with one timer handle and no context manager: every
+    # cancellation by the count of cancel requests), with no context manager and no timer of its own: every
     # decision of every seat passes here
-    task = asyncio.current_task()
-    assert task is not None, "a seat is asked from a task"
-    expiry = _Expiry(task)
-    timer = loop.call_at(started + request.timeout, expiry)
+    if task is None:
+        task = asyncio.current_task(loop)
+        assert task is not None, "a seat is asked from a task"
+    expiry = _Expiry(task, started + request.timeout)
+    deadlines.add(expiry)
     try:
         decision = await seat.decide(request)
     except asyncio.CancelledError:
@@ -517,25 +545,83 @@ async def ask_seat(seat: Seat, request: Request) -> tuple[Prompt, Decision | Sea
         return request.prompt, SeatFault(FaultKind.CRASH, f"{type(exc).__name__}: {exc}"), \
             loop.time() - started
     finally:
-        timer.cancel()
+        deadlines.discard(expiry)
     if expiry.fired:  # the time ran out as the answer came: the answer counts, as with asyncio.timeout
         task.uncancel()
     return request.prompt, decision, loop.time() - started
 
 
 class _Expiry:
-    """The timer callback of one :func:`ask_seat`: cancels the asking task when the seat's time is up."""
+    """One ask's deadline: at ``when`` (loop time), :class:`_Deadlines` cancels the asking task."""
 
-    __slots__ = ("cancelling", "fired", "task")
+    __slots__ = ("cancelling", "fired", "task", "when")
 
-    def __init__(self, task: asyncio.Task[Any]) -> None:
+    def __init__(self, task: asyncio.Task[Any], when: float) -> None:
         self.task = task
+        self.when = when
         self.cancelling = task.cancelling()
         self.fired = False
 
-    def __call__(self) -> None:
+    def expire(self) -> None:
         self.fired = True
         self.task.cancel()
+
+
+class _Deadlines:
+    """The deadlines of the asks in flight at one table, kept by one timer of the event loop.
+
+    The timer is set for the earliest deadline and moved only when an ask's deadline comes before it: asks
+    answered in time (nearly all) leave it where it is, and when it goes off with no ask past its deadline it
+    is set again for the earliest. So the loop keeps one timer a table instead of one a decision. An ask is
+    expired when its timer would have gone off: at the loop's turn where its time is due, never sooner.
+    """
+
+    __slots__ = ("asks", "loop", "timer", "when")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.asks: list[_Expiry] = []
+        self.timer: asyncio.TimerHandle | None = None
+        self.when = _NEVER
+
+    def add(self, expiry: _Expiry) -> None:
+        self.asks.append(expiry)
+        if expiry.when < self.when:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.when = expiry.when
+            self.timer = self.loop.call_at(expiry.when, self._due)
+
+    def discard(self, expiry: _Expiry) -> None:
+        asks = self.asks
+        if asks and asks[-1] is expiry:
+            asks.pop()
+        elif expiry in asks:
+            asks.remove(expiry)
+
+    def _due(self) -> None:
+        """The timer went off: expire the asks whose time is due, set it for the next deadline."""
+        due = max(self.when, self.loop.time())  # the loop found ``when`` due: so is every deadline up to it
+        self.timer = None
+        self.when = _NEVER
+        waiting = []
+        for expiry in self.asks:
+            if expiry.when <= due:
+                expiry.expire()
+            else:
+                waiting.append(expiry)
+        self.asks = waiting
+        if waiting:
+            self.when = min(expiry.when for expiry in waiting)
+            self.timer = self.loop.call_at(self.when, self._due)
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
+_NEVER = float("inf")
 
 
 def _timeout(request: Request) -> SeatFault:

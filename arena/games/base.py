@@ -71,7 +71,11 @@ NO_DECISION_TEXT = "-"
 def decision_text(decision: Decision) -> str:
     """Return the text form of a decision: its actions' texts joined by spaces, or ``-`` when empty."""
     # an in-process bot may return anything: describe it without trusting it to be an Action
-    return " ".join(str(getattr(a, "text", repr(a))) for a in decision) if decision else NO_DECISION_TEXT
+    if len(decision) == 1:  # most decisions (the referee writes one text per decision): no generator
+        text = getattr(decision[0], "text", None)
+        if type(text) is str:
+            return text
+    return " ".join([str(getattr(a, "text", repr(a))) for a in decision]) if decision else NO_DECISION_TEXT
 
 
 class Prompt(NamedTuple):
@@ -431,6 +435,20 @@ class MatchState(ABC):
             if decision is None:
                 self._wrong_seats(decisions, prompts)
             prompt.check(decision)
+        events = self._apply(decisions)
+        self._log.extend(events)
+        if events and type(events[-1]) is MatchOver:
+            self._over = True
+        return events
+
+    def apply_trusted(self, decisions: Mapping[int, Decision]) -> list[Event]:
+        """:meth:`apply` without its checks, for a caller whose decisions are legal by construction: one per pending
+        prompt, each one of the prompt's choices or a subset of its candidates in their order, or its default.
+
+        For fast paths that build their decisions from the prompts themselves (:mod:`arena.train.selfplay`'s batch
+        takes an action only where its mask allows it), where checking again costs a good part of a step. Nothing is
+        checked: a decision that is not legal leaves the match in a state the rules never reach.
+        """
         events = self._apply(decisions)
         self._log.extend(events)
         if events and type(events[-1]) is MatchOver:

@@ -15,6 +15,13 @@ space), with the candidate and the candidates taken so far shown in the observat
 subset is reached by exactly one sequence, which a standard masked policy plays, and the probability of a subset
 is the product of its binary choices.
 
+A game may also supply a fast path for :mod:`arena.train`'s batch: a :class:`StateEncoder`
+(:meth:`GameEncoding.state_encoder`), which makes the same observations and masks straight from the match state,
+without building views, as integers that a whole batch turns into arrays at once. It reads the state, so nothing but
+a test keeps it to the seat's view: its rows must equal the :class:`Encoder`'s observation of ``state.view(seat)``
+at every decision (``tests/test_train_fast.py`` checks that over random matches of every seat count, and runs the
+hiding test on its rows too). A game without one is batched through its views.
+
 Pure, like the rules: numpy is arena's own dependency; nothing here imports the training extra (PettingZoo,
 Gymnasium), so a bot that plays a trained policy needs only arena.
 """
@@ -24,13 +31,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from itertools import repeat
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from arena.games import game_packages, game_part, get_game
-from arena.games.base import Action, GameError, Pick, Prompt, View
+from arena.games.base import Action, GameError, MatchState, Pick, Prompt, View
 
 SKIP = "skip"
 """The text of the action that leaves a subset decision's candidate out (the throw's "keep this card")."""
@@ -175,12 +183,180 @@ class Encoder(ABC):
         return " ".join(self.actions[i] for i in np.flatnonzero(np.asarray(mask)))
 
 
+class Number(NamedTuple):
+    """Numbers of a :class:`StateEncoder`'s rows: the value at the observation's ``position``, divided by ``scale``
+    and, with ``clip``, at most 1 (as an :class:`Encoder` computes it: ``min(1.0, value / scale)``).
+
+    With ``seats``, a block of one value per seat, listed in the row from seat 0, each shown from the observing
+    seat's point of view: seat ``s`` at ``position + (s - observer) % seats`` (a field listed ``me``, ``next``..).
+    """
+
+    position: int
+    scale: float
+    clip: bool = True
+    seats: int = 0
+
+
+Row: TypeAlias = tuple[int, bytes | list[int]]
+"""One seat's observation and mask as a :class:`StateEncoder` makes them, ``(word, values)``, for a batch to expand.
+
+``word``: an integer whose bit ``i`` is set where the observation holds 1 (``i`` < the observation's size: flags,
+one-hots, sets), and bit ``size + a`` where action ``a`` is legal (none for a subset decision: a batch adds
+:data:`SKIP` and :data:`TAKE`). ``values``: the integer values of the encoder's :class:`Number` entries, in their
+order (a block of ``seats`` numbers takes ``seats`` values, from seat 0), as ``bytes`` when every one is 0..255 (the
+common case, which a batch reads several times faster) or else as a list. Every position that no bit or number sets
+holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its ``values``."""
+
+
+class StateEncoder(ABC):
+    """A game's fast path for :mod:`arena.train`'s batch: ``encoder``'s observations and masks made straight from the
+    match state, as :class:`Row` values, without building a view.
+
+    Optional (:meth:`GameEncoding.state_encoder`). It reads the match state, so the one thing that keeps it to what
+    the seat may see (G2) is that its rows are exactly the encoder's: at every decision, the row of a seat expands
+    (:meth:`write`) to the bytes of ``encoder.observation(state.view(seat), subset)`` and to the mask of
+    ``encoder.legal(prompt)``. ``tests/test_train_fast.py`` checks that at every decision of random matches of every
+    seat count of the game. Write one only where views cost too much, from the same layout, and keep it beside the
+    encoder it copies.
+
+    Why this form: a batch joins its rows' words into one buffer and unpacks every bit with one numpy call, and
+    joins every row's values (bytes) into one array that it scales, places and rotates to each observer with a few
+    numpy operations. What a row costs in Python is then reading the state, where building a view and its positions
+    costs more per decision than the rules themselves.
+    """
+
+    def __init__(self, encoder: Encoder, values: Sequence[Number]) -> None:
+        self.encoder = encoder
+        self.values = tuple(values)
+        size = self.size = encoder.size
+        """Where a row's mask bits start: action ``a`` is bit ``size + a`` of its word."""
+        self.actions = len(encoder.actions)
+        self.subset_mask = (1 << size + encoder.skip | 1 << size + encoder.take) if encoder.take >= 0 else 0
+        """The mask bits of a subset decision's step: :data:`SKIP` and :data:`TAKE`."""
+        self._width = (size + self.actions + 7) // 8  # a word's bytes
+        # index -> action: how a batch turns a one-of-N row's action back into the prompt's choice
+        choices: list[Any] = [None] * self.actions
+        for action, index in encoder._index.items():
+            if choices[index] is not None:
+                raise EncodingError(f"actions {choices[index]!r} and {action!r} share index {index}: a state encoder "
+                                    f"needs one action per index")
+            choices[index] = action
+        self.choices: tuple[Any, ...] = tuple(choices)
+        """The action of every index of the action space (``None`` for :data:`SKIP` and :data:`TAKE`)."""
+        # per action object, its mask bit: by identity, as the games intern their actions (and an identity is hashed
+        # in C, where a card's own hash may be a Python method)
+        self._mask_bits = {id(action): 1 << size + index for action, index in encoder._index.items()}
+        self._masks: dict[int, tuple[Prompt, int]] = {}  # id(prompt) -> (prompt, its mask bits): see mask()
+        # the values' columns, each with its position per observing seat
+        seats = max([v.seats for v in self.values] + [1])
+        where: list[list[int]] = []
+        scales: list[float] = []
+        clips: list[bool] = []
+        for value in self.values:
+            for s in range(max(value.seats, 1)):
+                where.append([value.position + (s - observer) % value.seats if value.seats else value.position
+                              for observer in range(seats)])
+                scales.append(value.scale)
+                clips.append(value.clip)
+        self.columns = len(where)
+        """How many values a row has."""
+        self._where = np.array(where, dtype=np.intp).reshape(self.columns, seats).T.copy()  # [observer, column]
+        self._scales = np.array(scales, dtype=np.float64)
+        self._clip = np.array(clips, dtype=np.bool_)
+        self._column = np.arange(self.columns, dtype=np.intp)
+        # per column, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32)
+        self._table = np.array([[min(1.0, v / scale) if clip else v / scale for v in range(256)]
+                                for scale, clip in zip(scales, clips, strict=True)],
+                               dtype=np.float32).reshape(self.columns, 256)
+        self._index = np.arange(0)[:, None]
+
+    @abstractmethod
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        """Return the row of each prompt's seat in ``state`` now (the prompts of its pending step), in their order.
+
+        For a subset decision the row is the seat's view alone: :meth:`subset_flags` adds the step's candidate.
+        """
+
+    def mask(self, prompt: Prompt) -> int:
+        """Return the mask bits of a one-of-N ``prompt``'s choices, for a game whose actions are interned (one object
+        per action, those of the encoder's index). Raises ``KeyError`` for any other object.
+
+        Remembered per prompt object for a game that interns its prompts too (L.A.M.A. builds every prompt ahead):
+        the memo holds the prompt, so its id stays its own; it is emptied when it grows past a few thousand."""
+        known = self._masks.get(id(prompt))
+        if known is not None:
+            return known[1]
+        bits: int = sum(map(self._mask_bits.__getitem__, map(id, prompt.choices)))
+        if len(self._masks) >= 4096:
+            self._masks.clear()
+        self._masks[id(prompt)] = (prompt, bits)
+        return bits
+
+    def subset_flags(self, candidate: Action) -> int:
+        """Return the bit that shows a subset decision's ``candidate`` being decided (the ``candidate`` field of
+        :class:`SubsetStep`). Raises :class:`EncodingError` in a game without subset decisions."""
+        raise EncodingError(f"{type(self).__name__} has no subset decisions")
+
+    def taken_flags(self, candidate: Action) -> int:
+        """Return the bit that shows a subset decision's ``candidate`` taken (the ``taken`` field of
+        :class:`SubsetStep`). Raises :class:`EncodingError` in a game without subset decisions."""
+        raise EncodingError(f"{type(self).__name__} has no subset decisions")
+
+    def write(self, words: Sequence[int], values: Sequence[bytes | list[int]], seats: npt.NDArray[np.intp],
+              observations: npt.NDArray[np.float32], masks: npt.NDArray[np.bool_]) -> None:
+        """Write rows into ``observations`` (shape (rows, size)) and ``masks`` (shape (rows, actions)): ``words`` and
+        ``values`` one per row (:class:`Row`), ``seats`` the observing seat of each row."""
+        rows = len(words)
+        width = self._width
+        little: Literal["little"] = "little"
+        raw = np.frombuffer(b"".join(map(int.to_bytes, words, repeat(width, rows), repeat(little, rows))),
+                            dtype=np.uint8)
+        bits = np.unpackbits(raw.reshape(rows, width), axis=1, count=self.size + self.actions, bitorder="little")
+        observations[:] = bits[:, :self.size]
+        masks[:] = bits[:, self.size:].view(np.bool_)
+        if not self.columns:
+            return
+        try:  # every value 0..255: bytes, one array at once
+            small = np.frombuffer(b"".join(values), dtype=np.uint8).reshape(rows, self.columns)  # type: ignore[arg-type]
+        except TypeError:  # a row with a value beyond: computed as the encoder computes it
+            whole = np.array([list(v) for v in values], dtype=np.float64).reshape(rows, self.columns)
+            exact = whole / self._scales
+            np.minimum(exact, 1.0, out=exact, where=self._clip)
+            numbers = exact.astype(np.float32)
+        else:
+            numbers = self._table[self._column, small]
+        index = self._index
+        if len(index) != rows:
+            index = self._index = np.arange(rows)[:, None]
+        observations[index, self._where[seats]] = numbers
+
+    def observation(self, row: Row, seat: int, subset: SubsetStep | None = None) -> tuple[npt.NDArray[np.float32],
+                                                                                        npt.NDArray[np.bool_]]:
+        """Return ``seat``'s row's observation and mask as arrays (with ``subset``, a subset decision's step), as the
+        batch writes them: for tests and debugging."""
+        word, values = row
+        if subset is not None:
+            word |= self.subset_flags(subset.candidate) | self.subset_mask
+            for taken in subset.taken:
+                word |= self.taken_flags(taken)
+        observations = np.zeros((1, self.size), dtype=np.float32)
+        masks = np.zeros((1, self.actions), dtype=np.bool_)
+        self.write([word], [values], np.array([seat], dtype=np.intp), observations, masks)
+        return observations[0], masks[0]
+
+
 class GameEncoding(ABC):
-    """What a game's ``encoding`` module offers: an :class:`Encoder` per match configuration."""
+    """What a game's ``encoding`` module offers: an :class:`Encoder` per match configuration, and optionally the
+    batch's fast path (:class:`StateEncoder`)."""
 
     @abstractmethod
     def encoder(self, options: Any, seats: int) -> Encoder:
         """Return the encoder of matches with ``options`` (the game's checked options) at ``seats`` seats."""
+
+    def state_encoder(self, encoder: Encoder) -> StateEncoder | None:
+        """Return the fast path that makes ``encoder``'s rows from the match state, or ``None`` (the default: the
+        batch encodes views)."""
+        return None
 
 
 def encoding_of(game: str) -> GameEncoding:
@@ -210,5 +386,5 @@ def relative_labels(seats: int) -> tuple[str, ...]:
     return tuple(["me", "next", *(f"+{i}" for i in range(2, seats))][:seats])
 
 
-__all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "SubsetStep",
-           "encoding_of", "relative_labels"]
+__all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "Number", "Row",
+           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels"]

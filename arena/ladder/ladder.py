@@ -12,7 +12,10 @@ its seed on the next start. A database rated by other settings (an older arena, 
 from its stored matches when the ladder opens it.
 
 With ``until_decided``, the ladder stops planning when the sequential test (:mod:`arena.ladder.estimate`) has
-decided every pair of neighbours of the current order (or the pairs it was given), or at the budget.
+decided every pair of neighbours of the current order (or the pairs it was given, or with ``top`` the pairs of the
+top places only), or at the budget. A finals ladder (:mod:`arena.ladder.finals`) also plays whole deal sets only
+(``whole_deals``: a spent budget plans no new set but finishes those planned) and may cut the field as it goes
+(``cut``: the bots whose whole rank range lies below the top places leave, the cut recorded with its evidence).
 
 Work is handed out one match at a time, always the first (deal, rotation) not yet stored or being played,
 so the tables share a deal set and the matches stored are always the first ones in that order: a run with a
@@ -45,8 +48,9 @@ from pathlib import Path
 
 from arena.core.referee import DEFAULT_CLOCK, Clock
 from arena.games.base import Game, Options
-from arena.ladder.estimate import Evidence, SequentialTest, Verdict, point_order
+from arena.ladder.estimate import Evidence, SequentialTest, Verdict
 from arena.ladder.executor import Executor, Job, LocalExecutor
+from arena.ladder.finals import Cut, CutOut, CutRecord, active_order, cut_board, cut_out, top_pairs
 from arena.ladder.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
 from arena.ladder.scheduler import FairScheduler, FieldState, Scheduler
 from arena.ladder.store import DealSet, Finished, LadderIdentity, Store
@@ -150,6 +154,14 @@ class LadderConfig:
     memory_budget: int | None = None
     """Bytes the warm bot processes of this machine may hold (default: half of what it may use,
     :func:`arena.launch.pool.default_memory_budget`); the least recently used idle ones are stopped beyond it."""
+    top: int | None = None
+    """With ``until_decided``: only the pairs of the top ``top`` places must be decided (:func:`top_pairs`), and the
+    scheduler looks for open pairs there first."""
+    cut: Cut | None = None
+    """With ``top``: the progressive cut (:mod:`arena.ladder.finals`), recorded in the store."""
+    whole_deals: bool = False
+    """A spent budget (matches, hours, every pair decided) plans no new deal set, but the sets planned are played
+    whole: every bot of a set gets every hand (a finals' budget is rounded up to whole deal sets)."""
 
     def settings(self) -> dict[str, object]:
         """Return the public settings of this run (no seed): what ``arena serve`` shows beside the board."""
@@ -180,6 +192,10 @@ class LadderConfig:
             for name in pair:
                 if name not in names:
                     raise LadderError(f"bot {name!r} is not in the bot list")
+        if self.top is not None and (self.top < 1 or self.until_decided is None or self.pairs is not None):
+            raise LadderError(f"top {self.top} must be 1 or more, with until_decided and without pairs")
+        if self.cut is not None and self.top is None:
+            raise LadderError("a cut keeps the top places: give top too")
 
 
 @dataclass
@@ -261,6 +277,10 @@ class Ladder:
             self._register(bot)
         self.retired = set(config.retired)
         """Bots that finish their deal sets but are in no new one (:meth:`retire`)."""
+        self.cuts: list[CutRecord] = [CutRecord.from_json(c) for c in store.cuts()]
+        """The cuts made so far (``cut``), in order; their bots are in no new deal set."""
+        for record in self.cuts:
+            self.retired.update(out.bot for out in record.out if out.bot in self.specs)
         self.available = set(self.specs) - self.retired
         """The bots a new deal set is drawn from."""
         self.not_started: dict[str, str] = {}
@@ -278,6 +298,10 @@ class Ladder:
         self._deals: dict[int, DealSet] = {d.deal: d for d in store.deals()}
         self._open = sorted(d.deal for d in self._deals.values() if len(d.done) < config.seats)
         self._next_deal = max(self._deals, default=-1) + 1
+        self._complete = 0
+        """Deal sets 0 .. this - 1 are played whole (what a cut may look at)."""
+        self._advance_complete()
+        self._cutting = asyncio.Lock()
         self._busy: set[tuple[int, int]] = set()
         self._spans: list[tuple[float | None, float | None]] = []
         self._failures: dict[str, int] = {}
@@ -344,17 +368,20 @@ class Ladder:
 
     @property
     def done(self) -> bool:
-        """Return whether the match budget is spent or every pair is decided (no budget: never done)."""
-        if self._decided or (self.config.matches is not None and self.count >= self.config.matches):
-            return True
-        verdicts = self.verdicts()
-        return bool(verdicts) and all(verdict.decided for _, verdict in verdicts)
+        """Return whether the match budget is spent or every pair is decided (no budget: never done); with
+        ``whole_deals``, only once every planned deal set is played whole too."""
+        spent = self._decided or (self.config.matches is not None and self.count >= self.config.matches)
+        if not spent:
+            verdicts = self.verdicts()
+            spent = bool(verdicts) and all(verdict.decided for _, verdict in verdicts)
+        return spent and not (self.config.whole_deals and self._open)
 
     def verdicts(self) -> list[tuple[tuple[str, str], Verdict]]:
         """Return the sequential test's verdict on every pair that must be decided (``until_decided`` only).
 
         The pairs are ``config.pairs``, or the neighbours in the order of the bots of the list by the batch
-        fit over the stored matches (bots without matches last: their pairs are open).
+        fit over the stored matches (bots without matches last: their pairs are open), with ``top`` those of the
+        top places only.
         """
         test = self.config.until_decided
         if test is None:
@@ -362,10 +389,19 @@ class Ladder:
         if self.config.pairs is not None:
             pairs = list(self.config.pairs)
         else:
-            fitted = [b for b in point_order(self.evidence) if b in self.available]
-            order = fitted + sorted(self.available - set(fitted))
+            order = active_order(self.evidence, self.available)
             pairs = list(itertools.pairwise(order))
+            if self.config.top is not None:
+                pairs = top_pairs(order, self.config.top)
         return [((a, b), test.verdict(self.evidence.paired(a, b))) for a, b in pairs]
+
+    def _below_top(self) -> set[frozenset[str]]:
+        """Return the pairs of bots both below the top places (``top``): no open pair the finals wait for is there,
+        so the scheduler takes them after every open pair of the top."""
+        if self.config.top is None:
+            return set()
+        below = active_order(self.evidence, self.available)[self.config.top + 1:]
+        return {frozenset(pair) for pair in itertools.combinations(below, 2)}
 
     # ------------------------------------------------------------------------------------------ planning
 
@@ -377,9 +413,9 @@ class Ladder:
         """
         began = time.perf_counter()
         try:
-            if self._deadline is not None and time.monotonic() >= self._deadline:
-                return None
-            if self.config.matches is not None and self.count + len(self._busy) >= self.config.matches:
+            spent = (self._deadline is not None and time.monotonic() >= self._deadline) or (
+                self.config.matches is not None and self.count + len(self._busy) >= self.config.matches)
+            if spent and not self.config.whole_deals:
                 return None
             for index in self._open:
                 deal = self._deals[index]
@@ -387,6 +423,8 @@ class Ladder:
                     if rotation not in deal.done and (index, rotation) not in self._busy:
                         self._busy.add((index, rotation))
                         return deal, rotation
+            if spent:
+                return None
             planned = self._plan()
             if planned is None:
                 return None
@@ -414,6 +452,7 @@ class Ladder:
             if self.open_pairs == 0:
                 self._decided = True
                 return None
+            decided |= self._below_top()
         rng = random.Random(f"arena-ladder/{self.config.seed}/group/{index}")
         group = self.scheduler.next_group(FieldState(candidates, self.ratings, self.played, decided,
                                                      warm=self.executor.warm()), self.config.seats, rng)
@@ -474,6 +513,7 @@ class Ladder:
         start = time.perf_counter()
         self._spans = []
         try:
+            await self._cut()  # a cut a kill caught before it was stored is made now, before any new deal set
             if self.done:
                 return self.timing
             if self.config.sandbox is not None:
@@ -572,11 +612,40 @@ class Ladder:
         deal.done.add(rotation)
         if len(deal.done) >= cfg.seats:
             self._open.remove(deal.deal)
+            self._advance_complete()
         self.count += 1
         self._this_run += 1
         self.timing.matches += 1
         self._report(match_id)
+        await self._cut()
         return match_began, match_ended
+
+    def _advance_complete(self) -> None:
+        while self._complete in self._deals and len(self._deals[self._complete].done) >= self.config.seats:
+            self._complete += 1
+
+    async def _cut(self) -> None:
+        """Make every cut that is due (``cut``): one after each ``every`` deal sets played whole, looking at those
+        sets only (:func:`arena.ladder.finals.cut_board`), stored before the next deal set is planned."""
+        cut, test, top = self.config.cut, self.config.until_decided, self.config.top
+        if cut is None or test is None or top is None:
+            return
+        async with self._cutting:
+            while (len(self.cuts) + 1) * cut.every <= self._complete:
+                after = (len(self.cuts) + 1) * cut.every
+                outcomes = self.store.results()
+                # the bootstrap takes a while: off the event loop, where the matches under way keep their clocks
+                board, played = await asyncio.to_thread(cut_board, outcomes, after, test)
+                keep = max(self.config.seats, top + 1)
+                out = cut_out(board, played, self.available, top, cut.margin, keep, test.min_deals)
+                record = CutRecord(after, self._next_deal, tuple(CutOut.of(row) for row in out))
+                self.store.record_cut(record.to_json())
+                self.cuts.append(record)
+                for row in out:
+                    self.retire(row.bot)
+                if out:
+                    self.on_note(f"the cut after {after} deal sets takes out {', '.join(o.bot for o in record.out)} "
+                                 f"(the best place of each in 95% of resamples is below {top + cut.margin})")
 
     async def _store(self, finished: Finished) -> int:
         """Store ``finished``, with every match that finished in the same turn of the event loop, in one

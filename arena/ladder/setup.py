@@ -72,14 +72,15 @@ def open_ladder(config: LadderConfig, store: Store, *, seed: int | None = None, 
                 tau: float = 0.0, cluster: str | None = None, ship: Path | None = None, shared: Path | None = None,
                 sandbox_mode: str = "auto", untrusted: bool = False,
                 on_progress: Callable[[Progress], None] | None = None, on_note: Callable[[str], None] | None = None,
-                executor: Executor | None = None) -> Opened:
+                executor: Executor | None = None, rng: random.Random | None = None) -> Opened:
     """Return the ladder of ``config`` on ``store``: rated by TrueSkill for its game and seats (``tau``), played on
     the Ray cluster at ``cluster`` (its bots shipped from the folder ``ship``; every node seeing the folder
     ``shared`` as this machine does) or here, or on ``executor``.
 
     The ladder's seed is ``seed``, or the one ``store`` holds, or a new one (:func:`ladder_seed`; ``untrusted``: the
     bots are strangers', and a held seed that was given is replaced by a secret); its tables are ``tables``, or
-    :func:`default_tables`. Both are written into ``config``.
+    :func:`default_tables`. Both are written into ``config``. ``rng`` draws a new seed (default: the system's
+    randomness; tests pass a seeded one).
 
     Raises :class:`LadderError` for a configuration that cannot run (a ship folder without a cluster or not
     holding a bot) and :class:`~arena.ladder.store.StoreError` for a store that belongs to another ladder.
@@ -91,7 +92,7 @@ def open_ladder(config: LadderConfig, store: Store, *, seed: int | None = None, 
         if outside:
             raise LadderError(f"bot {outside[0]!r} is not in the --cluster-ship folder {str(ship)!r}")
     held = store.identity()
-    config.seed, config.seed_drawn = ladder_seed(store, seed, untrusted=untrusted, config=config)
+    config.seed, config.seed_drawn = ladder_seed(store, seed, rng, untrusted=untrusted, config=config)
     if held is not None and not held.drawn and config.seed_drawn and on_note is not None:
         on_note("this ladder's seed was given (an older contest's default), so its bots could compute its deals: "
                 "a secret one is drawn for every deal set from now on")

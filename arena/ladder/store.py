@@ -121,6 +121,11 @@ CREATE INDEX IF NOT EXISTS faults_by_match ON faults (match_id, seat);
 """
 
 
+FINALS_RECORDS = ("finals", "finals_outcome", "finals_not_started")
+"""The meta rows a finals ladder keeps beside its matches and its cuts (``cuts``): public, never the seed before
+the end."""
+
+
 class StoreError(RuntimeError):
     """A database that cannot be used: unreadable, corrupt, of another ladder, or of a newer format."""
 
@@ -325,6 +330,35 @@ class Store:
         """Return the isolation levels the runs of this ladder played under, in the order first seen."""
         raw = self._meta("sandbox")
         return [str(level) for level in json.loads(raw)] if raw is not None else []
+
+    def record_cut(self, cut: dict[str, Any]) -> None:
+        """Keep one more cut of a finals ladder (:class:`arena.ladder.finals.CutRecord` as JSON), after the others."""
+        with self.transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'cuts'").fetchone()
+            cuts = json.loads(row[0]) if row is not None else []
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('cuts', ?)", (json.dumps([*cuts, cut]),))
+
+    def cuts(self) -> list[dict[str, Any]]:
+        """Return the cuts of a finals ladder in the order made (none for any other ladder)."""
+        raw = self._meta("cuts")
+        return [dict(c) for c in json.loads(raw)] if raw is not None else []
+
+    def record_finals(self, key: str, record: dict[str, Any]) -> None:
+        """Keep a finals' public record ``key``: ``finals`` (their rules, finalists and commitment, written when
+        they start), ``finals_not_started`` (the finalists that no longer start, with the reason) or
+        ``finals_outcome`` (their end: the seed, the board). Never the seed before their end: these rows are what
+        the pages show."""
+        if key not in FINALS_RECORDS:
+            raise ValueError(f"a finals record is one of {', '.join(FINALS_RECORDS)}, not {key!r}")
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(record)))
+
+    def finals(self, key: str) -> dict[str, Any] | None:
+        """Return the finals' record ``key`` (see :meth:`record_finals`), ``None`` when there is none."""
+        if key not in FINALS_RECORDS:
+            raise ValueError(f"a finals record is one of {', '.join(FINALS_RECORDS)}, not {key!r}")
+        raw = self._meta(key)
+        return None if raw is None else dict(json.loads(raw))
 
     def register_bot(self, name: str, fingerprint: str, command: Sequence[str],
                      initial: Rating | None = None) -> str | None:

@@ -79,8 +79,14 @@ def _pack(message: Message) -> AnyMessage:
     return AnyMessage(type_url=_url(message), value=message.SerializeToString())
 
 
+_SMALL = tuple(bytes((i,)) for i in range(0x80))
+"""The varints of 0 to 127: one byte each, the lengths of most fields of a request."""
+
+
 def _varint(value: int) -> bytes:
     """Return ``value`` (0 or more) as a protobuf varint."""
+    if value < 0x80:
+        return _SMALL[value]
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -89,9 +95,13 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-def _key(message: type[Message], field: str) -> bytes:
-    """Return the key that starts ``message``'s length-delimited field ``field`` (its number, wire type 2)."""
-    return _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)
+def _number(message: type[Message], field: str) -> int:
+    return int(message.DESCRIPTOR.fields_by_name[field].number)
+
+
+def _key(message: type[Message], field: str, wire_type: int = 2) -> bytes:
+    """Return the key that starts ``message``'s field ``field`` (by default length-delimited: wire type 2)."""
+    return _varint(_number(message, field) << 3 | wire_type)
 
 
 def _field(key: bytes, data: bytes) -> bytes:
@@ -101,6 +111,38 @@ def _field(key: bytes, data: bytes) -> bytes:
 
 _REQUEST_KEY = _key(pb.ArenaMessage, "request")
 _EVENTS_KEY = _key(pb.DecisionRequest, "events")
+_STEP_KEY = _key(pb.DecisionRequest, "step", 0)
+_ID_KEY = _key(pb.DecisionRequest, "request_id", 0)
+_SENT_KEY = _key(pb.DecisionRequest, "sent_time_ms", 0)
+_TIMEOUT_KEY = _key(pb.DecisionRequest, "timeout_ms", 0)
+_DEFAULT_KEY = _key(pb.DecisionRequest, "default_picks")
+_VIEW_KEY = _key(pb.DecisionRequest, "view")
+_VALUE_KEY = _key(AnyMessage, "value")
+_PICK_PIECES = {pick: _key(pb.DecisionRequest, "pick", 0) + _varint(number) for pick, number in PICK_TO_PB.items()}
+
+
+class _Pieces(dict[str, bytes]):
+    """Serialized fields of a request by their text (a choice, a kind, a match id), made when first asked for.
+
+    Choices and kinds are few per game; match ids one per match: the cache starts again when it holds ``size``.
+    """
+
+    def __init__(self, key: bytes, size: int = 4096) -> None:
+        super().__init__()
+        self._key = key
+        self._size = size
+
+    def __missing__(self, text: str) -> bytes:
+        if len(self) >= self._size:
+            self.clear()
+        piece = self[text] = _field(self._key, text.encode())
+        return piece
+
+
+_choice_pieces = _Pieces(_key(pb.DecisionRequest, "choices"))
+_kind_pieces = _Pieces(_key(pb.DecisionRequest, "kind"))
+_match_pieces = _Pieces(_key(pb.DecisionRequest, "match_id"))
+_url_pieces = _Pieces(_key(AnyMessage, "type_url"))
 
 
 # ------------------------------------------------------------------------------------------ arena side
@@ -125,36 +167,45 @@ def request_bytes(request: Request) -> bytes:
 
     A serialized message followed by another is the two merged (repeated fields appended), as protobuf
     defines it. So the request is its own fields and view, then one piece per event that every seat shares and
-    :data:`event_pieces` encodes once, and last the connection's :func:`request_stamp`.
+    :data:`event_pieces` encodes once, and last the connection's :func:`request_stamp`. The request's own fields
+    are written here from pieces kept by their text (a choice's field is the same bytes in every request), in
+    the order and form protobuf writes them: a decision of every seat passes here.
     """
     prompt = request.prompt
-    codec = codec_for(request.view.game)
-    message = pb.ArenaMessage()
-    out = message.request
-    out.match_id = request.match_id
-    out.step = request.step
-    out.kind = prompt.kind
-    out.pick = PICK_TO_PB[prompt.pick]
-    out.choices.extend(_texts(prompt.choices))
-    out.default_picks.extend(prompt.choices.index(a) for a in prompt.default)
-    out.timeout_ms = max(1, int(request.timeout * 1000))
-    out.view.type_url = codec.view_url
-    out.view.value = codec.encode_view(request.view).SerializeToString()
-    head = message.SerializeToString()
+    view = request.view
+    codec = codec_for(view.game)
+    choices = prompt.choices
+    value = codec.encode_view(view).SerializeToString()
+    any_view = _url_pieces[codec.view_url] + (_VALUE_KEY + _varint(len(value)) + value if value else b"")
+    step = request.step
+    parts = [_match_pieces[request.match_id] if request.match_id else b"",
+             _STEP_KEY + _varint(step) if step else b"",
+             _kind_pieces[prompt.kind], _PICK_PIECES[prompt.pick]]
+    pieces = _choice_pieces
+    parts += [pieces[action.text] for action in choices]
+    if prompt.default:
+        picks = b"".join([_varint(choices.index(action)) for action in prompt.default])
+        parts.append(_DEFAULT_KEY + _varint(len(picks)) + picks)
+    parts += (_TIMEOUT_KEY, _varint(max(1, int(request.timeout * 1000))),
+              _VIEW_KEY, _varint(len(any_view)), any_view)
+    body = b"".join(parts)
+    head = _REQUEST_KEY + _varint(len(body)) + body
     if not request.events:
         return head
-    pieces = event_pieces.pieces
+    events = event_pieces.pieces
     parts = [head]
     for event in request.events:  # the cache's lookup inline: most events were encoded for another seat
-        hit = pieces.get(id(event))
+        hit = events.get(id(event))
         parts.append(hit[1] if hit is not None and hit[0] is event else event_pieces.piece(event, codec))
     return b"".join(parts)
 
 
 def request_stamp(request_id: int, sent_time_ms: int) -> bytes:
     """Return the piece that ends a serialized request: its id and the arena's clock when it was sent."""
-    return pb.ArenaMessage(request=pb.DecisionRequest(request_id=request_id, sent_time_ms=sent_time_ms)
-                           ).SerializeToString()
+    # written here (the same bytes as the two messages would give): every request passes here
+    body = (_ID_KEY + _varint(request_id) if request_id else b"") + \
+        (_SENT_KEY + _varint(sent_time_ms) if sent_time_ms else b"")
+    return _REQUEST_KEY + _varint(len(body)) + body
 
 
 class EventPieces:

@@ -275,6 +275,7 @@ def _serialize(message: Outgoing) -> bytes:
 
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+_EOF: object = aio.EOF  # type: ignore[attr-defined]  # not in the stubs: what a read returns at the stream's end
 
 
 class RefusalLog:
@@ -368,7 +369,7 @@ class _Servicer:
                                                            arena_time_ms=time.time_ns() // 1_000_000)))
         slot.connection = connection
         slot.connected.set()
-        reader = asyncio.create_task(self._read(request_iterator, connection))
+        reader = asyncio.create_task(self._read(context, connection))
         try:
             await connection.flushed.wait()  # the connection is closed and has written its last message
         finally:
@@ -379,9 +380,12 @@ class _Servicer:
         if connection.status is not None:
             await context.abort(connection.status, connection.close_reason)
 
-    async def _read(self, request_iterator: AsyncIterator[pb.BotMessage], connection: Connection) -> None:
+    async def _read(self, context: aio.ServicerContext[pb.BotMessage, Outgoing], connection: Connection) -> None:
+        # the stream's reads awaited here, not through its request iterator (an async generator around them):
+        # every answer passes here
+        read = context.read
         try:
-            async for message in request_iterator:
+            while (message := await read()) is not _EOF:
                 connection.on_message(message)
                 if connection.closed.is_set():
                     return

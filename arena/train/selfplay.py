@@ -5,9 +5,16 @@ its observation and its mask. :meth:`SelfPlay.step` takes one action per row, an
 returns the next batch; a match that ended in that step reports its rewards in its row and is dealt again at once,
 so every row always has a turn. One policy plays every seat (or the caller picks, row by row, by ``seats``).
 
-Numpy only (no PettingZoo, no Gymnasium): the fast path for training, about as fast per decision as the rules
-engine itself (``python benchmarks/train.py`` prints both). Observations, masks and rewards are those of the
-PettingZoo environments (:mod:`arena.train.aec`).
+Numpy only (no PettingZoo, no Gymnasium): the fast path for training (``python benchmarks/train.py`` prints its
+rate next to the rules engine's). Observations, masks and rewards are those of the PettingZoo environments
+(:mod:`arena.train.aec`).
+
+Two ways to the same batches. A game whose encoding has a fast path (a
+:class:`arena.games.encoding.StateEncoder`: Cabanga!, L.A.M.A., Goofspiel) is encoded straight from its match
+states, a step's seats at once, as integers that the whole batch expands with a few numpy operations; any other
+game, and any with ``views=True``, through each seat's view and the game's :class:`arena.games.encoding.Encoder`,
+one :class:`arena.train.table.Table` per match. Both draw the same deals, ask the same turns in the same order and
+make the same bytes (``tests/test_train_fast.py`` compares them).
 """
 
 from __future__ import annotations
@@ -15,17 +22,18 @@ from __future__ import annotations
 import contextlib
 import gc
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from arena.games.base import Game
-from arena.games.encoding import Encoder
+from arena.games.base import Decision, Game, MatchState, Pick, Prompt
+from arena.games.encoding import Encoder, Row, StateEncoder, encoding_of
 from arena.train.spaces import setup
-from arena.train.table import ActionError, Table, TrainError, check_reward
+from arena.train.table import ActionError, Table, TrainError, check_reward, match_rewards
 
 
 @dataclass
@@ -53,12 +61,13 @@ class SelfPlay:
     """``n`` matches of ``game`` at ``seats`` seats, played together by actions given row by row.
 
     ``options`` and ``reward`` as :class:`arena.train.aec.ArenaAEC`'s; ``seed`` seeds the deals (the same seed
-    and actions, the same batches). Raises :class:`arena.games.base.GameError` for an unknown game, a seat count
-    it refuses or bad options.
+    and actions, the same batches). ``views=True`` encodes every row from the seat's view even where the game has a
+    fast path (the same batches, slower: the reference the fast path is checked against). Raises
+    :class:`arena.games.base.GameError` for an unknown game, a seat count it refuses or bad options.
     """
 
     def __init__(self, game: str | Game, seats: int, n: int, options: Mapping[str, Any] | None = None, *,
-                 reward: str = "pairwise", seed: int = 0) -> None:
+                 reward: str = "pairwise", seed: int = 0, views: bool = False) -> None:
         self._game, self._options, self.encoder = setup(game, seats, options)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TrainError(f"n must be a number of matches >= 1, got {n!r}")
@@ -69,7 +78,9 @@ class SelfPlay:
         self.size = encoder.size
         self.actions = len(encoder.actions)
         self._deals = random.Random(seed)
-        self._tables = [Table(self._game, self._options, seats, encoder) for _ in range(n)]
+        fast = None if views else encoding_of(self._game.name).state_encoder(encoder)
+        self._matches: _Matches = (_ViewMatches(self._game, self._options, seats, encoder, n) if fast is None
+                                   else _StateMatches(self._game, self._options, seats, fast, n))
         self._batch = Batch(
             observations=np.zeros((n, self.size), dtype=np.float32),
             masks=np.zeros((n, self.actions), dtype=np.bool_),
@@ -83,20 +94,22 @@ class SelfPlay:
     @property
     def decisions(self) -> int:
         """Return the decisions answered so far (prompts, as a referee counts them), over every match."""
-        return sum(table.decisions for table in self._tables)
+        return self._matches.decisions
+
+    @property
+    def fast(self) -> bool:
+        """Return whether the rows are encoded from the match states (the game's fast path), not from views."""
+        return isinstance(self._matches, _StateMatches)
 
     def reset(self) -> Batch:
         """Deal a new match in every row and return the first batch."""
-        with _collector_paused():
-            for table in self._tables:
-                table.start(self._deals.getrandbits(63))
-            self._started = True
         batch = self._batch
         batch.done[:] = False
         batch.rewards[:] = 0.0
         batch.illegal[:] = False
         with _collector_paused():
-            self._fill()
+            self._matches.reset(self._deals, batch)
+        self._started = True
         return batch
 
     def step(self, actions: npt.ArrayLike) -> Batch:
@@ -109,42 +122,301 @@ class SelfPlay:
         if not self._started:
             raise TrainError("reset() needs to be called before step")
         chosen = np.asarray(actions)
-        if chosen.shape != (self.n,) or not np.issubdtype(chosen.dtype, np.integer):
+        if chosen.shape != (self.n,) or chosen.dtype.kind not in "iu":
             raise ActionError(f"actions must be {self.n} integer indices, one per row, got shape {chosen.shape} "
                               f"of {chosen.dtype}")
-        if self.n and (chosen.min() < 0 or chosen.max() >= self.actions):
-            bad = chosen[(chosen < 0) | (chosen >= self.actions)][0]
-            raise ActionError(f"action {int(bad)!r} is out of range: the action space has {self.actions} actions, "
+        indices = chosen.tolist()
+        if min(indices) < 0 or max(indices) >= self.actions:
+            bad = next(a for a in indices if not 0 <= a < self.actions)
+            raise ActionError(f"action {bad!r} is out of range: the action space has {self.actions} actions, "
                               f"0..{self.actions - 1}")
         batch = self._batch
-        seats = batch.seats.tolist()
-        illegal = batch.illegal
+        with _collector_paused():
+            ended = self._matches.step(indices, self._deals, batch)
         done = batch.done
         rewards = batch.rewards
         done[:] = False
         rewards[:] = 0.0
-        reward = self._reward
-        deals = self._deals
-        with _collector_paused():
-            for i, (table, action) in enumerate(zip(self._tables, chosen.tolist(), strict=True)):
-                illegal[i] = table.answer_index(seats[i], action)
-                if table.over:
-                    done[i] = True
-                    rewards[i] = table.rewards(reward)
-                    table.start(deals.getrandbits(63))
-            self._fill()
+        for row, places, totals in ended:
+            done[row] = True
+            rewards[row] = match_rewards(self._game, places, totals, self._reward)
         return batch
 
-    def _fill(self) -> None:
+
+class _Matches:
+    """The matches of a batch, stepped one way or the other (:class:`_StateMatches`, :class:`_ViewMatches`)."""
+
+    @property
+    def decisions(self) -> int:
+        """Return the prompts answered so far, over every match."""
+        raise NotImplementedError
+
+    def reset(self, deals: random.Random, batch: Batch) -> None:
+        """Deal a new match in every row (seeds drawn from ``deals`` in row order) and write the first batch."""
+        raise NotImplementedError
+
+    def step(self, actions: list[int], deals: random.Random,
+             batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        """Answer every row's turn (actions checked to be in range), deal a new match where one ended (a seed from
+        ``deals``, in row order), write the next turns and ``batch.illegal``; return (row, places, totals) per match
+        that ended."""
+        raise NotImplementedError
+
+
+class _Lane:
+    """One match of :class:`_StateMatches`: its state, the prompts of its pending step, and the turn being asked.
+
+    ``asked`` are the step's prompts that have choices, in seat order, with their ``rows``; prompt ``k`` is being
+    answered, by ``seat``, shown as ``word`` and ``values``. A one-of-N prompt is one turn (``one``; ``solo`` when
+    it is the step's only prompt, which the batch answers and applies inline); a subset
+    prompt's ``candidates`` are asked one after the other (``done`` of them so far, ``taken`` those taken, ``base``
+    the word without the candidate: the seat's row, the subset mask and the taken bits).
+    """
+
+    __slots__ = ("answers", "asked", "base", "candidates", "done", "k", "one", "rows", "seat", "solo", "state",
+                 "taken", "values", "word")
+
+    state: MatchState
+    asked: Sequence[Prompt]
+    rows: list[Row]
+    answers: dict[int, Decision]
+    k: int
+    seat: int
+    one: bool
+    solo: bool
+    word: int
+    values: bytes | list[int]
+    candidates: Sequence[Any]
+    done: int
+    taken: list[Any]
+    base: int
+
+
+class _StateMatches(_Matches):
+    """The fast path: rows made by the game's :class:`StateEncoder` from the match states, a step's seats at once.
+
+    Written for speed (a step of the rules costs a few microseconds, and this runs beside every one): the common
+    turns (the step's only prompt, one-of-N, as every L.A.M.A. turn and Cabanga! play; the next seat of a
+    simultaneous one-of-N step, as a Goofspiel trick) are answered and set up inline, the rest in methods. The
+    decisions are legal by construction (an action inside the row's mask, else the prompt's default), so they are
+    applied with :meth:`arena.games.base.MatchState.apply_trusted`, unchecked.
+    """
+
+    def __init__(self, game: Game, options: Any, seats: int, fast: StateEncoder, n: int) -> None:
+        self.game = game
+        self.options = options
+        self.seats = seats
+        self.fast = fast
+        self.skip, self.take = fast.encoder.skip, fast.encoder.take
+        self.lanes = [_Lane() for _ in range(n)]
+        self.answered = 0
+
+    @property
+    def decisions(self) -> int:
+        return self.answered
+
+    def reset(self, deals: random.Random, batch: Batch) -> None:
+        for lane in self.lanes:
+            self._deal(lane, deals.getrandbits(63))
+        lanes = self.lanes
+        self._write([lane.word for lane in lanes], [lane.values for lane in lanes], [lane.seat for lane in lanes],
+                    batch)
+        batch.illegal[:] = False
+
+    def step(self, actions: list[int], deals: random.Random,
+             batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        fast = self.fast
+        choices = fast.choices
+        rows_of = fast.rows
+        one = Pick.ONE
+        size = fast.size
+        ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        illegal: list[int] = []
+        decisions = 0
+        for row, (lane, action) in enumerate(zip(self.lanes, actions, strict=True)):
+            if lane.solo:  # the one prompt of its step, one-of-N: the common turn, answered and applied inline
+                state = lane.state
+                if lane.word >> size + action & 1:
+                    state.apply_trusted({lane.seat: (choices[action],)})
+                else:
+                    state.apply_trusted({lane.seat: lane.asked[0][4]})  # the prompt's default
+                    illegal.append(row)
+                decisions += 1
+                if state.over:
+                    ended.append((row, *self._result(lane)))
+                    self._deal(lane, deals.getrandbits(63))
+                    continue
+                prompts = state.pending()
+                if len(prompts) == 1 and prompts[0][2] is one:  # the next is another such turn: set up inline
+                    lane.asked = prompts
+                    (lane.word, lane.values), = rows_of(state, prompts)
+                    lane.seat = prompts[0][0]
+                else:
+                    self._begin(lane)
+            elif lane.one:  # a one-of-N prompt of a step with others
+                asked = lane.asked
+                k = lane.k
+                if lane.word >> size + action & 1:
+                    lane.answers[lane.seat] = (choices[action],)
+                else:
+                    lane.answers[lane.seat] = asked[k][4]
+                    illegal.append(row)
+                k += 1
+                if k < len(asked) and asked[k][2] is one:  # the step's next seat, a one-of-N too: inline
+                    lane.k = k
+                    lane.seat = asked[k][0]
+                    lane.word, lane.values = lane.rows[k]
+                else:
+                    decisions += self._next(lane, row, deals, ended)
+            else:  # a subset prompt's candidate
+                if self._candidate(lane, action):
+                    illegal.append(row)
+                if lane.done == len(lane.candidates):
+                    decisions += self._next(lane, row, deals, ended)
+        self.answered += decisions
+        lanes = self.lanes
+        self._write(list(map(_word, lanes)), list(map(_values, lanes)), list(map(_seat, lanes)), batch)
+        flags = batch.illegal
+        flags[:] = False
+        if illegal:
+            flags[illegal] = True
+        return ended
+
+    def _candidate(self, lane: _Lane, action: int) -> bool:
+        """Answer a subset prompt's candidate with ``action`` and ask the next one (the prompt is answered once
+        ``lane.done`` reaches its candidates); return whether the action was neither :data:`SKIP` nor :data:`TAKE`
+        (the default's choice is taken then)."""
+        fast = self.fast
+        done = lane.done
+        candidate = lane.candidates[done]
+        wrong = action != self.take and action != self.skip
+        if action == self.take or (wrong and candidate in lane.asked[lane.k][4]):  # the default keeps what it takes
+            lane.taken.append(candidate)
+            lane.base |= fast.taken_flags(candidate)
+        done += 1
+        lane.done = done
+        if done == len(lane.candidates):
+            lane.answers[lane.seat] = tuple(lane.taken)
+        else:
+            lane.word = lane.base | fast.subset_flags(lane.candidates[done])
+        return wrong
+
+    def _next(self, lane: _Lane, row: int, deals: random.Random,
+              ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]]) -> int:
+        """Ask the step's next prompt, or apply the step once every prompt is answered (deal again if the match
+        ended); return the decisions applied."""
+        k = lane.k + 1
+        if k < len(lane.asked):
+            self._ask(lane, k)
+            return 0
+        state = lane.state
+        answered = len(lane.answers)
+        state.apply_trusted(lane.answers)
+        if state.over:
+            ended.append((row, *self._result(lane)))
+            self._deal(lane, deals.getrandbits(63))
+        else:
+            self._begin(lane)
+        return answered
+
+    def _write(self, words: list[int], values: list[bytes | list[int]], seats: list[int], batch: Batch) -> None:
+        batch.seats[:] = seats
+        self.fast.write(words, values, batch.seats, batch.observations, batch.masks)
+
+    def _deal(self, lane: _Lane, seed: int) -> None:
+        lane.state = self.game.new_match(self.seats, seed, self.options)
+        self._begin(lane)
+
+    def _begin(self, lane: _Lane) -> None:
+        """Set up the turns of the pending step (a subset prompt without candidates is answered at once)."""
+        state = lane.state
+        asked = state.pending()
+        lane.answers = {}
+        if not all(map(_choices, asked)):
+            while True:
+                prompts = asked
+                asked = tuple(p for p in prompts if p.choices)
+                lane.answers = {p.seat: () for p in prompts if not p.choices}
+                if asked:
+                    break
+                self.answered += len(prompts)
+                state.apply_trusted(lane.answers)
+                asked = state.pending()
+        lane.asked = asked
+        lane.rows = self.fast.rows(state, asked)
+        self._ask(lane, 0)
+
+    def _ask(self, lane: _Lane, k: int) -> None:
+        """Ask the step's prompt ``k`` (its first candidate, for a subset prompt)."""
+        prompt = lane.asked[k]
+        lane.k = k
+        lane.seat = prompt[0]
+        word, lane.values = lane.rows[k]
+        if prompt[2] is Pick.ONE:
+            lane.one = True
+            lane.solo = len(lane.asked) == 1 and not lane.answers
+            lane.word = word
+            return
+        lane.one = lane.solo = False
+        lane.candidates = prompt[3]
+        lane.done = 0
+        lane.taken = []
+        lane.base = word | self.fast.subset_mask
+        lane.word = lane.base | self.fast.subset_flags(prompt[3][0])
+
+    def _result(self, lane: _Lane) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        result = lane.state.result
+        assert result is not None
+        return result.places, result.totals
+
+
+_choices = itemgetter(3)  # a prompt's choices
+_word = attrgetter("word")
+_values = attrgetter("values")
+_seat = attrgetter("seat")
+
+
+class _ViewMatches(_Matches):
+    """The views path: one :class:`Table` per match, each row encoded from the deciding seat's view."""
+
+    def __init__(self, game: Game, options: Any, seats: int, encoder: Encoder, n: int) -> None:
+        self.n = n
+        self.size = encoder.size
+        self.actions = len(encoder.actions)
+        self.tables = [Table(game, options, seats, encoder) for _ in range(n)]
+
+    @property
+    def decisions(self) -> int:
+        return sum(table.decisions for table in self.tables)
+
+    def reset(self, deals: random.Random, batch: Batch) -> None:
+        for table in self.tables:
+            table.start(deals.getrandbits(63))
+        batch.illegal[:] = False
+        self._fill(batch)
+
+    def step(self, actions: list[int], deals: random.Random,
+             batch: Batch) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        seats = batch.seats.tolist()
+        illegal = batch.illegal
+        ended = []
+        for i, (table, action) in enumerate(zip(self.tables, actions, strict=True)):
+            illegal[i] = table.answer_index(seats[i], action)
+            if table.over:
+                ended.append((i, *table.result()))
+                table.start(deals.getrandbits(63))
+        self._fill(batch)
+        return ended
+
+    def _fill(self, batch: Batch) -> None:
         """Write every row's observation, mask and deciding seat."""
-        batch = self._batch
         ones: list[int] = []
         at: list[int] = []
         values: list[float] = []
         legal: list[int] = []
         seats: list[int] = []
         ends = []  # per row: where its entries of ones, at and legal end
-        for table in self._tables:
+        for table in self.tables:
             seats.append(table.next_turn(ones, at, values, legal))
             ends.append((len(ones), len(at), len(legal)))
         # each row's positions are the row's own: shift them to the row's place in the flat arrays

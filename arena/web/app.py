@@ -42,7 +42,7 @@ class Site:
 
     def __init__(self, reader: Reader | None, replay: dict[str, Any] | None = None,
                  replay_name: str = "", *, links: Sequence[tuple[str, str]] = (), private_faults: bool = False,
-                 uploads: bool = True, debug: bool = False) -> None:
+                 uploads: bool = True, debug: bool = False, notice: Callable[[], str] | None = None) -> None:
         self.reader = reader
         self.replay = replay
         self.replay_name = replay_name
@@ -57,6 +57,8 @@ class Site:
         serve``); never on a contest's public pages (each bot's text is its author's)."""
         """Whether anyone may upload a replay file to be re-run (``arena serve``'s "Open a replay"); a contest,
         open to everyone, does not take one."""
+        self.notice = notice
+        """A line every page shows under its navigation, asked at each page ("" for none): a contest's phase."""
 
     def need_reader(self) -> Reader:
         if self.reader is None:
@@ -76,12 +78,14 @@ def _shell(title: str, page: str, site: Site, **data: str) -> str:
         links.append(("/replay", "Open a replay"))
     links += site.links
     nav = "".join(f'<a href="{href}">{html.escape(text)}</a>' for href, text in links)
+    said = site.notice() if site.notice is not None else ""
+    notice = f'<p class="notice" id="notice">{html.escape(said)}</p>' if said else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)} - arena</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/style.css"><link rel="stylesheet" href="/static/vendor/uPlot.min.css">
 </head><body data-page="{page}"{attrs}>
-<header><span class="brand">arena</span><nav>{nav}</nav><span id="live" class="live"></span></header>
+<header><span class="brand">arena</span><nav>{nav}</nav><span id="live" class="live"></span></header>{notice}
 <main id="main"><h1>{html.escape(title)}</h1><p class="loading">loading...</p></main>
 <script src="/static/vendor/uPlot.iife.min.js"></script><script src="/static/app.js"></script>
 </body></html>"""

@@ -190,6 +190,34 @@ def test_the_arenas_own_failure_is_tried_again_and_never_rejects_the_bot(tmp_pat
     assert held.id in [s.id for s in again.resume()]  # a restart takes it up
 
 
+def test_idle_returns_once_every_submission_is_through_its_retries_included(
+        tmp_path: Path, store: ContestStore) -> None:
+    """What the finals wait on at the deadline: the submissions made before it, a retry after the arena's own
+    failure too; one held until a restart is not waited for."""
+    async def through(checks: Checks, retry_seconds: Sequence[float], names: Sequence[str]) -> list[State]:
+        pipe, _ = pipeline(tmp_path, store, checks, retry_seconds)
+        await asyncio.wait_for(pipe.idle(), 1)  # nothing queued
+        submissions = [upload(tmp_path, store, pipe, name) for name in names]
+        runner = asyncio.create_task(pipe.run())
+        for submission in submissions:
+            pipe.submitted(submission.id)
+        try:
+            await asyncio.wait_for(pipe.idle(), 30)
+            states = []
+            for submission in submissions:
+                now = store.submissions.get(submission.id)
+                assert now is not None
+                states.append(now.state)
+            return states
+        finally:
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+
+    assert asyncio.run(through(Checks(), (), ["one", "two"])) == [State.PLAYING, State.PLAYING]
+    assert asyncio.run(through(Checks("arena-fails-1"), (0.2,), ["late"])) == [State.PLAYING]  # after its retry
+    assert asyncio.run(through(Checks("arena-fails-9"), (0.05,), ["held"])) == [State.QUEUED]  # held: not waited
+
+
 @pytest.mark.process
 @pytest.mark.parametrize("build_mb", [600, None])
 def test_a_build_runs_with_the_build_limits_not_the_bots(tmp_path: Path, store: ContestStore,

@@ -429,13 +429,14 @@ def test_a_database_of_e732209_opens_upgrades_in_place_and_loses_nothing(tmp_pat
     path = old_contest(tmp_path)
     before = dump(path)
     store = ContestStore(path, clock=FakeClock(1_900_000_000.0))
-    assert store.database.version == SCHEMA_VERSION == 3
+    assert store.database.version == SCHEMA_VERSION == 4
     after = dump(path)
     # schema 2 already: the header's mark is new, and schema 3's scrimmages (empty tables, and every author may be
-    # chosen as an opponent until they say otherwise)
+    # chosen as an opponent until they say otherwise) and schema 4's finals (empty tables)
     assert after.pop("authors") == [(*row, 1) for row in before.pop("authors")]
     assert {k: after.pop(k) for k in ("scrimmages", "scrimmage_deals", "scrimmage_matches")} == {
         "scrimmages": [], "scrimmage_deals": [], "scrimmage_matches": []}
+    assert after.pop("finalist_marks") == after.pop("finals_meta") == []
     assert after == before
     assert store.authors.scrimmage_opponent("ann") and not store.authors.scrimmage_opponent("nobody")
     with sqlite3.connect(path) as db:
@@ -473,7 +474,7 @@ def test_a_schema_1_database_gains_the_sessions_and_keeps_its_authors(tmp_path: 
     after = dump(path)
     assert after.pop("contest_meta") == [("application", "arena contest"), ("schema", "2")]
     assert after.pop("authors") == [(*row, 1) for row in before.pop("authors")]
-    for table in ("scrimmages", "scrimmage_deals", "scrimmage_matches"):
+    for table in ("scrimmages", "scrimmage_deals", "scrimmage_matches", "finalist_marks", "finals_meta"):
         assert after.pop(table) == []
     assert after.pop("sessions") != [] and {k: v for k, v in before.items() if k != "contest_meta"} == after
 

@@ -13,6 +13,7 @@ import hmac
 import html
 import time
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import cast
 from urllib.parse import parse_qs
@@ -31,6 +32,10 @@ LOGIN_COOKIE = "arena_login"
 SESSION_SECONDS = 12 * 3600
 FORM_BYTES = 16 * 1024
 """The largest body of a form that carries no file (login, registration, admin actions)."""
+
+FINALS: ContextVar[tuple[bool, str]] = ContextVar("contest_finals", default=(False, ""))
+"""Whether the contest has finals, and the line about its end its pages show; set for each request by
+:class:`arena.contest.pages.finals.Notice`."""
 
 PRIVATE_HEADERS = {"Cache-Control": "no-store", "Content-Security-Policy":
                    "default-src 'self'; script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"}
@@ -89,9 +94,13 @@ def page(title: str, body: str, *, author: Author | None = None, session: Sessio
     """Return a contest page: the navigation (with the admin's page for an admin), the author's log-out button when
     logged in, ``title`` and ``body`` (HTML, its values escaped by the caller), never cached."""
     links = [("/", "Leaderboard"), ("/matches", "Matches"), ("/me", "My bots")]
+    has_finals, said = FINALS.get()
+    if has_finals:
+        links.append(("/finals", "Finals"))
     if author is not None and author.admin:
         links.append(("/admin", "Admin"))
     nav = "".join(f'<a href="{href}">{escape(text)}</a>' for href, text in links)
+    notice = f'<p class="notice" id="notice">{escape(said)}</p>' if said else ""
     who = ""
     if author is not None and session is not None:
         who = (f'<form method="post" action="/logout" class="live">{escape(author.name)} '
@@ -100,7 +109,7 @@ def page(title: str, body: str, *, author: Author | None = None, session: Sessio
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)} - arena contest</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/style.css"></head><body data-page="contest">
-<header><span class="brand">arena</span><nav>{nav}</nav>{who}</header>
+<header><span class="brand">arena</span><nav>{nav}</nav>{who}</header>{notice}
 <main id="main"><h1>{escape(title)}</h1>{body}</main></body></html>"""
     return HTMLResponse(text, status_code=status, headers=PRIVATE_HEADERS)
 

@@ -46,6 +46,7 @@ from arena.contest.pages.common import (
     when,
 )
 from arena.contest.scrimmage import ScrimmageError
+from arena.contest.service import SubmitError
 from arena.contest.store import Author, ScrimmageState
 from arena.core import replay as replay_format
 from arena.games.base import GameError
@@ -82,6 +83,10 @@ async def api_ask(request: Request, author: Author) -> Response:
         return api_error(400, 'send JSON {"version": "BOT:vN", "against": ["house:NAME", "AUTHOR:BOT"], '
                               '"matches": N}')
     service = contest(request).scrimmaging
+    try:
+        contest(request).check_open("scrimmages")  # none from the finals' deadline on
+    except SubmitError as exc:
+        return api_error(400, str(exc))
     try:
         made = service.request(author.name, body["version"], body["against"], body.get("matches") or None)
     except ScrimmageError as exc:
@@ -228,6 +233,11 @@ async def ask(request: Request) -> Response:
                     '<a href="/me">try again</a></p>', author=author, session=session, status=403)
     # "count", not "matches": a form field named "matches" would hide the form element's matches() method
     matches_text = (fields.get("count") or [""])[0]
+    try:
+        contest(request).check_open("scrimmages")  # none from the finals' deadline on
+    except SubmitError as exc:
+        return page("No scrimmage", f'<p class="error" id="refused">{escape(exc)}</p><p><a href="/me">Back</a></p>',
+                    author=author, session=session, status=400)
     try:
         made = contest(request).scrimmaging.request(
             author.name, (fields.get("version") or [""])[0], fields.get("against") or [],

@@ -34,19 +34,25 @@ cards chosen so far in ``taken``. Why: every one of the 2^k subsets is one seque
 standard masked policy over one ``Discrete`` space plays it, the mask is exactly {skip, take}, and the
 probability of a throw is the product of its choices. Choosing whole subsets would need 2^k actions; adding cards
 one by one until a "done" action would reach one subset by k! orders and split its credit among them.
+
+:class:`CabangaStateEncoder` is the batch's fast path (:class:`arena.games.encoding.StateEncoder`): the same
+observations made from the match state, a throw's seats at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import add, attrgetter
 from typing import Any
 
-from arena.games.base import View
+from arena.games.base import Action, MatchState, Prompt, View
 from arena.games.cabanga.rules import (
     NUMBER_CARDS,
     PILE_NAMES,
     ROWS,
+    START_CARDS,
     CabangaOptions,
+    CabangaState,
     CabangaView,
     Card,
     PlayCard,
@@ -59,6 +65,9 @@ from arena.games.encoding import (
     Field,
     GameEncoding,
     Layout,
+    Number,
+    Row,
+    StateEncoder,
     SubsetStep,
     relative_labels,
 )
@@ -144,11 +153,90 @@ class CabangaEncoder(Encoder):
                        min(1.0, view.round / ROUND_SCALE)))
 
 
+class CabangaStateEncoder(StateEncoder):
+    """:class:`CabangaEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
+    what :meth:`CabangaState.view` would hold, read where the view reads it.
+
+    Flags are bits looked up per card (a card is interned and hashed by identity), per pile and top value, per step,
+    colour and seat; a hand's bits in a PLAY step carry the mask bits of the card's two plays. The numbers (sizes,
+    totals, piles, round) are values the batch scales and places. A throw's seats share all but their hands.
+    """
+
+    def __init__(self, encoder: CabangaEncoder) -> None:
+        seats = self.seats = encoder.seats
+        layout = encoder.layout
+        super().__init__(encoder, [
+            Number(layout["hand_sizes"], HAND_SCALE, seats=seats),
+            Number(layout["totals"], encoder.target, seats=seats),
+            Number(layout["penalty_pile"], PILE_SCALE, clip=False),
+            Number(layout["set_aside"], PILE_SCALE, clip=False),
+            Number(layout["round"], ROUND_SCALE),
+        ])
+        hand, size = layout["hand"], self.size
+        plays = {play: i for i, play in enumerate(PLAYS)}
+        self._hand = {card: 1 << hand + i for card, i in _CARD_AT.items()}.__getitem__
+        # in a PLAY step the card's hand bit and its two plays' mask bits
+        self._hand_plays = {card: 1 << hand + i | 1 << size + plays[PlayCard(card, Side.LEFT)]
+                            | 1 << size + plays[PlayCard(card, Side.RIGHT)] for card, i in _CARD_AT.items()}.__getitem__
+        self._candidate = {card: 1 << layout["candidate"] + i for card, i in _CARD_AT.items()}
+        self._taken = {card: 1 << layout["taken"] + i for card, i in _CARD_AT.items()}
+        tops = layout["tops"]
+        # per pile, the bit of each card that can top it, by the card's value (a start card's too)
+        assert len(PILE_NAMES) == 8  # rows() reads the eight piles one by one
+        self._tops = tuple({card: 1 << tops + 18 * pile + card.value - 1 for card in (*NUMBER_CARDS, *START_CARDS)}
+                           for pile in range(len(PILE_NAMES)))
+        self._step = {"play": 1 << layout["step"], "throw": 1 << layout["step"] + 1}
+        # by the colour's id: an Enum member's hash is a Python method, an id's is not
+        self._previous = {id(colour): 1 << layout["previous"] + i for colour, i in _ROW_AT.items()}
+        self._throw_row = [1 << layout["throw_row"] + i for i in range(len(ROWS))]
+        active = layout["active"]
+        self._active = [[1 << active + (seat - observer) % seats for seat in range(seats)] for observer in range(seats)]
+
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        assert isinstance(state, CabangaState)
+        step = state._step
+        assert step is not None  # a prompt is pending
+        hands = state._hands
+        p0, p1, p2, p3, p4, p5, p6, p7 = state._piles  # their tops: the cards of their one-hots, unrolled
+        t0, t1, t2, t3, t4, t5, t6, t7 = self._tops
+        shared = (t0[p0[-1]] | t1[p1[-1]] | t2[p2[-1]] | t3[p3[-1]] | t4[p4[-1]] | t5[p5[-1]] | t6[p6[-1]]
+                  | t7[p7[-1]] | self._step[step])
+        previous = state._previous_colour
+        if previous is not None:
+            shared |= self._previous[id(previous)]
+        if step == "throw":
+            shared |= self._throw_row[state._row]
+            bits_of = self._hand
+        else:
+            bits_of = self._hand_plays
+        numbers = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round]
+        try:
+            values: bytes | list[int] = bytes(numbers)
+        except ValueError:  # a value beyond 255 (a total past a large target)
+            values = numbers
+        active = state._active
+        if len(prompts) == 1:  # a play: no comprehension (a function call of its own in Python 3.11)
+            seat = prompts[0][0]
+            return [(shared | sum(map(bits_of, hands[seat])) | self._active[seat][active], values)]
+        return [(shared | sum(map(bits_of, hands[prompt[0]])) | self._active[prompt[0]][active], values)
+                for prompt in prompts]
+
+    def subset_flags(self, candidate: Action) -> int:
+        return self._candidate[candidate]  # type: ignore[index]
+
+    def taken_flags(self, candidate: Action) -> int:
+        return self._taken[candidate]  # type: ignore[index]
+
+
 class CabangaEncoding(GameEncoding):
     """Cabanga!'s encodings: one per seat count (the option ``target`` scales the totals)."""
 
     def encoder(self, options: Any, seats: int) -> CabangaEncoder:
         return CabangaEncoder(options, seats)
+
+    def state_encoder(self, encoder: Encoder) -> CabangaStateEncoder:
+        assert isinstance(encoder, CabangaEncoder)
+        return CabangaStateEncoder(encoder)
 
 
 ENCODING = CabangaEncoding()

@@ -21,15 +21,29 @@ field               values          meaning
 
 Actions: ``Discrete(cards)``: index ``i`` bids the card ``i + 1``. Every seat bids at once, sealed (GS3): an AEC
 environment asks the seats one by one, a Parallel one together. Goofspiel has no subset decision.
+
+:class:`GoofspielStateEncoder` is the batch's fast path (:class:`arena.games.encoding.StateEncoder`): the same
+observations made from the match state, every seat of a trick at once, sharing what the seats share.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from arena.games.base import View
-from arena.games.encoding import Encoder, Field, GameEncoding, Layout, SubsetStep, relative_labels
-from arena.games.goofspiel.rules import GoofspielOptions, GoofspielView, suit
+from arena.games.base import MatchState, Prompt, View
+from arena.games.encoding import (
+    Encoder,
+    Field,
+    GameEncoding,
+    Layout,
+    Number,
+    Row,
+    StateEncoder,
+    SubsetStep,
+    relative_labels,
+)
+from arena.games.goofspiel.rules import MAX_CARDS, GoofspielOptions, GoofspielState, GoofspielView, suit, value_of
 
 
 class GoofspielEncoder(Encoder):
@@ -84,11 +98,77 @@ class GoofspielEncoder(Encoder):
         values.extend((min(1.0, view.trick / cards), min(1.0, view.round / self.rounds)))
 
 
+class GoofspielStateEncoder(StateEncoder):
+    """:class:`GoofspielEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
+    what :meth:`GoofspielState.view` would hold, read where the view reads it.
+
+    A set of cards is a bit mask (bit ``v - 1`` for the card ``v``), shifted to its field; every seat's bids are one
+    mask of ``seats * cards`` bits, rotated to each observer. A seat's bids this round are its suit less its hand
+    (the rules move a bid card from the one to the other; both are public, GS9), so the hands are read once, for
+    the hands, the legal bids and the bids, and a trick reads them, the prize, the prizes to come, the pot and the
+    totals once for all the seats it prompts.
+    """
+
+    def __init__(self, encoder: GoofspielEncoder) -> None:
+        seats = self.seats = encoder.seats
+        cards = self.cards = encoder.cards
+        layout = encoder.layout
+        super().__init__(encoder, [
+            Number(layout["totals"], encoder.prizes * encoder.rounds, seats=seats),
+            Number(layout["pot"], encoder.prizes),
+            Number(layout["trick"], float(cards)),
+            Number(layout["round"], float(encoder.rounds)),
+        ])
+        every = suit(MAX_CARDS)
+        self._bit = {id(card): 1 << card.value - 1 for card in every}.__getitem__  # cards are interned
+        self._prize = {id(card): 1 << layout["prize"] + card.value - 1 for card in every}
+        self._hand = layout["hand"]
+        self._to_come = layout["to_come"]
+        self._bids = layout["bids"]
+        self._suit = (1 << cards) - 1
+        self._bits = seats * cards
+        self._all = (1 << self._bits) - 1
+
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        assert isinstance(state, GoofspielState)
+        cards = self.cards
+        bit = self._bit
+        full = self._suit
+        hands = [sum(map(bit, map(id, hand))) for hand in state._hands]
+        bids = 0  # seat s's bids at bits s * cards ..
+        for shift, held in zip(range(0, self._bits, cards), hands, strict=True):
+            bids |= (full ^ held) << shift
+        bids |= bids << self._bits  # twice over: each observer's rotation is one slice of it
+        shared = sum(map(bit, map(id, state._deck))) << self._to_come
+        prize = state._prize
+        if prize is not None:
+            shared |= self._prize[id(prize)]
+        pot = state._pot
+        numbers = [*state._totals, value_of(pot) if pot else 0, state._trick, state._round]
+        try:
+            values: bytes | list[int] = bytes(numbers)
+        except ValueError:  # a value beyond 255 (totals over many rounds)
+            values = numbers
+        every = self._all
+        at_hand, at_bids, at_mask = self._hand, self._bids, self.size
+        rows: list[Row] = []
+        for prompt in prompts:
+            seat = prompt[0]
+            held = hands[seat]  # also the legal bids: action v - 1 bids the card v
+            rows.append((shared | held << at_hand | (bids >> seat * cards & every) << at_bids | held << at_mask,
+                         values))
+        return rows
+
+
 class GoofspielEncoding(GameEncoding):
     """Goofspiel's encodings: one per number of cards, rounds and seat count."""
 
     def encoder(self, options: Any, seats: int) -> GoofspielEncoder:
         return GoofspielEncoder(options, seats)
+
+    def state_encoder(self, encoder: Encoder) -> GoofspielStateEncoder:
+        assert isinstance(encoder, GoofspielEncoder)
+        return GoofspielStateEncoder(encoder)
 
 
 ENCODING = GoofspielEncoding()

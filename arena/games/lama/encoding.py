@@ -24,15 +24,30 @@ field               values     meaning
 
 Actions: ``Discrete(9)``: 0..5 play ``L1``..``L6``, 6 plays ``LL``, 7 is ``draw`` and 8 ``quit``. L.A.M.A. has no
 subset decision.
+
+:class:`LamaStateEncoder` is the batch's fast path (:class:`arena.games.encoding.StateEncoder`): the same
+observations made from the match state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
-from arena.games.base import View
-from arena.games.encoding import Encoder, Field, GameEncoding, Layout, SubsetStep, relative_labels
-from arena.games.lama.rules import CARDS, COPIES, DECK, DRAW, QUIT, LamaOptions, LamaView
+from arena.games.base import MatchState, Prompt, View
+from arena.games.encoding import (
+    Encoder,
+    Field,
+    GameEncoding,
+    Layout,
+    Number,
+    Row,
+    StateEncoder,
+    SubsetStep,
+    relative_labels,
+)
+from arena.games.lama.rules import CARDS, COPIES, DECK, DRAW, QUIT, LamaOptions, LamaState, LamaView
 
 HAND_SCALE = 16.0
 ROUND_SCALE = 10.0
@@ -103,11 +118,65 @@ class LamaEncoder(Encoder):
         values.append(min(1.0, view.round / ROUND_SCALE))
 
 
+class LamaStateEncoder(StateEncoder):
+    """:class:`LamaEncoder`'s observations made from the match state (:class:`arena.games.encoding.StateEncoder`):
+    what :meth:`LamaState.view` would hold, read where the view reads it (a hand is kept as counts per value).
+
+    The flags are bits: the values held, the discard's top, the seat to play and the seats still in, the last two
+    as the observer sees them; the mask is the prompt's (L.A.M.A. builds every prompt ahead, so it is remembered per
+    prompt). The numbers (counts, piles, sizes, totals, round) are values the batch scales and places.
+    """
+
+    def __init__(self, encoder: LamaEncoder) -> None:
+        seats = self.seats = encoder.seats
+        layout = encoder.layout
+        deck = float(len(DECK))
+        super().__init__(encoder, [
+            *(Number(layout["counts"] + i, float(COPIES)) for i in range(len(CARDS))),
+            Number(layout["draw_pile"], deck, clip=False),
+            Number(layout["discard_pile"], deck, clip=False),
+            Number(layout["hand_sizes"], HAND_SCALE, seats=seats),
+            Number(layout["totals"], encoder.target, seats=seats),
+            Number(layout["round"], ROUND_SCALE),
+        ])
+        self._holds = (0, *(1 << layout["holds"] + i for i in range(len(CARDS))))  # by value, as a hand's counts
+        self._discard = (0, *(1 << layout["discard"] + i for i in range(len(CARDS))))  # by the top's value
+        active = layout["active"]
+        # per observing seat, the active bit and the in_round bit of every seat (listed from the observer)
+        self._active = [[1 << active + (other - seat) % seats for other in range(seats)] for seat in range(seats)]
+        self._in_round = [tuple(1 << layout["in_round"] + (other - seat) % seats for other in range(seats))
+                          for seat in range(seats)]
+
+    def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
+        assert isinstance(state, LamaState)
+        discard = state._discard
+        top = discard[-1]._value
+        tail = [len(state._draw), len(discard), *state._sizes, *state._totals, state._round]
+        in_round = state._in_round
+        active = state._active
+        rows: list[Row] = []
+        for prompt in prompts:  # one: L.A.M.A. has no simultaneous decision
+            seat = prompt[0]
+            counts = state._hands[seat]
+            numbers = counts[1:] + tail
+            try:
+                values: bytes | list[int] = bytes(numbers)
+            except ValueError:  # a value beyond 255 (a total past a large target)
+                values = numbers
+            rows.append((sum(compress(self._holds, counts)) | sum(compress(self._in_round[seat], in_round))
+                         | self._discard[top] | self._active[seat][active] | self.mask(prompt), values))
+        return rows
+
+
 class LamaEncoding(GameEncoding):
     """L.A.M.A.'s encodings: one per seat count (the option ``target`` scales the totals)."""
 
     def encoder(self, options: Any, seats: int) -> LamaEncoder:
         return LamaEncoder(options, seats)
+
+    def state_encoder(self, encoder: Encoder) -> LamaStateEncoder:
+        assert isinstance(encoder, LamaEncoder)
+        return LamaStateEncoder(encoder)
 
 
 ENCODING = LamaEncoding()

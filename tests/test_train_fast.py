@@ -1,0 +1,165 @@
+"""The batch's fast path (arena.games.encoding.StateEncoder): observations and masks made from the match state must
+be, byte for byte, what the game's encoder makes from the seat's view (what the PettingZoo environments expose),
+at every decision of random matches of every built-in game and seat count, and the fast batch must step exactly as
+the views batch does. Only that equality keeps the fast path to the seat's view (G2)."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from arena.games import get_game
+from arena.games.base import MatchState, Pick, random_decision
+from arena.games.encoding import Encoder, StateEncoder, SubsetStep, encoding_of
+
+try:
+    import gymnasium  # noqa: F401
+except ImportError as exc:  # the training extra: CI installs it, so there a missing one fails
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip(f"the training extra is not installed ({exc.name}): pip install -e '.[train]'", allow_module_level=True)
+
+from arena.train import SelfPlay
+
+BUILTIN = [("cabanga", s) for s in range(3, 7)] + [("lama", s) for s in range(2, 7)] + \
+          [("goofspiel", s) for s in range(2, 7)]
+VARIANTS = [("cabanga", 4, {"rounds": 1, "target": 40}), ("lama", 3, {"climb": "any", "target": 20}),
+            ("goofspiel", 3, {"cards": 5, "ties": "carry", "rounds": 3}), ("goofspiel", 2, {"cards": 3})]
+
+
+def encoders(game: str, seats: int, options: dict[str, Any]) -> tuple[Any, Encoder, StateEncoder]:
+    rules = get_game(game)
+    checked = rules.options(options)
+    encoder = encoding_of(game).encoder(checked, seats)
+    fast = encoding_of(game).state_encoder(encoder)
+    assert fast is not None, f"{game} has no fast path"
+    return checked, encoder, fast
+
+
+def check_state(state: MatchState, encoder: Encoder, fast: StateEncoder, rng: random.Random) -> int:
+    """Compare the fast rows of every prompted seat of ``state`` with the encoder's observation of its view (every
+    candidate of a subset prompt, with a random set taken before it); return the observations compared."""
+    asked = [p for p in state.pending() if p.choices]
+    rows = fast.rows(state, asked)
+    assert len(rows) == len(asked)
+    compared = 0
+    for prompt, row in zip(asked, rows, strict=True):
+        view = state.view(prompt.seat)
+        steps: list[SubsetStep | None] = [None]
+        if prompt.pick is Pick.SUBSET:
+            steps = []
+            for k, candidate in enumerate(prompt.choices):
+                steps.append(SubsetStep(candidate, tuple(c for c in prompt.choices[:k] if rng.random() < 0.5)))
+        for subset in steps:
+            observation, mask = fast.observation(row, prompt.seat, subset)
+            expected = encoder.observation(view, subset)
+            assert observation.tobytes() == expected.tobytes(), (
+                f"seat {prompt.seat}, {subset}:\nfast:\n{encoder.text(observation)}\nviews:\n{encoder.text(expected)}")
+            assert np.flatnonzero(mask).tolist() == sorted(encoder.legal(prompt)), prompt
+            compared += 1
+    return compared
+
+
+def play(state: MatchState, rng: random.Random) -> None:
+    state.apply({p.seat: random_decision(p, rng) for p in state.pending()})
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), [(g, s, {}) for g, s in BUILTIN] + VARIANTS)
+def test_the_state_encoder_makes_the_encoders_observation_of_the_view_at_every_decision(
+        game: str, seats: int, options: dict[str, Any]) -> None:
+    """Every decision of whole random matches (every seat of a simultaneous step, every candidate of a throw)."""
+    checked, encoder, fast = encoders(game, seats, options)
+    rules = get_game(game)
+    rng = random.Random(f"fast/{game}/{seats}/{sorted(options.items())}")
+    compared = matches = 0
+    while compared < 400 or matches < 2:
+        state = rules.new_match(seats, rng.getrandbits(32), checked)
+        matches += 1
+        while not state.over:
+            compared += check_state(state, encoder, fast, rng)
+            play(state, rng)
+    assert compared >= 400
+
+
+@pytest.mark.parametrize("game", ["cabanga", "lama", "goofspiel"])
+def test_the_state_encoder_agrees_beyond_small_numbers_and_clips_as_the_encoder_does(game: str) -> None:
+    """Totals far past the target (and past 255, where the batch reads values another way) are scaled and clipped
+    as the encoder scales them."""
+    checked, encoder, fast = encoders(game, 3, {})
+    rng = random.Random(game)
+    state = get_game(game).new_match(3, 7, checked)
+    for _ in range(5):
+        play(state, rng)
+    rows = []
+    for totals in ([0, 300, 70000], [1, 17, 255], [256, 2, 5]):
+        state._totals[:] = totals  # type: ignore[attr-defined]
+        assert state.totals == tuple(totals)
+        assert check_state(state, encoder, fast, rng) >= 1
+        asked = [p for p in state.pending() if p.choices][:1]
+        rows.append((fast.rows(state, asked)[0], asked[0].seat))
+    # a batch whose rows mix small values (bytes) and large ones (a list) writes each as it writes it alone
+    observations = np.zeros((3, fast.size), dtype=np.float32)
+    masks = np.zeros((3, fast.actions), dtype=np.bool_)
+    fast.write([r[0][0] for r in rows], [r[0][1] for r in rows], np.array([r[1] for r in rows]), observations, masks)
+    assert [type(r[0][1]) for r in rows] == [list, bytes, list]
+    for i, (row, seat) in enumerate(rows):
+        alone, mask = fast.observation(row, seat)
+        assert observations[i].tobytes() == alone.tobytes() and masks[i].tobytes() == mask.tobytes()
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), [("cabanga", 3, {"rounds": 1}), ("cabanga", 6, {"rounds": 1}),
+                                                        ("lama", 2, {"rounds": 2}), ("lama", 5, {"rounds": 1}),
+                                                        ("goofspiel", 4, {"cards": 6}), ("goofspiel", 2, {})])
+def test_the_fast_batch_steps_exactly_as_the_views_batch(game: str, seats: int, options: dict[str, Any]) -> None:
+    """The same seed and actions (a legal one mostly, any index of the action space at times: the flagged default),
+    the same batches byte for byte: observations, masks, deciding seats, rewards, ends and flags."""
+    fast = SelfPlay(game, seats, 6, options, seed=5)
+    slow = SelfPlay(game, seats, 6, options, seed=5, views=True)
+    assert fast.fast and not slow.fast
+    a, b = fast.reset(), slow.reset()
+    rng = np.random.default_rng(1)
+    ended = flagged = 0
+    for _ in range(1500):
+        for name in ("observations", "masks", "seats", "done", "rewards", "illegal"):
+            assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+        assert fast.decisions == slow.decisions
+        noise = rng.random(a.masks.shape) + a.masks
+        actions = noise.argmax(axis=1)
+        wild = rng.random(len(actions)) < 0.1
+        actions[wild] = rng.integers(0, fast.actions, int(wild.sum()))
+        a, b = fast.step(actions), slow.step(actions.copy())
+        ended += int(a.done.sum())
+        flagged += int(a.illegal.sum())
+    assert ended >= 6 and flagged >= 50 and fast.decisions > 1500
+
+
+@pytest.mark.parametrize(("game", "seats"), [("cabanga", 3), ("cabanga", 5), ("lama", 2), ("lama", 4),
+                                             ("goofspiel", 3)])
+def test_g2_the_fast_rows_stay_byte_for_byte_when_another_seats_hidden_cards_change(game: str, seats: int) -> None:
+    """The hiding test of tests/test_train.py, on the rows the state encoder reads from the state itself: another
+    seat's hand swapped against a hidden pile (or the prizes face down reordered), the deciding seat's row is the
+    same. The changes are real: the zones are not what they were."""
+    from test_train import perturb
+
+    checked_options, _, fast = encoders(game, seats, {})
+    rules = get_game(game)
+    rng = random.Random(f"fast-hide/{game}/{seats}")
+    checked = matches = 0
+    while checked < 12 and matches < 40:
+        state = rules.new_match(seats, rng.getrandbits(32), checked_options)
+        matches += 1
+        while not state.over:
+            asked = [p for p in state.pending() if p.choices]
+            seat = asked[0].seat
+            before = fast.rows(state, asked)[0]
+            zones = state.zones()
+            if rng.random() < 0.3 and perturb(state, seat, rng):
+                assert state.zones() != zones
+                assert fast.rows(state, asked)[0] == before, f"seat {seat}'s row tells another seat's hidden cards"
+                checked += 1
+            play(state, rng)
+    assert checked >= 10
