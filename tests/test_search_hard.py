@@ -187,6 +187,24 @@ def test_c8_c15_the_packed_rollout_is_the_engines_own_play(seats: int, seed: int
         assert packed == reference
 
 
+@given(st.integers(1, 18), st.integers(1, 18), st.integers(1, (1 << 19) - 2),
+       st.lists(st.integers(1, 3), min_size=18, max_size=18), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_c8_the_greedy_rows_shortcut_is_trying_every_play(left: int, right: int, mask: int, symbols: list[int],
+                                                         default_symbols: bool) -> None:
+    """The greedy plan's best play in a row found without trying every play (:func:`greedy_row`: the nearest
+    value below or above each top, runs of the hand's values, ties to the most symbols, then the lower value and
+    the left pile) is the one trying every play finds, in the engine's order of choices."""
+    from arena.games.cabanga.search import greedy_row
+
+    mask &= ~1  # bit 0 is no value
+    if not mask:
+        mask = 1 << 9
+    table = CABANGA.options({}).symbols if default_symbols else tuple(symbols)
+    cache = PlanCache(table)
+    assert greedy_row(left, right, mask, cache.by_value) == cache.tried_row(left, right, mask, False)
+
+
 def test_c10_c12_a_throw_rollout_throws_what_it_is_told_and_others_by_their_policy() -> None:
     """At a THROW step: throwing its gap card sheds its symbols from the seat's standing and gives the player a
     draw; a seat whose policy never throws keeps its cards."""
@@ -270,6 +288,30 @@ def test_the_lama_model_learns_an_early_quitter() -> None:
 LAMA_DISCARD = LAMA.new_match(2, 1).view(0).discard
 
 
+def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_it_does() -> None:
+    """The own seat's rollout plan with a higher quitting bar (:func:`quit_at_policy`): a hand of 4 to 10 points
+    that cannot play quits instead of drawing; any hand that can play plays the greedy plan's card."""
+    from arena.games.lama.search import quit_at_policy
+
+    plan = quit_at_policy(10)
+    seen: Counter[str] = Counter()
+    for seed in range(40):
+        state = LAMA.new_match(2, seed)
+        while not state.over:
+            prompt = state.pending()[0]
+            mine, greedy = plan(state, prompt), greedy_policy(state, prompt)
+            points = sum(10 if v == 7 else v for v in range(1, 8) if state._hands[prompt.seat][v])
+            if greedy[0].text == "draw" and points <= 10:
+                assert mine[0].text == "quit"
+                seen["quit"] += 1
+            else:
+                assert mine == greedy
+                seen["same"] += 1
+            state.apply({prompt.seat: greedy})
+    assert seen["quit"] > 0 and seen["same"] > 0
+    assert LamaModel(0, 2, own_quit_at=10).policies()[1] is greedy_policy
+
+
 def test_the_goofspiel_model_finds_the_plan_a_seat_bids_by() -> None:
     """After a few bids of the prize's value, the mirror plan outweighs the others, and the overbid plan after
     bids one above."""
@@ -308,9 +350,13 @@ def _overrun(signum: int, frame: object) -> None:
     raise TimeoutError("the search ran 20 s past an expired clock")
 
 
-def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
-    """The search looks at its clock after every rollout and stops at once: the rollouts played are the looks."""
-    from arena.games.cabanga.search import SearchReport, ranked_plays
+@pytest.mark.parametrize("kind", ["determinized", "ismcts"])
+def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock(kind: str) -> None:
+    """The search looks at its clock after every rollout (ISMCTS: every iteration, one rollout each) and stops at
+    once: the rollouts played are the looks."""
+    from arena.games.cabanga.search import SearchReport, ismcts_search, ranked_plays
+
+    search = hard_search if kind == "determinized" else ismcts_search
 
     state = after(4, 8, 21)
     while state.pending()[0].kind != "play":
@@ -324,8 +370,8 @@ def test_the_hard_search_stops_at_the_first_expired_look_of_its_clock() -> None:
         signal.signal(signal.SIGALRM, _overrun)
         signal.alarm(20)  # a search that never looks at its clock fails here instead of running on
         try:
-            choice = hard_search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
-                                 random.Random(1), clock, PlanCache(state.options.symbols), report=report)
+            choice = search(view, plays, knowledge_from(state, prompt.seat), CabangaModel(prompt.seat, 4),
+                            random.Random(1), clock, PlanCache(state.options.symbols), report=report)
         finally:
             signal.alarm(0)
         assert 0 <= choice < len(plays)
@@ -357,6 +403,22 @@ def test_the_hard_cabanga_bot_searches_throws_and_keeps_to_its_choices() -> None
     assert answer in throw_options(view, prompt.choices)  # type: ignore[arg-type]
     assert set(throw_options(view, prompt.choices)) >= {(), tuple(prompt.choices)}  # type: ignore[arg-type]
     assert bot.report.worlds == 30 and bot.report.rollouts > 30
+
+
+def test_the_ismcts_variant_plays_whole_matches_and_weighs_throws_in_its_tree() -> None:
+    """ISMCTS (``--ismcts``) answers a throw with one of the throws it weighs, its iterations counted, and plays a
+    match to its end without a fault."""
+    state = CabangaState.arranged([["R10", "Y5", "B9"], ["R11", "R12", "P6"], ["R13", "Y9", "P10"]],
+                                  tops=["G1", "G14", "G3", "G12", "G5", "G16", "G7", "G18"])
+    state.apply({0: (PlayCard.parse("R10:left"),)})
+    prompt = next(p for p in state.pending() if p.seat == 1)
+    view = state.view(1)
+    bot = HardCabanga(ismcts=True, iterations=40)
+    answer = tuple(bot.throw(view, prompt.choices))  # type: ignore[arg-type]
+    assert answer in throw_options(view, prompt.choices)  # type: ignore[arg-type]
+    assert bot.report.rollouts == 40 and set(bot.report.means) == {str(i) for i in range(len(bot.report.means))}
+    assert len(bot.report.means) == len(throw_options(view, prompt.choices))  # type: ignore[arg-type]
+    _match([HardCabanga(seed=2, ismcts=True, iterations=20), GreedyCabanga(), GreedyCabanga()], CABANGA, seed=5)
 
 
 def _match(bots: Sequence[Bot], game: Game, seed: int) -> list[dict[int, str]]:

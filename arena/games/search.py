@@ -17,6 +17,7 @@ Nothing here does I/O; :mod:`time` is read for the clock only.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -177,6 +178,50 @@ def round_utility(before: Sequence[int], after: Sequence[int], seat: int) -> flo
     gains = [a - b for a, b in zip(after, before, strict=True)]
     others = [g for s, g in enumerate(gains) if s != seat]
     return sum(others) / max(1, len(others)) - gains[seat]
+
+
+_SQRT2 = math.sqrt(2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOdds:
+    """What a round's totals are worth in the match: ``seat``'s expected pairwise score at the match's end.
+
+    A match is won by places, not by points: a seat ahead of another at the end scores 1 against it, level 1/2,
+    behind 0 (as the arena's comparisons count). When the round's totals end the match (some total reaches
+    ``target``, or the last of ``rounds`` fixed rounds) that score is exact; otherwise every pair's difference is
+    taken to move on by a random walk of ``spread`` points a round (the standard deviation of the difference of two
+    seats' points in one round) for the rounds likely left (the leader's distance to the target over ``pace``, its
+    mean points a round, at least one half), and the chance of finishing ahead is that walk's (a normal
+    approximation). Far from the end this is about linear in the point difference, as
+    :func:`round_utility` is; near it, it weighs the places: a point gained on the seat just ahead is worth more
+    than one gained on a seat far behind, and a safe play keeps a lead. ``lower_wins``: the game's direction.
+    """
+
+    target: int
+    spread: float
+    pace: float
+    rounds: int | None = None
+    lower_wins: bool = True
+
+    def score(self, totals: Sequence[int], seat: int, rounds_left: int | None = None) -> float:
+        """Return ``seat``'s expected mean pairwise score against the other seats, the round's ``totals`` given;
+        ``rounds_left``: rounds still to play after it when the match has a fixed number of rounds."""
+        mine = totals[seat]
+        others = [t for s, t in enumerate(totals) if s != seat]
+        if not others:
+            return 0.5
+        sign = 1.0 if self.lower_wins else -1.0
+        if self.rounds is not None:
+            left = float(rounds_left if rounds_left is not None else 0)
+        else:
+            leader = max(totals)
+            left = 0.0 if leader >= self.target else max(0.5, (self.target - leader) / self.pace)
+        if left <= 0.0:
+            return sum(1.0 if sign * (t - mine) > 0 else 0.5 if t == mine else 0.0 for t in others) / len(others)
+        scale = self.spread * math.sqrt(left) * _SQRT2
+        erf = math.erf
+        return sum(0.5 + 0.5 * erf(sign * (t - mine) / scale) for t in others) / len(others)
 
 
 # ---------------------------------------------------------------------------------------------- the clock

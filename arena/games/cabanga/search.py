@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from arena.games.cabanga.rules import (
     ThrowsClosed,
     _card_order,
 )
-from arena.games.search import SearchClock, Slot, deal, round_utility
+from arena.games.search import MatchOdds, SearchClock, Slot, deal, round_utility
 
 # --------------------------------------------------------------------------------------------- knowledge
 
@@ -654,6 +655,7 @@ class PlanCache:
         self.dump: dict[int, tuple[int, int, int, bool]] = {}
         self.mask_points: dict[int, int] = {}
         self.tracked_rows: dict[int, tuple[tuple[int, int, int, bool], ...]] = {}
+        self.by_value = (0, *symbols)
 
     def trim(self, most: int = CACHE_ROWS) -> None:
         """Forget every table that holds more than ``most`` rows (a long match's searches meet many)."""
@@ -693,31 +695,89 @@ class PlanCache:
         return found
 
     def row_plan(self, left: int, right: int, mask: int, dump: bool) -> tuple[int, int, int, bool]:
-        """Return (gap, -symbols, value, right side) of the row's best play for the plan."""
+        """Return (gap, -symbols, value, right side) of the row's best play for the plan (remembered)."""
         key = left | right << 5 | mask << 10
         table = self.dump if dump else self.greedy
         found = table.get(key)
         if found is not None:
             return found
+        if not dump:
+            found = table[key] = greedy_row(left, right, mask, self.by_value)
+            return found
+        found = table[key] = self.tried_row(left, right, mask, dump)
+        return found
+
+    def tried_row(self, left: int, right: int, mask: int, dump: bool) -> tuple[int, int, int, bool]:
+        """Return :meth:`row_plan` found by trying every play of the row, in the engine's order of choices (the
+        reference :func:`greedy_row` must agree with)."""
         inside = _INSIDE
         symbols = self.symbols
-        best: tuple[int, int, int, bool] | None = None
-        for value in range(1, 19):
-            if not mask >> value & 1:
-                continue
+        best_order: tuple[int, int] | None = None
+        best = (0, 0, 0, False)
+        rest = mask
+        while rest:  # the hand's values in the row, lowest first
+            low_bit = rest & -rest
+            rest ^= low_bit
+            value = low_bit.bit_length() - 1
             tie = -symbols[value - 1]
-            for side_right in (False, True):
-                other = left if side_right else right
+            for side_right, other in ((False, right), (True, left)):
                 low, high = (value, other) if value < other else (other, value)
                 gap = high - low - 1
                 if gap > 0:
                     gap -= (mask & inside[low][high]).bit_count()
                 order = (tie, gap) if dump else (gap, tie)
-                if best is None or order < ((best[1], best[0]) if dump else (best[0], best[1])):
+                if best_order is None or order < best_order:
+                    best_order = order
                     best = (gap, tie, value, side_right)
-        assert best is not None
-        table[key] = best
         return best
+
+
+def greedy_row(left: int, right: int, mask: int, by_value: Sequence[int]) -> tuple[int, int, int, bool]:
+    """Return (gap, -symbols, value, right side) of the greedy plan's best play in a row with tops ``left`` and
+    ``right`` from the hand's values ``mask`` (bit v for the value v; ``by_value[v]`` its symbols): the least gap
+    left open (the hand's own cards in it count as closed), the most symbols on a tie, then the first in the
+    engine's order of choices (the lower value, the left pile), as trying every play finds it
+    (:meth:`PlanCache.tried_row`, the reference).
+
+    Without trying every play: onto a pile, the hand's nearest value below the other top leaves the least gap
+    below it, and so does every value of the unbroken run of the hand's values down from it (the run's own cards
+    close the gap they open); the same above; a card of the other top's own value leaves a gap of -1, as the
+    greedy plan counts it (``high - low - 1``)."""
+    best: tuple[int, int, int, bool] | None = None
+    for side_right, other in ((False, right), (True, left)):
+        if mask >> other & 1:
+            found = (-1, -by_value[other], other, side_right)
+            if best is None or found < best:
+                best = found
+            continue
+        below = mask & ((1 << other) - 1)
+        if below:
+            v = below.bit_length() - 1
+            most = by_value[v]
+            value = v
+            w = v - 1
+            while w and mask >> w & 1:
+                if by_value[w] >= most:  # the lower value on a tie
+                    most, value = by_value[w], w
+                w -= 1
+            found = (other - v - 1, -most, value, side_right)
+            if best is None or found < best:
+                best = found
+        above = mask >> (other + 1)
+        if above:
+            v = other + (above & -above).bit_length()
+            most = by_value[v]
+            value = v
+            w = v + 1
+            while mask >> w & 1:
+                if by_value[w] > most:  # the lower value on a tie
+                    most, value = by_value[w], w
+                w += 1
+            found = (v - other - 1, -most, value, side_right)
+            if best is None or found < best:
+                best = found
+    assert best is not None
+    return best
 
 
 @dataclass(frozen=True, slots=True)
@@ -729,6 +789,14 @@ class SeatPolicy:
     dump: float = 0.0
     track: bool = False
     """Play by the tracking plan (:meth:`PlanCache.tracked`) instead of the greedy plan."""
+    noise: float = 0.0
+    """The chance a play is one of the seat's plays at random (epsilon-greedy): no seat plays its plan always."""
+    colour: float = 1.0
+    """What the greedy plan counts a repeated colour (C9: one card drawn) at; the bundled greedy bot's is 1."""
+    scale: float = 2.0
+    """The greedy plan's cost of a card of an open gap: the other seats' cards over the unseen ones, times this,
+    at most 1 (the bundled greedy bot's is 2). A plan that weighs the colour more than the gaps (``colour`` 2, or
+    ``scale`` 1) beats the bundled one in greedy-against-greedy matches: docs/figures.md."""
 
 
 def rollout(world: PackedWorld, first: tuple[int, bool], policies: Sequence[SeatPolicy], cache: PlanCache,
@@ -752,7 +820,7 @@ def rollout_throw(world: PackedWorld, seat: int, thrown: int, policies: Sequence
     return RolloutPlan(policies, cache).run_throw(world, seat, thrown, rng, max_steps)
 
 
-_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool]]
+_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float], list[float], list[float]]
 
 
 class RolloutPlan:
@@ -763,7 +831,11 @@ class RolloutPlan:
         tracks = [policy.track for policy in policies]
         self.cache = cache
         self.prepared: _Prepared = ([policy.dump for policy in policies], [policy.throw for policy in policies],
-                                    tracks, any(tracks), [not p.track and p.dump <= 0.0 for p in policies])
+                                    tracks, any(tracks),
+                                    [not p.track and p.dump <= 0.0 and p.noise <= 0.0 and p.colour == 1.0 and
+                                     p.scale == 2.0 for p in policies],
+                                    [policy.noise for policy in policies], [policy.colour for policy in policies],
+                                    [policy.scale for policy in policies])
 
     def run(self, world: PackedWorld, first: tuple[int, bool], rng: random.Random,
             max_steps: int = 100_000) -> tuple[int, list[int]]:
@@ -776,8 +848,10 @@ class RolloutPlan:
         return _run(world, thrown, seat, self.prepared, self.cache, rng, max_steps)
 
 
-def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepared: _Prepared,
+def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int, prepared: _Prepared,
          cache: PlanCache, rng: random.Random, max_steps: int) -> tuple[int, list[int]]:
+    """The packed rollout: ``first`` is the active seat's play at a PLAY step (``None``: its own plan's, counted as
+    a step), or ``decider``'s throw mask at a THROW step."""
     seats = world.seats
     hands = [h[:] for h in world.hands]
     sizes = world.sizes[:]
@@ -789,7 +863,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepar
     others_of = _OTHERS[seats]
     greedy_get = cache.greedy.get
     dump_rows = cache.dump
-    dumps, throws, tracks, tracking, plain = prepared
+    dumps, throws, tracks, tracking, plain, noises, colours, scales = prepared
     seen = world.seen[:]
     seen_count = sum(m.bit_count() for m in seen) if tracking else 0
     tracked = cache.tracked
@@ -800,20 +874,114 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepar
     previous = world.previous
     steps = 0
     total_cards = sum(sizes)
+    mine = 0
+    owed = 0
+    row = value = 0
+    right = False
     if world.throw:
         row = world.row
         owed = world.owed
         stage = 1  # the throw of the row just played
         assert isinstance(first, int)
         mine = first
+    elif first is None:
+        stage = 2  # the active seat's plan chooses
+        steps = -1
     else:
         assert isinstance(first, tuple)
         value = first[0] % 18 + 1
         row = first[0] // 18
         right = first[1]
         stage = 0
-        mine = 0
     while True:
+        if stage == 2:
+            # the next play, by the seat's plan
+            steps += 1
+            hand = hands[active]
+            size = sizes[active]
+            unseen = 72 - size - len(aside)
+            factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
+            if factor > 1.0:
+                factor = 1.0
+            if plain[active]:
+                # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
+                # the same floats as its ``colour + gap * factor``, so the same ties
+                best_cost = 1e9
+                best_tie = 0
+                for r in _FOUR:
+                    mask = hand[r]
+                    if mask:
+                        plan = greedy_get(pairs[r] | mask << 10)
+                        if plan is None:
+                            plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                        cost = plan[0] * factor
+                        if r == previous:
+                            cost = 1.0 + cost
+                        if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                            best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+            else:
+                chance = dumps[active]
+                dumping = chance > 0.0 and random_() < chance
+                noise = noises[active]
+                if noise > 0.0 and random_() < noise:
+                    # a play at random: a card of the hand, a pile
+                    k = int(random_() * sizes[active])
+                    for r in _FOUR:
+                        count = hand[r].bit_count()
+                        if k < count:
+                            rest = hand[r]
+                            for _ in range(k):
+                                rest &= rest - 1
+                            row, value, right = r, (rest & -rest).bit_length() - 1, random_() < 0.5
+                            break
+                        k -= count
+                elif tracks[active] and not dumping:
+                    # the tracking plan: the cards still out in the gap, times the chance another seat holds one
+                    out_cost = (total_cards - size) / max(1, 72 - seen_count - size)
+                    out_cost = 1.5 * (out_cost if out_cost < 1.0 else 1.0)
+                    best_cost = 1e9
+                    for r in _FOUR:
+                        mask = hand[r]
+                        if mask:
+                            base_cost = 1.0 if r == previous else 0.0
+                            for out, symbols_shed, v, side in tracked(tops[2 * r], tops[2 * r + 1], mask, seen[r]):
+                                cost = base_cost + out * out_cost - 0.3 * symbols_shed
+                                if cost < best_cost:
+                                    best_cost, row, value, right = cost, r, v, side
+                elif dumping:
+                    # the dumping plan: the costliest card first, then the least expected penalty
+                    best_cost = 0.0
+                    best_tie = 0
+                    row = -1
+                    for r in _FOUR:
+                        mask = hand[r]
+                        if mask:
+                            plan = dump_rows.get(pairs[r] | mask << 10)
+                            if plan is None:
+                                plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, True)
+                            cost = (1.0 if r == previous else 0.0) + plan[0] * factor
+                            if row < 0 or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
+                                best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+                else:
+                    # the greedy plan, at the seat's own weights
+                    factor = (total_cards - size) / (unseen if unseen > 1 else 1) * scales[active]
+                    if factor > 1.0:
+                        factor = 1.0
+                    colour = colours[active]
+                    best_cost = 1e9
+                    best_tie = 0
+                    for r in _FOUR:
+                        mask = hand[r]
+                        if mask:
+                            plan = greedy_get(pairs[r] | mask << 10)
+                            if plan is None:
+                                plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                            cost = plan[0] * factor
+                            if r == previous:
+                                cost = colour + cost
+                            if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                                best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+            stage = 0
         if stage == 0:
             # C8: the play; C9: a repeated colour owes one card
             hands[active][row] ^= 1 << value
@@ -857,7 +1025,6 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepar
                         low_bit = throw & -throw
                         aside.append(base + low_bit.bit_length() - 1)
                         throw ^= low_bit
-        stage = 0
         if owed:
             # C13: draw what is owed; the set-aside cards become the pile when it runs out
             hand = hands[active]
@@ -889,76 +1056,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int, decider: int, prepar
         if 0 in sizes or steps >= max_steps:
             return steps, _standings(world.totals, hands, cache)  # C14: the round ends; or the horizon
         active = (active + 1) % seats
-        steps += 1
-        # the next play, by the seat's plan
-        hand = hands[active]
-        size = sizes[active]
-        unseen = 72 - size - len(aside)
-        factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
-        if factor > 1.0:
-            factor = 1.0
-        if plain[active]:
-            # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
-            # the same floats as its ``colour + gap * factor``, so the same ties
-            best_cost = 1e9
-            best_tie = 0
-            for r in _FOUR:
-                mask = hand[r]
-                if mask:
-                    plan = greedy_get(pairs[r] | mask << 10)
-                    if plan is None:
-                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
-                    cost = plan[0] * factor
-                    if r == previous:
-                        cost = 1.0 + cost
-                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
-                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
-            continue
-        chance = dumps[active]
-        dumping = chance > 0.0 and random_() < chance
-        if tracks[active] and not dumping:
-            # the tracking plan: the cards still out in the gap, times the chance another seat holds one
-            out_cost = (total_cards - size) / max(1, 72 - seen_count - size)
-            out_cost = 1.5 * (out_cost if out_cost < 1.0 else 1.0)
-            best_cost = 1e9
-            for r in _FOUR:
-                mask = hand[r]
-                if mask:
-                    base_cost = 1.0 if r == previous else 0.0
-                    for out, symbols_shed, v, side in tracked(tops[2 * r], tops[2 * r + 1], mask, seen[r]):
-                        cost = base_cost + out * out_cost - 0.3 * symbols_shed
-                        if cost < best_cost:
-                            best_cost, row, value, right = cost, r, v, side
-        elif dumping:
-            # the dumping plan: the costliest card first, then the least expected penalty
-            best_cost = 0.0
-            best_tie = 0
-            row = -1
-            for r in _FOUR:
-                mask = hand[r]
-                if mask:
-                    plan = dump_rows.get(pairs[r] | mask << 10)
-                    if plan is None:
-                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, True)
-                    cost = (1.0 if r == previous else 0.0) + plan[0] * factor
-                    if row < 0 or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
-                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
-        else:
-            # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
-            # the same floats as its ``colour + gap * factor``, so the same ties
-            best_cost = 1e9
-            best_tie = 0
-            for r in _FOUR:
-                mask = hand[r]
-                if mask:
-                    plan = greedy_get(pairs[r] | mask << 10)
-                    if plan is None:
-                        plan = row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
-                    cost = plan[0] * factor
-                    if r == previous:
-                        cost = 1.0 + cost
-                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
-                        best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+        stage = 2
 
 
 def _standings(totals: Sequence[int], hands: Sequence[Sequence[int]], cache: PlanCache) -> list[int]:
@@ -1144,6 +1242,14 @@ class CabangaModel:
     seat: int
     seats: int
     track: bool = False
+    noise: float = 0.0
+    own_track: bool = False
+    own_colour: float = 1.0
+    """The observing seat's own rollout plan's weights (:class:`SeatPolicy` ``colour`` and ``scale``)."""
+    own_scale: float = 2.0
+    others_colour: float = 1.0
+    """The other seats' rollout plans' weights (the same)."""
+    others_scale: float = 2.0
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)
@@ -1261,8 +1367,10 @@ class CabangaModel:
 
     def policies(self) -> list[SeatPolicy]:
         """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
-        return [SeatPolicy(track=self.track) if s == self.seat else
-                SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track) for s in range(self.seats)]
+        return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale)
+                if s == self.seat else
+                SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track, self.noise, self.others_colour,
+                           self.others_scale) for s in range(self.seats)]
 
 
 # ----------------------------------------------------------------------------------------- the hard search
@@ -1287,7 +1395,8 @@ PREFER_FIRST = 1.0
 
 def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKnowledge, model: CabangaModel,
                 rng: random.Random, clock: SearchClock, cache: PlanCache, *, max_worlds: int | None = None,
-                min_worlds: int = 0, report: SearchReport | None = None) -> int:
+                min_worlds: int = 0, report: SearchReport | None = None, odds: MatchOdds | None = None,
+                rounds_left: int | None = None) -> int:
     """Return the index of the best of ``options`` over worlds sampled until ``clock`` expires (or ``max_worlds``).
 
     ``options`` are, at a PLAY step, plays (:class:`PlayCard`), at a THROW step, throws (tuples of the throw
@@ -1295,8 +1404,9 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     throw everything; every option meets the same world and the same later draws (common random numbers); the
     round is played on by every seat's fitted policy (:meth:`CabangaModel.policies`) and scored by
     :func:`~arena.games.search.round_utility`. Options far behind the best are dropped as worlds come in
-    (successive rejection: a mean more than three standard errors below the best after 24 worlds), so the time
-    goes to the close ones. With no complete world the first option is returned.
+    (successive rejection: a mean more than :data:`PRUNE_Z` standard errors of the paired difference below the
+    best's, from 24 worlds on), so the time goes to the close ones, and the search ends early when one option is
+    clearly ahead of every other. With no complete world the first option is returned.
     """
     if len(options) == 1:
         return 0
@@ -1317,9 +1427,8 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
             moves.append((_INT_OF[option.card], option.side is Side.RIGHT))
     n = len(options)
     sums = [0.0] * n
-    squares = [0.0] * n
     alive = list(range(n))
-    diffs: list[list[float]] = [[] for _ in range(n)]
+    history: list[list[float]] = [[] for _ in range(n)]  # each option's score in every world it met
     worlds = 0
     sim = random.Random()
     stop = False
@@ -1336,39 +1445,397 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
             if report is not None:
                 report.rollouts += 1
                 report.steps += steps + 1
-            scores.append((i, round_utility(before, after, seat)))
+            scores.append((i, odds.score(after, seat, rounds_left) if odds is not None else
+                           round_utility(before, after, seat)))
             if max_worlds is None and worlds >= min_worlds and clock.expired():
                 stop = True
                 break
         if len(scores) < len(alive):
             break
         worlds += 1
-        first = scores[0][1] if scores[0][0] == 0 else None
         for i, score in scores:
             sums[i] += score
-            squares[i] += score * score
-            if first is not None:
-                diffs[i].append(score - first)
-        if worlds >= 24 and worlds % 8 == 0 and len(alive) > 2:
-            alive = _survivors(alive, sums, squares, worlds)
+            history[i].append(score)
+        if worlds >= 24 and worlds % max(8, worlds // 8) == 0 and len(alive) > 1:  # its cost kept a small share
+            alive = _survivors(alive, sums, history)
+            if len(alive) == 1 and max_worlds is None:
+                break  # every other option is clearly behind: the rest of the time is not needed
     if report is not None:
         report.worlds += worlds
-        report.means = {str(i): sums[i] / max(1, worlds) for i in alive}
+        report.means = {str(i): sums[i] / max(1, len(history[i])) for i in alive}
     if not worlds:
         return 0
     best = max(alive, key=lambda i: (sums[i], -i))
     if best != 0 and 0 in alive and worlds > 1:
         # the first option (the greedy plan's, or every throw) is kept unless another beats it clearly: the
         # best of many noisy means is biased upwards (the winner's curse)
-        n_diff = sum(d * d for d in diffs[best]) / worlds - (sum(diffs[best]) / worlds) ** 2
-        if sum(diffs[best]) / worlds < PREFER_FIRST * (max(0.0, n_diff) / worlds) ** 0.5:
+        mean, spread = _paired(history[best], history[0])
+        if mean < PREFER_FIRST * spread / worlds ** 0.5:
             return 0
     return best
 
 
-def _survivors(alive: list[int], sums: list[float], squares: list[float], worlds: int) -> list[int]:
-    means = {i: sums[i] / worlds for i in alive}
-    best = max(alive, key=lambda i: means[i])
-    spread = max(1e-9, max((squares[i] / worlds - means[i] ** 2) for i in alive)) ** 0.5
-    bound = means[best] - 3.0 * spread * (2.0 / worlds) ** 0.5
-    return [i for i in alive if means[i] >= bound]
+PRUNE_Z = 3.0
+"""Standard errors of the paired difference by which an option must trail the best to be dropped."""
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Return the mean and standard deviation of ``a[k] - b[k]`` over the worlds both met (the same worlds, the
+    same draws: their difference varies far less than either score)."""
+    k = len(a)
+    total = 0.0
+    square = 0.0
+    for x, y in zip(a, b, strict=True):
+        d = x - y
+        total += d
+        square += d * d
+    mean = total / k
+    return mean, max(0.0, square / k - mean * mean) ** 0.5
+
+
+def _survivors(alive: list[int], sums: list[float], history: Sequence[Sequence[float]]) -> list[int]:
+    """Return the options of ``alive`` not clearly behind the best: every alive option met every world so far, so
+    each is compared with the best on the same worlds (common random numbers), by :data:`PRUNE_Z` standard errors
+    of the paired difference."""
+    best = max(alive, key=lambda i: sums[i])
+    worlds = len(history[best])
+    kept = []
+    for i in alive:
+        if i != best:
+            mean, spread = _paired(history[best], history[i])
+            if mean > PRUNE_Z * max(spread, 1e-9) / worlds ** 0.5:
+                continue
+        kept.append(i)
+    return kept
+
+
+# ------------------------------------------------------------------------------------------------ ISMCTS
+
+EXPLORATION = 0.7
+"""UCB1's exploration constant of the ISMCTS, in standard deviations of the rewards seen so far."""
+
+WIDENING = 1.5
+"""Progressive widening below the root: a node visited n times may try the k best moves by the greedy plan, k =
+1 + WIDENING * sqrt(n); with few visits a node plays as the rollout would, so a thin branch is not judged by moves
+no seat would make."""
+
+
+def _moves_by_plan(hand: list[int], tops: list[int], previous: int, factor: float,
+                   symbols: Sequence[int]) -> list[tuple[float, int, int, int, bool]]:
+    """Return a hand's plays as (greedy cost, -symbols, row, value, right), best first by the greedy plan (its
+    costs and its order of choices on ties)."""
+    inside = _INSIDE
+    moves = []
+    for r in _FOUR:
+        mask = hand[r]
+        rest = mask
+        colour = 1.0 if r == previous else 0.0
+        left, right_top = tops[2 * r], tops[2 * r + 1]
+        while rest:
+            low_bit = rest & -rest
+            rest ^= low_bit
+            value = low_bit.bit_length() - 1
+            tie = -symbols[value - 1]
+            for side_right, other in ((False, right_top), (True, left)):
+                low, high = (value, other) if value < other else (other, value)
+                gap = high - low - 1
+                if gap > 0:
+                    gap -= (mask & inside[low][high]).bit_count()
+                moves.append((colour + gap * factor, tie, r, value, side_right))
+    moves.sort(key=lambda m: (m[0], m[1]))  # stable: card order, left before right, on a tie
+    return moves
+
+
+def _utilities(before: Sequence[int], after: Sequence[int], odds: MatchOdds | None,
+               rounds_left: int | None) -> list[float]:
+    """Return every seat's utility of a rollout's standings: its match odds, or its round utility."""
+    seats = len(after)
+    if odds is not None:
+        return [odds.score(after, s, rounds_left) for s in range(seats)]
+    gains = [a - b for a, b in zip(after, before, strict=True)]
+    total = sum(gains)
+    return [(total - g) / (seats - 1) - g for g in gains]
+
+
+def ismcts_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKnowledge, model: CabangaModel,
+                  rng: random.Random, clock: SearchClock, cache: PlanCache, *, max_iterations: int | None = None,
+                  report: SearchReport | None = None, odds: MatchOdds | None = None, rounds_left: int | None = None,
+                  opponents_in_tree: bool = False, exploration: float = EXPLORATION,
+                  widening: float = WIDENING) -> int:
+    """Return the index of the best of ``options`` by information-set Monte Carlo tree search (ISMCTS).
+
+    Single-observer ISMCTS (Cowling, Powley and Whitehouse 2012) on packed worlds: each iteration deals one world
+    that agrees with the seat's view, knowledge and the opponent models (:class:`WorldSampler`, as
+    :func:`hard_search` deals them), walks down one tree shared by every world, its nodes the observer's
+    information sets as far as the public moves tell them apart (the cards a seat draws are not told apart: a
+    node holds the moves legal in any world, and a move is judged against the worlds in which it was legal, UCB1
+    with availability counts), adds one node and plays the round on by the fitted rollout policies
+    (:class:`RolloutPlan`). At a node of the observer the move is chosen by UCB1 among the moves legal in this
+    world, under progressive widening (:data:`WIDENING`); the other seats' plays are their fitted policies' (or,
+    ``opponents_in_tree``, chosen by UCB1 for their own utility, as SO-ISMCTS proper does). The sealed throw is
+    sequenced as the multiple-observer variant has it: the other seats throw by their policies, which do not see
+    the observer's choice, and the observer's throw (at the root: ``options``; below it: everything, or nothing)
+    is a node of its own. The utility is :func:`~arena.games.search.round_utility` (or the match ``odds``) of the
+    round's end. Iterations run until ``clock`` expires (looked at after every iteration) or ``max_iterations``;
+    the answer is the root option visited most.
+    """
+    n = len(options)
+    if n == 1:
+        return 0
+    cache.trim()
+    sampler = WorldSampler(view, knowledge, model.trusted())
+    plan = RolloutPlan(model.policies(), cache)
+    prepared = plan.prepared
+    throws_p = prepared[1]
+    me = view.seat
+    seats = len(view.hand_sizes)
+    before = list(view.totals)
+    symbols = cache.symbols
+    throwing = view.step == "throw"
+    root_moves: list[Any] = []
+    for option in options:
+        if throwing:
+            mask = 0
+            for card in option:
+                mask |= 1 << card.value
+            root_moves.append(mask)
+        else:
+            root_moves.append((_INT_OF[option.card] // 18, _INT_OF[option.card] % 18 + 1, option.side is Side.RIGHT))
+    # an edge: [visits, reward sum, availability, child node]; a node: {move key: edge}
+    root: dict[Any, list[Any]] = {}
+    iterations = 0
+    steps_total = 0
+    reward_n = 0
+    reward_sum = 0.0
+    reward_sq = 0.0
+    log = math.log
+    sqrt = math.sqrt
+    random_ = rng.random
+    others_of = _OTHERS[seats]
+    gaps = _GAP_OF_PAIR
+    while max_iterations is None or iterations < max_iterations:
+        if max_iterations is None and iterations and clock.expired():
+            break
+        world = sampler.sample(rng)
+        hands = world.hands
+        sizes = world.sizes
+        tops = world.tops
+        penalty = world.penalty
+        aside = world.aside
+        active = world.active
+        previous = world.previous
+        sd = sqrt(max(1e-12, reward_sq / reward_n - (reward_sum / reward_n) ** 2)) if reward_n > 1 else 1.0
+        c = exploration * sd
+        path: list[tuple[list[Any], int]] = []
+        node: dict[Any, list[Any]] = root
+        expanded = False
+        over = False
+        depth = 0
+        # the step at hand: (row, value, right) to play for ``active``, or a pending throw of ``row``
+        if throwing:
+            row = world.row
+            owed = world.owed
+            stage = 1
+        else:
+            stage = 2
+        while True:
+            if stage == 2:
+                # a PLAY of ``active``: chosen in the tree (the observer, or every seat), or by its policy
+                key_of: list[Any]
+                if depth == 0:
+                    key_of = list(range(n))
+                    allowed = n
+                else:
+                    hand = hands[active]
+                    size = sizes[active]
+                    unseen = 72 - size - len(aside)
+                    factor = (sum(sizes) - size) / (unseen if unseen > 1 else 1) * 2
+                    if factor > 1.0:
+                        factor = 1.0
+                    in_tree = active == me or opponents_in_tree
+                    if not in_tree or expanded:
+                        move = _policy_move(hands, active, tops, previous, factor, prepared, cache, random_)
+                        if not expanded:
+                            child = node.get(move)
+                            if child is None:
+                                child = node[move] = [0, 0.0, 0, {}]
+                            node = child[3]
+                        row, value, right = move
+                        stage = 0
+                        continue
+                    ranked = _moves_by_plan(hand, tops, previous, factor, symbols)
+                    key_of = [(m[2], m[3], m[4]) for m in ranked]
+                    visits = sum(e[0] for e in node.values()) if node else 0
+                    allowed = min(len(key_of), 1 + int(widening * sqrt(visits)))
+                chosen = _select(node, key_of, allowed, c, log, sqrt)
+                if chosen is None:  # a move never tried here: add it, then the rollout from after it
+                    key: Any = next(k for k in key_of[:allowed] if k not in node)
+                    edge = node[key] = [0, 0.0, 0, {}]
+                    expanded = True
+                else:
+                    key = chosen
+                    edge = node[key]
+                for k in key_of[:allowed]:
+                    e = node.get(k)
+                    if e is not None:
+                        e[2] += 1
+                path.append((edge, active))
+                node = edge[3]
+                depth += 1
+                move = root_moves[key] if depth == 1 else key
+                row, value, right = move
+                stage = 0
+                continue
+            if stage == 0:
+                hands[active][row] ^= 1 << value
+                sizes[active] -= 1
+                tops[2 * row + right] = value
+                owed = 1 if row == previous else 0
+            # the throws into the gap of the row just played
+            gap_mask = gaps[tops[2 * row] | tops[2 * row + 1] << 5]
+            if gap_mask:
+                for s in others_of[active]:
+                    held = hands[s][row] & gap_mask
+                    if not held:
+                        continue
+                    if s == me:
+                        if stage == 1 and depth == 0:
+                            legal_t = list(range(n))
+                            chosen = _select(node, legal_t, n, c, log, sqrt)
+                            if chosen is None:
+                                chosen = next(k for k in legal_t if k not in node)
+                                node[chosen] = [0, 0.0, 0, {}]
+                                expanded = True
+                            for k in legal_t:
+                                e = node.get(k)
+                                if e is not None:
+                                    e[2] += 1
+                            edge = node[chosen]
+                            path.append((edge, me))
+                            node = edge[3]
+                            depth += 1
+                            throw = held & root_moves[chosen]
+                        elif expanded:
+                            throw = held
+                        else:
+                            keys: list[Any] = [("throw", True), ("throw", False)]
+                            visits = sum(e[0] for e in node.values()) if node else 0
+                            allowed_t = min(2, 1 + int(widening * sqrt(visits)))
+                            chosen = _select(node, keys, allowed_t, c, log, sqrt)
+                            if chosen is None:
+                                chosen = next(k for k in keys[:allowed_t] if k not in node)
+                                node[chosen] = [0, 0.0, 0, {}]
+                                expanded = True
+                            for k in keys[:allowed_t]:
+                                e = node.get(k)
+                                if e is not None:
+                                    e[2] += 1
+                            edge = node[chosen]
+                            path.append((edge, me))
+                            node = edge[3]
+                            depth += 1
+                            throw = held if chosen[1] else 0
+                    else:
+                        p = throws_p[s]
+                        throw = held if p >= 1.0 or (p > 0.0 and random_() < p) else 0
+                    if throw:
+                        hands[s][row] ^= throw
+                        count = throw.bit_count()
+                        sizes[s] -= count
+                        owed += count
+                        base = row * 18 - 1
+                        while throw:
+                            low_bit = throw & -throw
+                            aside.append(base + low_bit.bit_length() - 1)
+                            throw ^= low_bit
+            if owed:
+                hand = hands[active]
+                drawn = 0
+                while drawn < owed:
+                    if not penalty:
+                        if not aside:
+                            break
+                        penalty, aside = aside, []
+                    i = int(random_() * len(penalty))
+                    card = penalty[i]
+                    penalty[i] = penalty[-1]
+                    penalty.pop()
+                    hand[card // 18] |= 1 << (card % 18 + 1)
+                    drawn += 1
+                sizes[active] += drawn
+            previous = row
+            owed = 0
+            steps_total += 1
+            if 0 in sizes:
+                over = True
+                break
+            active = (active + 1) % seats
+            stage = 2
+            if expanded:
+                break
+        if over:
+            after = _standings(world.totals, hands, cache)
+        else:
+            rest = PackedWorld(seats, active, previous, False, -1, 0, hands, sizes, tops, penalty, aside,
+                               world.totals, seen=world.seen)
+            steps, after = _run(rest, None, -1, prepared, cache, rng, 100_000)
+            steps_total += steps + 1
+        utilities = _utilities(before, after, odds, rounds_left)
+        mine = utilities[me]
+        reward_n += 1
+        reward_sum += mine
+        reward_sq += mine * mine
+        for edge, seat in path:
+            edge[0] += 1
+            edge[1] += utilities[seat]
+        iterations += 1
+    if report is not None:
+        report.worlds += iterations
+        report.rollouts += iterations
+        report.steps += steps_total
+        report.means = {str(k): e[1] / e[0] for k, e in root.items() if e[0]}
+    if not root:
+        return 0
+    best: int = max(root, key=lambda k: (root[k][0], root[k][1] / max(1, root[k][0]), -k))
+    return best
+
+
+def _select(node: dict[Any, list[Any]], keys: Sequence[Any], allowed: int, c: float, log: Callable[[float], float],
+            sqrt: Callable[[float], float]) -> Any:
+    """Return the key of ``keys[:allowed]`` UCB1 picks (availability counts), or ``None`` when one is untried."""
+    best: Any = None
+    best_score = -1e18
+    for k in keys[:allowed]:
+        e = node.get(k)
+        if e is None or not e[0]:
+            return None
+        score = e[1] / e[0] + c * sqrt(log(e[2] + 1) / e[0])
+        if score > best_score:
+            best, best_score = k, score
+    return best
+
+
+def _policy_move(hands: list[list[int]], seat: int, tops: list[int], previous: int, factor: float,
+                 prepared: _Prepared, cache: PlanCache, random_: Callable[[], float]) -> tuple[int, int, bool]:
+    """Return ``seat``'s play by its rollout policy (greedy, or dumping at its fitted chance), as (row, value,
+    right); the tracking plan is played as the greedy one here."""
+    dumps = prepared[0]
+    chance = dumps[seat]
+    dumping = chance > 0.0 and random_() < chance
+    hand = hands[seat]
+    best_cost = 1e9
+    best_tie = 0
+    row = value = -1
+    right = False
+    found = False
+    for r in _FOUR:
+        mask = hand[r]
+        if mask:
+            plan = cache.row_plan(tops[2 * r], tops[2 * r + 1], mask, dumping)
+            cost = plan[0] * factor + (1.0 if r == previous else 0.0)
+            if dumping:
+                if not found or plan[1] < best_tie or (plan[1] == best_tie and cost < best_cost):
+                    best_cost, best_tie, row, value, right, found = cost, plan[1], r, plan[2], plan[3], True
+            elif cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+    return row, value, right
