@@ -327,7 +327,7 @@ def archive(*entries: tuple[str, bytes | None, bytes]) -> bytes:
 
 def test_refusals_reasons_and_reports_name_no_host_path(hostile: tuple[Contest, dict[str, str], Path]) -> None:
     contest, tokens, folder = hostile
-    host = {str(folder), str(folder.resolve())}
+    host = {str(folder), str(folder.resolve()), str(Path(__file__).resolve().parents[2])}  # and arena's checkout
     manifest = b'name = "pathy"\ncommand = ["bot.py"]\ngames = ["cabanga"]\nruntime = "python"\n'
     refused = {
         "no manifest": archive(("bot.py", None, b"print(1)\n")),
@@ -339,7 +339,7 @@ def test_refusals_reasons_and_reports_name_no_host_path(hostile: tuple[Contest, 
         status, answer = call(f"{contest.url}/api/contest/submissions", tokens["alice"], data=data,
                               headers={"Content-Type": "application/gzip"})
         assert status == 400, (case, answer)
-        assert not [h for h in host if h in answer["error"]] and "/work/" not in answer["error"], (case, answer)
+        assert not [h for h in host if h in answer["error"]], (case, answer)
     assert "control character" in answer["error"]
     # a build that prints where its files are: the report and the reason show them relative to the upload
     bot = folder / "pathy"
