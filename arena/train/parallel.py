@@ -17,15 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 from pettingzoo import ParallelEnv
 
 from arena.games.base import Game
-from arena.train.spaces import DealSeeds, Observation, observation_space, observe, setup, waiting
-from arena.train.table import ActionError, FinishedError, Table, TrainError, check_reward
+from arena.train.spaces import Observation, SeatedEnv, observe, waiting
+from arena.train.table import ActionError, FinishedError, TrainError
 
 
-class ArenaParallel(ParallelEnv):  # type: ignore[misc]  # PettingZoo has no type information
+class ArenaParallel(SeatedEnv, ParallelEnv):  # type: ignore[misc]  # PettingZoo has no type information
     """A match of ``game`` at ``seats`` seats as a PettingZoo Parallel environment (:mod:`arena.train.parallel`).
 
     Arguments as :class:`arena.train.aec.ArenaAEC`'s.
@@ -35,33 +34,8 @@ class ArenaParallel(ParallelEnv):  # type: ignore[misc]  # PettingZoo has no typ
 
     def __init__(self, game: str | Game, seats: int, options: Mapping[str, Any] | None = None, *,
                  reward: str = "pairwise", render_mode: str | None = None) -> None:
-        self._game, self._options, self._encoder = setup(game, seats, options)
-        if render_mode not in (None, "ansi"):
-            raise TrainError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
-        self.metadata = {"name": f"arena_{self._game.name}_v0", "render_modes": ["ansi"]}
-        self._reward = check_reward(reward)
-        self._table = Table(self._game, self._options, seats, self._encoder)
-        self._seeds = DealSeeds()
-        self.possible_agents = [f"seat_{i}" for i in range(seats)]
+        self._seat_up(game, seats, options, reward, render_mode)
         self.agents: list[str] = []
-        space = observation_space(self._encoder)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        actions = gymnasium.spaces.Discrete(len(self._encoder.actions))
-        self.action_spaces = dict.fromkeys(self.possible_agents, actions)
-        self._observations: dict[str, Observation] = {}
-        self._started = False
-
-    @property
-    def encoder(self) -> Any:
-        """Return the game's encoder: the observation's layout, the actions' texts, the text form."""
-        return self._encoder
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:

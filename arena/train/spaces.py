@@ -20,7 +20,7 @@ import numpy.typing as npt
 from arena.games import get_game
 from arena.games.base import Game
 from arena.games.encoding import Encoder, encoding_of
-from arena.train.table import Table, TrainError
+from arena.train.table import Table, TrainError, check_reward
 
 Observation = dict[str, npt.NDArray[Any]]
 
@@ -80,3 +80,44 @@ class DealSeeds:
     def next(self) -> int:
         """Return the next match's seed."""
         return self._rng.getrandbits(63)
+
+
+class SeatedEnv:
+    """What the two PettingZoo environments of a match (:mod:`arena.train.aec`, :mod:`arena.train.parallel`) set
+    up alike: the game, its encoder and table, the agents ``seat_0`` .. ``seat_{N-1}``, their spaces, the seeds.
+    Placed before PettingZoo's base class, whose ``observation_space`` and ``action_space`` it answers."""
+
+    possible_agents: list[str]
+    observation_spaces: dict[str, gymnasium.spaces.Space[Any]]
+    action_spaces: dict[str, gymnasium.spaces.Space[Any]]
+
+    def _seat_up(self, game: str | Game, seats: int, options: Mapping[str, Any] | None, reward: str,
+                 render_mode: str | None, **metadata: Any) -> None:
+        """Set the environment up (see the environments' arguments); ``metadata`` adds to PettingZoo's."""
+        self._game, self._options, self._encoder = setup(game, seats, options)
+        if render_mode not in (None, "ansi"):
+            raise TrainError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.metadata = {"name": f"arena_{self._game.name}_v0", "render_modes": ["ansi"], **metadata}
+        self._reward = check_reward(reward)
+        self._table = Table(self._game, self._options, seats, self._encoder)
+        self._seeds = DealSeeds()
+        self.possible_agents = [f"seat_{i}" for i in range(seats)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        space = observation_space(self._encoder)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        actions = gymnasium.spaces.Discrete(len(self._encoder.actions))
+        self.action_spaces = dict.fromkeys(self.possible_agents, actions)
+        self._observations: dict[str, Observation] = {}
+        self._started = False
+
+    @property
+    def encoder(self) -> Any:
+        """Return the game's encoder: the observation's layout, the actions' texts, the text form."""
+        return self._encoder
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self.action_spaces[agent]
