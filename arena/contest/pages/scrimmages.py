@@ -47,7 +47,7 @@ from arena.contest.pages.common import (
 )
 from arena.contest.scrimmage import ScrimmageError
 from arena.contest.service import SubmitError
-from arena.contest.store import Author, ScrimmageState
+from arena.contest.store import Author, Scrimmage, ScrimmageState
 from arena.core import replay as replay_format
 from arena.games.base import GameError
 from arena.web.app import Site, page_html
@@ -264,15 +264,24 @@ async def set_opponent(request: Request) -> Response:
     return RedirectResponse("/me", status_code=303)
 
 
-async def scrimmage_page(request: Request) -> Response:
+def _own_scrimmage(request: Request) -> tuple[Author, Any, Scrimmage] | Response:
+    """Return the logged-in author, their session and their scrimmage of the path's ``id``; or the answer for a
+    visitor who is not logged in (to the login page) or a scrimmage not theirs (not found)."""
     found = logged_in(request)
     if found is None:
         return RedirectResponse("/login", status_code=303)
     _, session, author = found
     try:
-        scrimmage = mine.own_scrimmage(store(request), author, str(request.path_params["id"]))
+        return author, session, mine.own_scrimmage(store(request), author, str(request.path_params["id"]))
     except mine.Missing as exc:
         return not_found_page(str(exc), author, session)
+
+
+async def scrimmage_page(request: Request) -> Response:
+    found = _own_scrimmage(request)
+    if isinstance(found, Response):
+        return found
+    author, session, scrimmage = found
     data = mine.scrimmage_json(scrimmage, with_result=True, store=store(request))
     result = data["result"]
     live = scrimmage.state in (ScrimmageState.QUEUED, ScrimmageState.RUNNING)
@@ -306,15 +315,11 @@ async def scrimmage_page(request: Request) -> Response:
     return page(f"Scrimmage of {scrimmage.bot}", body, author=author, session=session)
 
 
-def _private_match(request: Request) -> tuple[Author, Any, list[int], dict[str, Any]] | Response:
-    found = logged_in(request)
-    if found is None:
-        return RedirectResponse("/login", status_code=303)
-    _, session, author = found
-    try:
-        scrimmage = mine.own_scrimmage(store(request), author, str(request.path_params["id"]))
-    except mine.Missing as exc:
-        return not_found_page(str(exc), author, session)
+def _private_match(request: Request) -> tuple[Author, Scrimmage, list[int], dict[str, Any]] | Response:
+    found = _own_scrimmage(request)
+    if isinstance(found, Response):
+        return found
+    author, session, scrimmage = found
     number = int(request.path_params["n"])
     match = next((m for m in store(request).scrimmages.matches(scrimmage.id) if m.number == number), None)
     blob = store(request).scrimmages.replay(scrimmage.id, number)
