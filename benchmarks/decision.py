@@ -74,6 +74,7 @@ from arena.core.referee import Clock, MatchRecord, referee_match
 from arena.games import BOT_LIST, get_game
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.pool import ProcessPool
+from arena.launch.procs import descendants
 from arena.launch.runner import latency_summary, serving
 from arena.launch.sandbox import Mode, Sandbox, choose_sandbox
 from arena.protocol.seats import RemoteSeat
@@ -93,20 +94,6 @@ HALF_BOT = BotSpec("half", ("{python}", "half_deadline_bot.py"),
                    ROOT / "benchmarks" / "decision_bots" / "half_deadline")
 
 
-def _descendants(root: int) -> list[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{entry}/stat", "rb") as f:
-                parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
-    found: list[int] = []
-    frontier = {root}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier}
-        found += frontier
-    return found
-
-
 def _cpu_ns(pid: int) -> dict[tuple[int, int], int]:
     """Return the CPU time (ns) of each thread of ``pid`` so far, by (pid, thread id)."""
     out: dict[tuple[int, int], int] = {}
@@ -119,7 +106,7 @@ def _cpu_ns(pid: int) -> dict[tuple[int, int], int]:
 def children_cpu() -> dict[tuple[int, int], int]:
     """Return the CPU time (ns) of every thread of every process below this one."""
     out: dict[tuple[int, int], int] = {}
-    for pid in _descendants(os.getpid()):
+    for pid in descendants(os.getpid()):
         out.update(_cpu_ns(pid))
     return out
 

@@ -49,23 +49,10 @@ from arena.ladder.readmodel import ReadModel
 from arena.ladder.store import Store
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.pool import PoolFigures
+from arena.launch.procs import descendants
 from arena.launch.sandbox import Mode, choose_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _descendants(root: int) -> list[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{entry}/stat", "rb") as f:
-                parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
-    found: list[int] = []
-    frontier = {root}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier}
-        found += frontier
-    return found
 
 
 def _memory_kib(pid: int) -> tuple[int, int]:
@@ -99,7 +86,7 @@ class ProcessSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.period):
-            pids = _descendants(os.getpid())
+            pids = descendants(os.getpid())
             memory = [_memory_kib(pid) for pid in pids]
             sample = (len(pids), sum(m[0] for m in memory), sum(m[1] for m in memory))
             if sample[0] > self.peak[0] or (sample[0] == self.peak[0] and sample[1] > self.peak[1]):
