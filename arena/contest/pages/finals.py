@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 from typing import Any
-from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
@@ -36,6 +35,7 @@ from arena.contest.pages.common import (
     config,
     contest,
     escape,
+    form_of,
     logged_in,
     page,
     same,
@@ -217,9 +217,8 @@ async def mark_page(request: Request) -> Response:
         return RedirectResponse("/login", status_code=303)
     _, session, author = found
     try:
-        fields = {k: v[0] for k, v in parse_qs((await bounded_body(request, FORM_BYTES)).decode("ascii", "replace"),
-                                               max_num_fields=4).items()}
-    except (TooLarge, ValueError) as exc:
+        fields = form_of(await bounded_body(request, FORM_BYTES))
+    except TooLarge as exc:
         return page("Not marked", f'<p class="error">{escape(exc)}</p>', author=author, session=session, status=413)
     if not same(fields.get("csrf"), session.csrf):
         return page("Not marked", '<p class="error">the form is stale or not from this site: <a href="/finals">try '
