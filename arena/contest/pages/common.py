@@ -9,6 +9,7 @@ carries the session's CSRF token; the login form, before there is a session, a t
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import html
 import time
@@ -23,6 +24,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.contest.config import ContestConfig
+from arena.contest.finals import Finals
 from arena.contest.service import Contest
 from arena.contest.store import Author, ContestStore, Submission
 from arena.web.data import Reader
@@ -33,9 +35,9 @@ SESSION_SECONDS = 12 * 3600
 FORM_BYTES = 16 * 1024
 """The largest body of a form that carries no file (login, registration, admin actions)."""
 
-FINALS: ContextVar[tuple[bool, str]] = ContextVar("contest_finals", default=(False, ""))
-"""Whether the contest has finals, and the line about its end its pages show; set for each request by
-:class:`arena.contest.pages.finals.Notice`."""
+FINALS: ContextVar[Finals | None] = ContextVar("contest_finals", default=None)
+"""The finals of the contest a request is to, whose line about the contest's end its pages show; set for each
+request by :class:`arena.contest.pages.finals.Notice` (read only by a page that is rendered)."""
 
 PRIVATE_HEADERS = {"Cache-Control": "no-store", "Content-Security-Policy":
                    "default-src 'self'; script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"}
@@ -94,9 +96,12 @@ def page(title: str, body: str, *, author: Author | None = None, session: Sessio
     """Return a contest page: the navigation (with the admin's page for an admin), the author's log-out button when
     logged in, ``title`` and ``body`` (HTML, its values escaped by the caller), never cached."""
     links = [("/", "Leaderboard"), ("/matches", "Matches"), ("/me", "My bots")]
-    has_finals, said = FINALS.get()
-    if has_finals:
+    finals = FINALS.get()
+    said = ""
+    if finals is not None and finals.rules is not None:
         links.append(("/finals", "Finals"))
+        with contextlib.suppress(Exception):  # a database that cannot be read never takes a page down
+            said = finals.notice()
     if author is not None and author.admin:
         links.append(("/admin", "Admin"))
     nav = "".join(f'<a href="{href}">{escape(text)}</a>' for href, text in links)

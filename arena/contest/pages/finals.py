@@ -64,12 +64,7 @@ class Notice:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         finals: Finals | None = getattr(scope["app"].state.contest, "finals", None) if "app" in scope else None
-        has = finals is not None and finals.rules is not None
-        said = ""
-        if scope["type"] == "http" and finals is not None and has:
-            with contextlib.suppress(Exception):  # a database that cannot be read never takes a page down
-                said = finals.notice()
-        token = FINALS.set((has, said))
+        token = FINALS.set(finals)
         try:
             await self.app(scope, receive, send)
         finally:
