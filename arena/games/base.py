@@ -435,11 +435,7 @@ class MatchState(ABC):
             if decision is None:
                 self._wrong_seats(decisions, prompts)
             prompt.check(decision)
-        events = self._apply(decisions)
-        self._log.extend(events)
-        if events and type(events[-1]) is MatchOver:
-            self._over = True
-        return events
+        return self.apply_trusted(decisions)
 
     def apply_trusted(self, decisions: Mapping[int, Decision]) -> list[Event]:
         """:meth:`apply` without its checks, for a caller whose decisions are legal by construction: one per pending

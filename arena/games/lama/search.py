@@ -358,8 +358,7 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
         scores = []
         for choice in candidates:
             trial = world.clone(random.Random(world_seed))
-            events = trial._apply({seat: (choice,)})
-            trial._log.extend(events)
+            events = trial.apply_trusted({seat: (choice,)})  # a choice of its prompt
             steps = 0
             if not any(type(e) is RoundScored or type(e) is MatchOver for e in events):
                 steps = simulate(trial, policies, rounds=1).steps
