@@ -20,18 +20,24 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from arena.games.base import Event, MatchInfo
 from arena.games.lama import Card, LamaOptions, LamaView, TurnAction
 from arena.games.lama.bot import LamaBot
+from arena.games.lama.search import QUIT_AT as GREEDY_QUIT_AT
 from arena.games.lama.search import LamaKnowledge, LamaModel, SearchReport, options_from, pimc_turn
-from arena.games.search import SearchClock, seeded_rng
+from arena.games.search import MatchOdds, SearchClock, seeded_rng
 from arena.sdk import run
 
 NO_CAP_MS = 1e9
 QUIT_AT = 10
 """The rollouts' plan for its own seat and every seat not seen quitting early: the greedy plan, quitting rather
 than drawing at 10 points or less (:func:`arena.games.lama.search.quit_at_policy`)."""
+SPREAD = 11.0
+"""The standard deviation of two seats' difference in one round's points (greedy plans quitting at 10, 2 seats)."""
+PACE = 8.0
+"""The leading total's mean points a round in the same matches (40 points in about 5 rounds)."""
 DEFAULT_DEADLINE = 1.0
 """Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
 
@@ -42,7 +48,12 @@ class HardLama(LamaBot):
     agent = "lama-hard"
 
     def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
-                 own_quit_at: int | None = QUIT_AT, others_quit_at: int | None = QUIT_AT) -> None:
+                 own_quit_at: int | None = QUIT_AT, others_quit_at: int | None = QUIT_AT, match: bool = False,
+                 spread: float = SPREAD, pace: float = PACE, prefer_first: float | None = None) -> None:
+        self.prefer_first = prefer_first
+        self.match = match
+        self.spread = spread
+        self.pace = pace
         self.own_quit_at = own_quit_at
         self.others_quit_at = others_quit_at
         self.clock = SearchClock(ms, share=share)
@@ -80,7 +91,16 @@ class HardLama(LamaBot):
         left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
         self.clock.start(left, self.deadline if self.deadline is not None else left)
         return pimc_turn(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
-                         max_worlds=self.worlds, report=self.report, policies=self.model.policies())
+                         max_worlds=self.worlds, report=self.report, policies=self.model.policies(),
+                         quit_at=self.own_quit_at if self.own_quit_at is not None else GREEDY_QUIT_AT,
+                         prefer_first=self.prefer_first, **self._odds(view))
+
+    def _odds(self, view: LamaView) -> dict[str, Any]:
+        if not self.match:
+            return {}
+        rounds = self.options.rounds
+        return {"odds": MatchOdds(self.options.target, self.spread, self.pace, rounds),
+                "rounds_left": rounds - view.round if rounds is not None else None}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
