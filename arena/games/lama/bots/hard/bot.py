@@ -10,8 +10,8 @@ three cards or more, twice) is played as one that quits whenever it cannot play;
 with a higher quitting bar (it quits rather than draws at 10 points or less, not 4), every other seat the same
 at 13 points or less (:class:`arena.games.lama.search.LamaModel`). The turn chosen is the plan's own (the greedy
 play, or quit at 10 points or less) unless another beats it by a standard error of their paired difference over
-the same deals: the best of several noisy means is biased upwards. Each of the three made the search stronger
-against ``lama-medium``, together 0.059 at equal deals (docs/figures.md). The clock: at most ``--share`` of the
+the same deals: the best of several noisy means is biased upwards. Each of the three alone was within the noise
+against ``lama-medium``; together they add 0.055 at equal deals (docs/figures.md). The clock: at most ``--share`` of the
 per-decision deadline (default 0.4: 400 ms at the default 1 s), stopping 30 ms before what the request allows
 (:class:`SearchClock`).
 
