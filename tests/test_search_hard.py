@@ -332,7 +332,7 @@ def test_l6_l7_the_lama_search_keeps_the_plans_turn_unless_another_is_clearly_be
                                 SearchClock(1e9), max_worlds=30, report=report, policies=quit_at_policy(10),
                                 quit_at=10, prefer_first=prefer).text)
         assert report.means["draw"] > report.means["quit"]  # the same worlds each time: drawing did better
-        assert list(report.means)[0] == ("quit" if prefer is not None else "draw")
+        assert next(iter(report.means)) == ("quit" if prefer is not None else "draw")
     assert chosen == ["draw", "draw", "quit"]
 
 def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_it_does() -> None:
