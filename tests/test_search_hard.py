@@ -288,6 +288,53 @@ def test_the_lama_model_learns_an_early_quitter() -> None:
 LAMA_DISCARD = LAMA.new_match(2, 1).view(0).discard
 
 
+def test_l10_l12_the_lama_search_by_match_odds_scores_a_match_it_ends_by_places() -> None:
+    """With the match odds as its utility, a turn that empties the hand and so ends the match (the chip given
+    back, L10; the other seat past 40, L12) is worth exactly 1, the pairwise score of the place it wins, in every
+    sampled world; by the round's points it is worth the points gained on the other seat instead."""
+    import random
+
+    from arena.games.lama import LamaState
+    from arena.games.lama.search import SearchReport, knowledge_from, pimc_turn
+    from arena.games.search import MatchOdds
+
+    state = LamaState.arranged(hands=["L3", "L5 L6"], discard="L3", totals=[38, 39])
+    view, prompt = state.view(0), state.pending()[0]
+    means = []
+    for odds in (MatchOdds(40, 11.0, 8.0), None):
+        report = SearchReport()
+        pimc_turn(view, prompt.choices, knowledge_from(state, 0), random.Random(1),  # type: ignore[arg-type]
+                  SearchClock(1e9), max_worlds=6, report=report, odds=odds)
+        means.append(report.means)
+    assert means[0]["L3"] == 1.0 and 0.0 <= means[0]["quit"] < 1.0
+    assert means[1]["L3"] > 10.0  # the chip back and the other seat's hand
+    bot = HardLama(worlds=6)  # the shipped bot values rounds by the match odds
+    assert bot.turn(view, prompt.choices).text == "L3"  # type: ignore[arg-type]
+    assert bot.report.means["L3"] == 1.0
+
+
+
+def test_l6_l7_the_lama_search_keeps_the_plans_turn_unless_another_is_clearly_better() -> None:
+    """With ``prefer_first`` the first candidate is the quit-at-10 plan's turn (quit, at 5 points with nothing to
+    play, where the greedy plan draws) and a better mean by less than that many standard errors of the paired
+    difference does not displace it; without, the better mean wins."""
+    import random
+
+    from arena.games.lama import LamaState
+    from arena.games.lama.search import SearchReport, knowledge_from, pimc_turn, quit_at_policy
+
+    state = LamaState.arranged(hands=["L5 L5", "L3 L4 L5 L6 LL LL"], discard="L2")
+    view, prompt = state.view(0), state.pending()[0]
+    chosen = []
+    for prefer in (None, 0.0, 1e9):
+        report = SearchReport()
+        chosen.append(pimc_turn(view, prompt.choices, knowledge_from(state, 0), random.Random(1),  # type: ignore[arg-type]
+                                SearchClock(1e9), max_worlds=30, report=report, policies=quit_at_policy(10),
+                                quit_at=10, prefer_first=prefer).text)
+        assert report.means["draw"] > report.means["quit"]  # the same worlds each time: drawing did better
+        assert next(iter(report.means)) == ("quit" if prefer is not None else "draw")
+    assert chosen == ["draw", "draw", "quit"]
+
 def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_it_does() -> None:
     """The own seat's rollout plan with a higher quitting bar (:func:`quit_at_policy`): a hand of 4 to 10 points
     that cannot play quits instead of drawing; any hand that can play plays the greedy plan's card."""

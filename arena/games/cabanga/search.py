@@ -1396,7 +1396,7 @@ PREFER_FIRST = 1.0
 def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKnowledge, model: CabangaModel,
                 rng: random.Random, clock: SearchClock, cache: PlanCache, *, max_worlds: int | None = None,
                 min_worlds: int = 0, report: SearchReport | None = None, odds: MatchOdds | None = None,
-                rounds_left: int | None = None) -> int:
+                rounds_left: int | None = None, prefer_first: float = PREFER_FIRST) -> int:
     """Return the index of the best of ``options`` over worlds sampled until ``clock`` expires (or ``max_worlds``).
 
     ``options`` are, at a PLAY step, plays (:class:`PlayCard`), at a THROW step, throws (tuples of the throw
@@ -1406,7 +1406,8 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     :func:`~arena.games.search.round_utility`. Options far behind the best are dropped as worlds come in
     (successive rejection: a mean more than :data:`PRUNE_Z` standard errors of the paired difference below the
     best's, from 24 worlds on), so the time goes to the close ones, and the search ends early when one option is
-    clearly ahead of every other. With no complete world the first option is returned.
+    clearly ahead of every other. With no complete world the first option is returned; another is chosen only when
+    it beats the first by ``prefer_first`` standard errors of their paired difference.
     """
     if len(options) == 1:
         return 0
@@ -1470,7 +1471,7 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
         # the first option (the greedy plan's, or every throw) is kept unless another beats it clearly: the
         # best of many noisy means is biased upwards (the winner's curse)
         mean, spread = _paired(history[best], history[0])
-        if mean < PREFER_FIRST * spread / worlds ** 0.5:
+        if mean < prefer_first * spread / worlds ** 0.5:
             return 0
     return best
 

@@ -36,7 +36,7 @@ from arena.games.lama import (
     TurnAction,
 )
 from arena.games.lama.rules import HAND_SIZE
-from arena.games.search import Policy, SearchClock, Slot, deal, round_utility, simulate, told_events
+from arena.games.search import MatchOdds, Policy, SearchClock, Slot, deal, round_utility, simulate, told_events
 
 QUIT_AT = 4
 """The greedy plan quits rather than draws when its hand would score at most this many points."""
@@ -334,20 +334,33 @@ class SearchReport:
 
 def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: LamaKnowledge, rng: random.Random,
               clock: SearchClock, *, options: LamaOptions | None = None, max_worlds: int | None = None,
-              report: SearchReport | None = None, policies: Policy | Sequence[Policy] = greedy_policy
-              ) -> Card | TurnAction:
+              report: SearchReport | None = None, policies: Policy | Sequence[Policy] = greedy_policy,
+              odds: MatchOdds | None = None, rounds_left: int | None = None, quit_at: int = QUIT_AT,
+              prefer_first: float | None = None) -> Card | TurnAction:
     """Return the turn that did best over sampled worlds (determinized search, PIMC).
 
     Every choice is tried in every world sampled (common random numbers), the round played out by
     ``policies`` (one for every seat, or one per seat; default :func:`greedy_policy`) and scored by
-    :func:`~arena.games.search.round_utility`. Worlds are sampled until ``clock`` expires (a world cut short
-    does not count) or ``max_worlds``; with no complete world the greedy turn is returned.
+    :func:`~arena.games.search.round_utility` (or, given ``odds``, by the seat's expected pairwise score at the
+    match's end, :meth:`~arena.games.search.MatchOdds.score`, ``rounds_left`` after this one when the match has a
+    fixed number of rounds). Worlds are sampled until ``clock`` expires (a world cut short
+    does not count) or ``max_worlds``; with no complete world the greedy turn is returned. With
+    ``prefer_first`` the first candidate is the greedy turn quitting rather than drawing at ``quit_at`` points or
+    less, and another is chosen only when it beats the first by that many standard errors of their paired
+    difference (the best of several noisy means is biased upwards).
     """
     first = greedy_turn(view, choices)
+    if prefer_first is not None and (first is DRAW or first is QUIT):
+        points = sum(10 if v == LLAMA_VALUE else v for v in {c.value for c in view.hand})
+        if first is DRAW and points <= quit_at and QUIT in choices:
+            first = QUIT
+        elif first is QUIT and points > quit_at and DRAW in choices:
+            first = DRAW
     candidates = [first, *(c for c in choices if c is not first)]
     if len(candidates) == 1:
         return first
     totals = [0.0] * len(candidates)
+    squares = [0.0] * len(candidates)  # of each candidate's difference from the first, world by world
     worlds = 0
     seat = view.seat
     before = view.totals
@@ -365,7 +378,8 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
             if report is not None:
                 report.rollouts += 1
                 report.steps += steps + 1
-            scores.append(round_utility(before, trial._totals, seat))
+            scores.append(round_utility(before, trial._totals, seat) if odds is None
+                          else odds.score(trial._totals, seat, rounds_left))
             if clock.expired() and max_worlds is None:
                 stop = True
                 break
@@ -374,12 +388,19 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
         worlds += 1
         for i, score in enumerate(scores):
             totals[i] += score
+            squares[i] += (score - scores[0]) ** 2
     if report is not None:
         report.worlds += worlds
         report.means = {c.text: t / max(1, worlds) for c, t in zip(candidates, totals, strict=True)}
     if not worlds:
         return first
-    return candidates[max(range(len(candidates)), key=lambda i: (totals[i], -i))]
+    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+    if prefer_first is not None and best != 0:
+        mean = (totals[best] - totals[0]) / worlds
+        spread = max(0.0, squares[best] / worlds - mean * mean) ** 0.5
+        if mean <= prefer_first * spread / worlds ** 0.5:
+            return first
+    return candidates[best]
 
 
 def options_from(raw: Mapping[str, Any]) -> LamaOptions:

@@ -37,6 +37,7 @@ from arena.games.base import Event, MatchInfo
 from arena.games.cabanga import CabangaOptions, CabangaView, Card, PlayCard
 from arena.games.cabanga.bot import CabangaBot
 from arena.games.cabanga.search import (
+    PREFER_FIRST,
     CabangaKnowledge,
     CabangaModel,
     PlanCache,
@@ -51,6 +52,10 @@ from arena.games.search import MatchOdds, SearchClock, seeded_rng
 from arena.sdk import run
 
 NO_CAP_MS = 1e9
+SPREAD = 4.3
+"""The match odds' (``match``) standard deviation of two seats' difference in one round's points."""
+PACE = 2.6 * 1.5
+"""The match odds' mean points a round of the leading total."""
 DEFAULT_DEADLINE = 1.0
 """Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
 
@@ -64,7 +69,11 @@ class HardCabanga(CabangaBot):
                  plain: bool = False, width: int | None = None, search_throws: bool = True,
                  tracking: bool = False, match: bool = False, ismcts: bool = False, iterations: int | None = None,
                  tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False, own_colour: float = 1.0,
-                 own_scale: float = 2.0, others_colour: float = 1.0, others_scale: float = 2.0) -> None:
+                 own_scale: float = 2.0, others_colour: float = 1.0, others_scale: float = 2.0,
+                 prefer_first: float = PREFER_FIRST, spread: float = SPREAD, pace: float = PACE) -> None:
+        self.prefer_first = prefer_first
+        self.spread = spread
+        self.pace = pace
         self.others_colour = others_colour
         self.others_scale = others_scale
         self.own_colour = own_colour
@@ -130,7 +139,7 @@ class HardCabanga(CabangaBot):
     def _odds(self, view: CabangaView) -> dict[str, Any]:
         if not self.match:
             return {}
-        odds = MatchOdds(self.options.target, 4.3, 2.6 * 1.5, self.options.rounds)
+        odds = MatchOdds(self.options.target, self.spread, self.pace, self.options.rounds)
         left = self.options.rounds - view.round if self.options.rounds is not None else None
         return {"odds": odds, "rounds_left": left}
 
@@ -160,7 +169,8 @@ class HardCabanga(CabangaBot):
                                  max_iterations=self.iterations, report=self.report,
                                  opponents_in_tree=self.tree_opponents, **self._odds(view))
         return hard_search(view, options, knowledge, model, self.rng, self.clock, self.cache,
-                           max_worlds=self.worlds, report=self.report, **self._odds(view))
+                           max_worlds=self.worlds, report=self.report, prefer_first=self.prefer_first,
+                           **self._odds(view))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
