@@ -444,12 +444,15 @@ class _ViewMatches(_Matches):
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector for one step of the batch.
+    """Pause Python's cycle collector for one step of the batch, then collect the youngest generation.
 
-    A step makes thousands of small objects (views, prompts, events) while every match's history stays alive,
-    so the collector would run several times a step and walk all of it: measured, that cost as much as the rules.
-    Nothing a step makes forms a cycle (reference counts free it all), and the collector runs as usual between
-    steps, on what accumulated.
+    A step makes thousands of small objects (prompts, events, rows) while every match's history stays alive, so the
+    collector would run several times a step and walk all of it: measured, that cost as much as the rules. Nothing a
+    step makes forms a cycle (reference counts free it all). After the step, one collection of the youngest
+    generation walks what the step left (a few hundred objects, still in the cache): left to its thresholds instead,
+    the collector runs rarely, since a match dealt again frees thousands of objects and so holds its count down, and
+    then walks tens of thousands of objects that have long left the cache (measured: 2-4 % of a step's time more).
+    It collects only when the collector was enabled, and changes none of its settings.
     """
     if not gc.isenabled():
         yield
@@ -459,3 +462,4 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+        gc.collect(0)
