@@ -289,6 +289,15 @@ class _StateMatches(_Matches):
                 decisions += len(lane.answers)
                 state.apply_trusted(lane.answers)
                 prompts = state.pending()
+                if len(prompts) > 1 and prompts[0][2] is one and all(map(_choices, prompts)):
+                    # another simultaneous step, its first seat one-of-N (the next Goofspiel trick): set up inline
+                    lane.answers = {}
+                    lane.asked = prompts
+                    rows = lane.rows = rows_of(state, prompts)
+                    lane.k = 0
+                    lane.seat = prompts[0][0]
+                    lane.word, lane.values = rows[0]
+                    continue
             else:  # a subset prompt's candidate
                 done = lane.done
                 candidate = lane.candidates[done]
