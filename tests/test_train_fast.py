@@ -5,6 +5,7 @@ the views batch does. Only that equality keeps the fast path to the seat's view 
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 from typing import Any
@@ -163,3 +164,37 @@ def test_g2_the_fast_rows_stay_byte_for_byte_when_another_seats_hidden_cards_cha
                 checked += 1
             play(state, rng)
     assert checked >= 10
+
+
+def test_a_step_pauses_the_collector_and_then_collects_only_the_youngest_generation_leaving_its_settings() -> None:
+    """The batch keeps the cycle collector off during a step and then runs one collection of generation 0 (what the
+    step left, still in the cache) instead of waiting for the thresholds; it changes no setting of the collector,
+    and a collector the caller disabled stays off, with no collection."""
+    play = SelfPlay("cabanga", 4, 4, seed=2)
+    batch = play.reset()
+    seen: list[tuple[str, int, bool]] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        seen.append((phase, info["generation"], gc.isenabled()))
+
+    threshold = gc.get_threshold()
+    was = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(watch)
+    try:
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            batch = play.step((rng.random(batch.masks.shape) + batch.masks).argmax(axis=1))
+        young = [s for s in seen if s[0] == "start" and s[1] == 0]
+        assert len(young) >= 5 and gc.isenabled() and gc.get_threshold() == threshold
+        seen.clear()
+        gc.disable()
+        for _ in range(5):
+            batch = play.step((rng.random(batch.masks.shape) + batch.masks).argmax(axis=1))
+        assert not gc.isenabled() and seen == []
+    finally:
+        gc.callbacks.remove(watch)
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
