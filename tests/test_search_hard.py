@@ -313,7 +313,6 @@ def test_l10_l12_the_lama_search_by_match_odds_scores_a_match_it_ends_by_places(
     assert bot.report.means["L3"] == 1.0
 
 
-
 def test_l6_l7_the_lama_search_keeps_the_plans_turn_unless_another_is_clearly_better() -> None:
     """With ``prefer_first`` the first candidate is the quit-at-10 plan's turn (quit, at 5 points with nothing to
     play, where the greedy plan draws) and a better mean by less than that many standard errors of the paired
@@ -334,6 +333,7 @@ def test_l6_l7_the_lama_search_keeps_the_plans_turn_unless_another_is_clearly_be
         assert report.means["draw"] > report.means["quit"]  # the same worlds each time: drawing did better
         assert next(iter(report.means)) == ("quit" if prefer is not None else "draw")
     assert chosen == ["draw", "draw", "quit"]
+
 
 def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_it_does() -> None:
     """The own seat's rollout plan with a higher quitting bar (:func:`quit_at_policy`): a hand of 4 to 10 points
