@@ -224,13 +224,28 @@ def _greedy(counts: Sequence[int], choices: Sequence[Action]) -> Action:
     return QUIT
 
 
-def greedy_turn(view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
-    """Return the bundled greedy bot's turn: play the value it holds most of (the lower on a tie), else draw
-    while its hand scores more than :data:`QUIT_AT`, else quit."""
+def _quit_at(counts: Sequence[int], choice: Action, choices: Sequence[Action], quit_at: int) -> Action:
+    """Return the greedy plan's ``choice`` with its bar moved: quit rather than draw when the hand would score at
+    most ``quit_at`` points, draw above (a play stays as it is)."""
+    if choice is DRAW and QUIT in choices and hand_points(counts) <= quit_at:
+        return QUIT
+    if choice is QUIT and DRAW in choices and hand_points(counts) > quit_at:
+        return DRAW
+    return choice
+
+
+def _counts(view: LamaView) -> list[int]:
+    """Return the seat's hand as counts per value (index 1..7)."""
     counts = [0] * (LLAMA_VALUE + 1)
     for card in view.hand:
         counts[card.value] += 1
-    choice = _greedy(counts, choices)
+    return counts
+
+
+def greedy_turn(view: LamaView, choices: Sequence[Card | TurnAction]) -> Card | TurnAction:
+    """Return the bundled greedy bot's turn: play the value it holds most of (the lower on a tie), else draw
+    while its hand scores more than :data:`QUIT_AT`, else quit."""
+    choice = _greedy(_counts(view), choices)
     assert isinstance(choice, Card | TurnAction)
     return choice
 
@@ -256,13 +271,7 @@ def quit_at_policy(quit_at: int) -> Policy:
     def policy(state: MatchState, prompt: Prompt) -> Decision:
         assert isinstance(state, LamaState)
         counts = state._hands[prompt.seat]
-        choices = prompt.choices
-        choice = _greedy(counts, choices)
-        if choice is DRAW and hand_points(counts) <= quit_at and QUIT in choices:
-            return (QUIT,)
-        if choice is QUIT and DRAW in choices and hand_points(counts) > quit_at:
-            return (DRAW,)
-        return (choice,)
+        return (_quit_at(counts, _greedy(counts, prompt.choices), prompt.choices, quit_at),)
 
     return policy
 
@@ -350,12 +359,10 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
     difference (the best of several noisy means is biased upwards).
     """
     first = greedy_turn(view, choices)
-    if prefer_first is not None and (first is DRAW or first is QUIT):
-        points = sum(10 if v == LLAMA_VALUE else v for v in {c.value for c in view.hand})
-        if first is DRAW and points <= quit_at and QUIT in choices:
-            first = QUIT
-        elif first is QUIT and points > quit_at and DRAW in choices:
-            first = DRAW
+    if prefer_first is not None:
+        turn = _quit_at(_counts(view), first, choices, quit_at)
+        assert isinstance(turn, Card | TurnAction)
+        first = turn
     candidates = [first, *(c for c in choices if c is not first)]
     if len(candidates) == 1:
         return first
