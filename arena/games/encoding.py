@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.games import game_packages, game_part, get_game
-from arena.games.base import Action, GameError, MatchState, Pick, Prompt, View
+from arena.games.base import Action, Decision, GameError, MatchState, Pick, Prompt, View
 
 SKIP = "skip"
 """The text of the action that leaves a subset decision's candidate out (the throw's "keep this card")."""
@@ -197,15 +197,20 @@ class Number(NamedTuple):
     seats: int = 0
 
 
-Row: TypeAlias = tuple[int, bytes | list[int]]
+Values: TypeAlias = bytes | bytearray | list[int]
+"""A :class:`Row`'s numbers: ``bytes`` (or a ``bytearray``, which :meth:`StateEncoder.rows_after` may keep and
+change) when every one is 0..255, else a list."""
+
+Row: TypeAlias = tuple[int, Values]
 """One seat's observation and mask as a :class:`StateEncoder` makes them, ``(word, values)``, for a batch to expand.
 
 ``word``: an integer whose bit ``i`` is set where the observation holds 1 (``i`` < the observation's size: flags,
 one-hots, sets), and bit ``size + a`` where action ``a`` is legal (none for a subset decision: a batch adds
 :data:`SKIP` and :data:`TAKE`). ``values``: the integer values of the encoder's :class:`Number` entries, in their
-order (a block of ``seats`` numbers takes ``seats`` values, from seat 0), as ``bytes`` when every one is 0..255 (the
-common case, which a batch reads several times faster) or else as a list. Every position that no bit or number sets
-holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its ``values``."""
+order (a block of ``seats`` numbers takes ``seats`` values, from seat 0), as ``bytes`` (or ``bytearray``) when every
+one is 0..255 (the common case, which a batch reads several times faster) or else as a list. Every position that no
+bit or number sets holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its
+``values``."""
 
 
 class StateEncoder(ABC):
@@ -277,6 +282,28 @@ class StateEncoder(ABC):
         For a subset decision the row is the seat's view alone: :meth:`subset_flags` adds the step's candidate.
         """
 
+    follows = False
+    """Whether this encoder follows a match from step to step (:meth:`rows_after`): a batch then keeps a
+    :meth:`memo` per match and asks :meth:`rows_after` instead of :meth:`rows`."""
+
+    def memo(self) -> Any:
+        """Return a new, empty memo for :meth:`rows_after` (one per match a batch steps; the first call fills it)."""
+        return None
+
+    def rows_after(self, state: MatchState, prompts: Sequence[Prompt], memo: Any,
+                   decisions: Mapping[int, Decision] | None) -> list[Row]:
+        """Return :meth:`rows` of ``prompts`` in ``state``, made from what changed since the last call with ``memo``.
+
+        ``memo`` (from :meth:`memo`) holds what the encoder made at its last call for this match; ``decisions`` are
+        what was applied to the state since, as one step (``None`` when that is unknown: a new match, several
+        steps, or the caller's own changes; the rows are then made anew). An encoder that follows (:attr:`follows`)
+        updates the memo where a step is easy to follow and makes everything anew where it is not; its rows must
+        equal :meth:`rows`' (``tests/test_train_fast.py`` checks that at every decision). A row's ``values`` may be
+        the memo's own ``bytearray``, changed in place by the next call: read a row before that. The default, for an
+        encoder that does not follow, is :meth:`rows`.
+        """
+        return self.rows(state, prompts)
+
     def mask(self, prompt: Prompt) -> int:
         """Return the mask bits of a one-of-N ``prompt``'s choices, for a game whose actions are interned (one object
         per action, those of the encoder's index). Raises ``KeyError`` for any other object.
@@ -302,7 +329,7 @@ class StateEncoder(ABC):
         :class:`SubsetStep`). Raises :class:`EncodingError` in a game without subset decisions."""
         raise EncodingError(f"{type(self).__name__} has no subset decisions")
 
-    def write(self, words: Sequence[int], values: Sequence[bytes | list[int]], seats: npt.NDArray[np.intp],
+    def write(self, words: Sequence[int], values: Sequence[Values], seats: npt.NDArray[np.intp],
               observations: npt.NDArray[np.float32], masks: npt.NDArray[np.bool_]) -> None:
         """Write rows into ``observations`` (shape (rows, size)) and ``masks`` (shape (rows, actions)): ``words`` and
         ``values`` one per row (:class:`Row`), ``seats`` the observing seat of each row."""
@@ -387,4 +414,4 @@ def relative_labels(seats: int) -> tuple[str, ...]:
 
 
 __all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "Number", "Row",
-           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels"]
+           "StateEncoder", "SubsetStep", "Values", "encoding_of", "relative_labels"]
