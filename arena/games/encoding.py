@@ -268,11 +268,12 @@ class StateEncoder(ABC):
         self._where = np.array(where, dtype=np.intp).reshape(self.columns, seats).T.copy()  # [observer, column]
         self._scales = np.array(scales, dtype=np.float64)
         self._clip = np.array(clips, dtype=np.bool_)
-        self._column = np.arange(self.columns, dtype=np.intp)
-        # per column, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32)
-        self._table = np.array([[min(1.0, v / scale) if clip else v / scale for v in range(256)]
-                                for scale, clip in zip(scales, clips, strict=True)],
-                               dtype=np.float32).reshape(self.columns, 256)
+        # per column, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32),
+        # the columns end to end: column c's value v at 256 * c + v
+        self._offsets = np.arange(self.columns, dtype=np.intp) * 256
+        self._table = np.array([min(1.0, v / scale) if clip else v / scale
+                                for scale, clip in zip(scales, clips, strict=True) for v in range(256)],
+                               dtype=np.float32)
         self._index = np.arange(0)[:, None]
 
     @abstractmethod
@@ -338,9 +339,10 @@ class StateEncoder(ABC):
         little: Literal["little"] = "little"
         raw = np.frombuffer(b"".join(map(int.to_bytes, words, repeat(width, rows), repeat(little, rows))),
                             dtype=np.uint8)
-        bits = np.unpackbits(raw.reshape(rows, width), axis=1, count=self.size + self.actions, bitorder="little")
-        observations[:] = bits[:, :self.size]
-        masks[:] = bits[:, self.size:].view(np.bool_)
+        bits = np.unpackbits(raw, bitorder="little").reshape(rows, 8 * width)  # flat: faster than by rows
+        size = self.size
+        observations[:] = bits[:, :size]
+        masks[:] = bits[:, size:size + self.actions].view(np.bool_)
         if not self.columns:
             return
         try:  # every value 0..255: bytes, one array at once
@@ -351,7 +353,7 @@ class StateEncoder(ABC):
             np.minimum(exact, 1.0, out=exact, where=self._clip)
             numbers = exact.astype(np.float32)
         else:
-            numbers = self._table[self._column, small]
+            numbers = self._table.take(small + self._offsets)  # flat: several times faster than by column
         index = self._index
         if len(index) != rows:
             index = self._index = np.arange(rows)[:, None]

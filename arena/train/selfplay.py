@@ -19,13 +19,12 @@ make the same bytes (``tests/test_train_fast.py`` compares them).
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +33,8 @@ from arena.games.base import Decision, Game, MatchState, Pick, Prompt
 from arena.games.encoding import Encoder, Row, StateEncoder, Values, encoding_of
 from arena.train.spaces import setup
 from arena.train.table import ActionError, Table, TrainError, check_reward, match_rewards
+
+_T = TypeVar("_T")
 
 COLLECT_EVERY = 4
 """A batch's steps between two collections of the youngest generation (:func:`_collector_paused`)."""
@@ -113,8 +114,7 @@ class SelfPlay:
         batch.done[:] = False
         batch.rewards[:] = 0.0
         batch.illegal[:] = False
-        with _collector_paused(True):
-            self._matches.reset(self._deals, batch)
+        _collector_paused(True, self._matches.reset, self._deals, batch)
         self._started = True
         return batch
 
@@ -132,21 +132,19 @@ class SelfPlay:
             raise ActionError(f"actions must be {self.n} integer indices, one per row, got shape {chosen.shape} "
                               f"of {chosen.dtype}")
         indices = chosen.tolist()
-        if min(indices) < 0 or max(indices) >= self.actions:
+        if chosen.astype(np.uint64).max() >= self.actions:  # a negative index wraps past the range too
             bad = next(a for a in indices if not 0 <= a < self.actions)
             raise ActionError(f"action {bad!r} is out of range: the action space has {self.actions} actions, "
                               f"0..{self.actions - 1}")
         batch = self._batch
         self._steps += 1
-        with _collector_paused(self._steps % self.collect_every == 0):
-            ended = self._matches.step(indices, self._deals, batch)
-        done = batch.done
-        rewards = batch.rewards
-        done[:] = False
-        rewards[:] = 0.0
+        ended = _collector_paused(self._steps % self.collect_every == 0, self._matches.step, indices, self._deals,
+                                  batch)
+        batch.done[:] = False
+        batch.rewards[:] = 0.0
         for row, places, totals in ended:
-            done[row] = True
-            rewards[row] = match_rewards(self._game, places, totals, self._reward)
+            batch.done[row] = True
+            batch.rewards[row] = match_rewards(self._game, places, totals, self._reward)
         return batch
 
 
@@ -472,9 +470,9 @@ class _ViewMatches(_Matches):
         batch.seats[:] = seats
 
 
-@contextlib.contextmanager
-def _collector_paused(collect: bool) -> Iterator[None]:
-    """Pause Python's cycle collector for one step of the batch, then collect the youngest generation.
+def _collector_paused(collect: bool, step: Callable[..., _T], *args: Any) -> _T:
+    """Return ``step(*args)`` (one step of the batch) with Python's cycle collector paused, then, with ``collect``,
+    collect the youngest generation.
 
     A step makes thousands of small objects (prompts, events, rows) while every match's history stays alive, so the
     collector would run several times a step and walk all of it: measured, that cost as much as the rules. Nothing a
@@ -485,11 +483,10 @@ def _collector_paused(collect: bool) -> Iterator[None]:
     It collects only when the collector was enabled, and changes none of its settings.
     """
     if not gc.isenabled():
-        yield
-        return
+        return step(*args)
     gc.disable()
     try:
-        yield
+        return step(*args)
     finally:
         gc.enable()
         if collect:
