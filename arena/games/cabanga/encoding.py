@@ -284,7 +284,10 @@ class CabangaStateEncoder(StateEncoder):
         for seat, thrown in decisions.items():
             if thrown:
                 hand = hands[seat]
-                words[seat] = sum(map(bits_of, hand))
+                if len(hand) == values[seat] - len(thrown):  # the hand less the cards thrown
+                    words[seat] -= sum(map(bits_of, thrown))  # type: ignore[arg-type]
+                else:
+                    words[seat] = sum(map(bits_of, hand))
                 values[seat] = len(hand)
         self._drawn(state, memo, memo.active)
 
