@@ -219,9 +219,11 @@ class _StateMatches(_Matches):
     is answered inline in :meth:`step`, and so are the common set-ups of the next one (the step's only prompt,
     one-of-N, as every L.A.M.A. turn and Cabanga! play; the next seat of a simultaneous one-of-N step, as a
     Goofspiel trick; a subset prompt's next candidate, as a Cabanga! throw); a new step is set up by
-    :meth:`_begin`. The decisions are legal by construction (an action inside the row's mask, else the prompt's
-    default), so they are applied with :meth:`arena.games.base.MatchState.apply_trusted`, unchecked. A step whose
-    prompts are empty is the match's end (``pending()`` is empty once the match is over).
+    :meth:`_begin`. An encoder that follows the matches (:attr:`StateEncoder.follows`) keeps a memo per lane and is
+    told the decisions applied since it last made the lane's rows. The decisions are legal by construction (an
+    action inside the row's mask, else the prompt's default), so they are applied with
+    :meth:`arena.games.base.MatchState.apply_trusted`, unchecked. A step whose prompts are empty is the match's end
+    (``pending()`` is empty once the match is over).
     """
 
     def __init__(self, game: Game, options: Any, seats: int, fast: StateEncoder, n: int) -> None:
@@ -476,10 +478,13 @@ def _collector_paused(collect: bool, step: Callable[..., _T], *args: Any) -> _T:
 
     A step makes thousands of small objects (prompts, events, rows) while every match's history stays alive, so the
     collector would run several times a step and walk all of it: measured, that cost as much as the rules. Nothing a
-    step makes forms a cycle (reference counts free it all). After the step, one collection of the youngest
-    generation walks what the step left (a few hundred objects, still in the cache): left to its thresholds instead,
-    the collector runs rarely, since a match dealt again frees thousands of objects and so holds its count down, and
-    then walks tens of thousands of objects that have long left the cache (measured: 2-4 % of a step's time more).
+    step makes forms a cycle (reference counts free it all). After every :data:`COLLECT_EVERY`-th step, one
+    collection of the youngest generation walks what the steps left (a few thousand objects, mostly still in the
+    cache): left to its thresholds instead, the collector runs rarely, since a match dealt again frees thousands of
+    objects and so holds its count down, and then walks tens of thousands of objects that have long left the cache
+    (measured: 2-4 % of a step's time more). After every step, it would walk each match's pending prompt every time
+    (a Cabanga! play's prompt holds a tuple of some twenty plays), where every 4th walks most of them once: 3 % less
+    time a decision; every 16th lets the count pass the threshold and the collector walk the older generations.
     It collects only when the collector was enabled, and changes none of its settings.
     """
     if not gc.isenabled():
