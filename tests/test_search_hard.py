@@ -225,6 +225,30 @@ def test_c10_c12_a_throw_rollout_throws_what_it_is_told_and_others_by_their_poli
     assert kept[1][2] == thrown[1][2] == world.totals[2] + sum(symbols[v - 1] for v in (13, 9, 10))
 
 
+def test_c9_c10_the_worlds_plan_opens_the_gaps_no_other_seat_of_the_world_can_fill() -> None:
+    """The world's plan (``SeatPolicy(exact=True)``) costs a play the cards of the gap it opens that the other
+    seats hold in the world, times their throwing chances, plus one for a repeated colour (C9); on a tie the most
+    symbols, then LEFT before RIGHT. Own hand R4 R16 B5, tops R 2|18 and B 4|6."""
+    from arena.games.cabanga.search import exact_row
+
+    by_value = PlanCache(CABANGA.options({}).symbols).by_value
+    tops = [2, 18, 4, 6, 1, 18, 1, 18]
+    r = [1 << 4 | 1 << 16, 1 << 5, 0, 0]
+
+    def play(seat1_red: list[int], throw1: float = 1.0, previous: int = -1) -> tuple[int, int, bool]:
+        held = 0
+        for v in seat1_red:
+            held |= 1 << v
+        hands = [r, [held, 0, 0, 0], [0, 0, 0, 0]]
+        return exact_row(hands, 0, (1, 2), tops, previous, [1.0, throw1, 1.0], by_value)
+
+    assert play([]) == (0, 16, False)  # nothing to fill: the most symbols (R16), LEFT first
+    assert play([17]) == (0, 16, True)  # R17 out: R16 on the right pile, opening 3..15 (nobody's)
+    assert play([17, 10]) == (0, 4, True)  # R16's gaps both held: R4 beside R2 opens none
+    assert play([17, 10], throw1=0.0) == (0, 16, False)  # a seat that never throws fills no gap
+    assert play([], previous=0) == (1, 5, False)  # red again owes a card: B5 closes B 4|6 for nothing
+
+
 # ------------------------------------------------------------------------------------- the opponent model
 
 
@@ -473,6 +497,14 @@ def _match(bots: Sequence[Bot], game: Game, seed: int) -> list[dict[int, str]]:
     record = asyncio.run(referee_match(game, seats, seed=seed, clock=Clock(5.0)))
     assert record.faults == [] and record.result is not None
     return record.steps
+
+
+def test_the_hard_cabanga_bot_with_the_worlds_plan_for_its_own_turns_plays_whole_matches() -> None:
+    """``own_exact``: its own later turns in the rollouts by the world's plan; a whole match without a fault, and
+    not the match the greedy plan's rollouts play."""
+    runs = [_match([HardCabanga(seed=3, worlds=6, own_exact=exact), GreedyCabanga(), GreedyCabanga()], CABANGA,
+                   seed=8) for exact in (False, True)]
+    assert runs[0] != runs[1]
 
 
 def test_the_hard_bots_are_deterministic_for_a_seed_with_a_fixed_search() -> None:

@@ -797,6 +797,48 @@ class SeatPolicy:
     """The greedy plan's cost of a card of an open gap: the other seats' cards over the unseen ones, times this,
     at most 1 (the bundled greedy bot's is 2). A plan that weighs the colour more than the gaps (``colour`` 2, or
     ``scale`` 1) beats the bundled one in greedy-against-greedy matches: docs/figures.md."""
+    exact: bool = False
+    """Play by the world's plan instead (:func:`exact_row`): a play costs the cards of the gap it opens that the
+    other seats hold in the sampled world, each times that seat's throwing chance, plus one for a repeated colour;
+    the most symbols shed on a tie. The search's own later turns see the world they are played in, as the search
+    itself would choose them (a better plan than the greedy one's guess of the gap's cost)."""
+
+
+def exact_row(hands: Sequence[Sequence[int]], seat: int, others: Sequence[int], tops: Sequence[int], previous: int,
+              throws: Sequence[float], by_value: Sequence[int]) -> tuple[int, int, bool]:
+    """Return (row, value, right side) of ``seat``'s play by the world's plan (:class:`SeatPolicy` ``exact``): the
+    least expected draw, the cards of the gap it opens that the ``others`` hold (``hands``, row masks) times their
+    throwing chances (``throws``), plus one if its row is ``previous`` (C9); on a tie the most symbols
+    (``by_value[v]``), then the first in the engine's order of choices (row, value, LEFT before RIGHT)."""
+    hand = hands[seat]
+    inside = _INSIDE
+    best_cost = 1e9
+    best_tie = 0
+    row = value = -1
+    right = False
+    for r in _FOUR:
+        mask = hand[r]
+        if not mask:
+            continue
+        held = [(hands[s][r], throws[s]) for s in others]
+        base = 1.0 if r == previous else 0.0
+        left_top, right_top = tops[2 * r], tops[2 * r + 1]
+        rest = mask
+        while rest:
+            low_bit = rest & -rest
+            rest ^= low_bit
+            v = low_bit.bit_length() - 1
+            tie = -by_value[v]
+            for side_right, other in ((False, right_top), (True, left_top)):
+                gap = inside[v][other] if v < other else inside[other][v]
+                cost = base
+                if gap:
+                    for cards, chance in held:
+                        if cards & gap:
+                            cost += (cards & gap).bit_count() * chance
+                if cost < best_cost or (cost == best_cost and tie < best_tie):
+                    best_cost, best_tie, row, value, right = cost, tie, r, v, side_right
+    return row, value, right
 
 
 def rollout(world: PackedWorld, first: tuple[int, bool], policies: Sequence[SeatPolicy], cache: PlanCache,
@@ -820,7 +862,8 @@ def rollout_throw(world: PackedWorld, seat: int, thrown: int, policies: Sequence
     return RolloutPlan(policies, cache).run_throw(world, seat, thrown, rng, max_steps)
 
 
-_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float], list[float], list[float]]
+_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float], list[float], list[float],
+                  list[bool]]
 
 
 class RolloutPlan:
@@ -833,9 +876,9 @@ class RolloutPlan:
         self.prepared: _Prepared = ([policy.dump for policy in policies], [policy.throw for policy in policies],
                                     tracks, any(tracks),
                                     [not p.track and p.dump <= 0.0 and p.noise <= 0.0 and p.colour == 1.0 and
-                                     p.scale == 2.0 for p in policies],
+                                     p.scale == 2.0 and not p.exact for p in policies],
                                     [policy.noise for policy in policies], [policy.colour for policy in policies],
-                                    [policy.scale for policy in policies])
+                                    [policy.scale for policy in policies], [policy.exact for policy in policies])
 
     def run(self, world: PackedWorld, first: tuple[int, bool], rng: random.Random,
             max_steps: int = 100_000) -> tuple[int, list[int]]:
@@ -863,7 +906,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
     others_of = _OTHERS[seats]
     greedy_get = cache.greedy.get
     dump_rows = cache.dump
-    dumps, throws, tracks, tracking, plain, noises, colours, scales = prepared
+    dumps, throws, tracks, tracking, plain, noises, colours, scales, exacts = prepared
     seen = world.seen[:]
     seen_count = sum(m.bit_count() for m in seen) if tracking else 0
     tracked = cache.tracked
@@ -903,7 +946,11 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
             factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
             if factor > 1.0:
                 factor = 1.0
-            if plain[active]:
+            if exacts[active]:
+                # the world's plan: what the other seats of this world would throw into the gap, by their chances
+                row, value, right = exact_row(hands, active, others_of[active], tops, previous, throws,
+                                              cache.by_value)
+            elif plain[active]:
                 # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
                 # the same floats as its ``colour + gap * factor``, so the same ties
                 best_cost = 1e9
@@ -1250,6 +1297,10 @@ class CabangaModel:
     others_colour: float = 1.0
     """The other seats' rollout plans' weights (the same)."""
     others_scale: float = 2.0
+    own_exact: bool = False
+    """The observing seat's own later turns in a rollout by the world's plan (:class:`SeatPolicy` ``exact``)."""
+    others_exact: bool = False
+    """The other seats' turns by the world's plan too (each knowing the world's hands: a stronger opponent)."""
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)
@@ -1367,10 +1418,11 @@ class CabangaModel:
 
     def policies(self) -> list[SeatPolicy]:
         """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
-        return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale)
+        return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale,
+                           exact=self.own_exact)
                 if s == self.seat else
                 SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track, self.noise, self.others_colour,
-                           self.others_scale) for s in range(self.seats)]
+                           self.others_scale, self.others_exact) for s in range(self.seats)]
 
 
 # ----------------------------------------------------------------------------------------- the hard search

@@ -70,7 +70,10 @@ class HardCabanga(CabangaBot):
                  tracking: bool = False, match: bool = False, ismcts: bool = False, iterations: int | None = None,
                  tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False, own_colour: float = 1.0,
                  own_scale: float = 2.0, others_colour: float = 1.0, others_scale: float = 2.0,
-                 prefer_first: float = PREFER_FIRST, spread: float = SPREAD, pace: float = PACE) -> None:
+                 prefer_first: float = PREFER_FIRST, spread: float = SPREAD, pace: float = PACE,
+                 own_exact: bool = False, others_exact: bool = False) -> None:
+        self.own_exact = own_exact
+        self.others_exact = others_exact
         self.prefer_first = prefer_first
         self.spread = spread
         self.pace = pace
@@ -114,7 +117,8 @@ class HardCabanga(CabangaBot):
     def _model(self, seat: int, seats: int) -> CabangaModel:
         return CabangaModel(seat, seats, track=self.tracking, noise=self.noise, own_track=self.own_track,
                             own_colour=self.own_colour, own_scale=self.own_scale, others_colour=self.others_colour,
-                            others_scale=self.others_scale)
+                            others_scale=self.others_scale, own_exact=self.own_exact,
+                            others_exact=self.others_exact)
 
     def on_events(self, events: Sequence[Event]) -> None:
         if self.knowledge is not None and self.model is not None:
