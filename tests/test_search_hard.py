@@ -297,6 +297,49 @@ def test_the_cabanga_model_learns_who_throws_and_who_sheds_as_they_play() -> Non
     assert knowledge.played or knowledge.aside or state.over  # the knowledge saw the events too
 
 
+def test_g2_the_cabanga_model_tells_the_worlds_that_made_each_seats_last_play_from_those_that_did_not() -> None:
+    """Every seat greedy: the true world (packed from the engine's state) always fits every seat's last play
+    (:meth:`CabangaModel.fit` 1), its hand then rebuilt from its hand now, its play and its throws; worlds dealt
+    only from what seat 0 may know do not always (``miss`` then); and a seat that drew since is not judged."""
+    from arena.games.cabanga.search import _gap_factor
+
+    rng = random.Random(2)
+    judged = rebuilt = 0
+    sampled: list[float] = []
+    for seats, seed in ((3, 5), (4, 6), (5, 7), (4, 8)):
+        state = CABANGA.new_match(seats, seed)
+        assert isinstance(state, CabangaState)
+        knowledge, model = CabangaKnowledge(0, seats), CabangaModel(0, seats)
+        cache = PlanCache(state.options.symbols)
+        seen = 0
+        then: dict[int, tuple[list[int], list[int], int, float]] = {}  # seat: its hand, tops, previous row, factor
+        while not state.over:
+            told = told_events(state, 0)
+            model.observe(told[seen:], knowledge, tuple(state._hands[0]))
+            seen = len(told)
+            prompt = state.pending()[0]
+            if prompt.kind == "play" and prompt.seat == 0 and any(last is not None for last in model.last):
+                judged += 1
+                world = pack_world(state)
+                assert model.fit(world, cache, 0.25) == 1.0
+                for s, last in enumerate(model.last):
+                    if last is not None and s in then:
+                        rebuilt += bool(model.thrown_since[s])
+                        hand, tops, previous, factor = then[s]
+                        assert model.hand_then(world, s) == hand
+                        assert (last[0], last[1], last[5]) == (tops, previous, pytest.approx(factor))
+                sampler = WorldSampler(state.view(0), knowledge, model.trusted())
+                sampled += [model.fit(sampler.sample(rng), cache, 0.25) for _ in range(4)]
+            if prompt.kind == "play":
+                packed = pack_world(state)
+                then[prompt.seat] = (packed.hands[prompt.seat], packed.tops, packed.previous,
+                                     _gap_factor(state.view(prompt.seat)))
+            state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
+    assert judged >= 40 and rebuilt >= 5
+    assert 0.0 < sum(f < 1.0 for f in sampled) < len(sampled)
+    assert set(sampled) <= {0.25 ** k for k in range(5)}
+
+
 def test_the_lama_model_learns_an_early_quitter() -> None:
     """A seat that quits with a full hand is played in rollouts by the quitting policy once seen twice."""
     from arena.games.lama.rules import Quit, RoundStarted
