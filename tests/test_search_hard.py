@@ -550,6 +550,21 @@ def test_the_hard_cabanga_bot_with_the_worlds_plan_for_its_own_turns_plays_whole
     assert runs[0] != runs[1]
 
 
+def test_c14_the_hard_search_cuts_its_rollouts_at_the_horizon_it_is_given() -> None:
+    """``horizon``: no rollout runs past that many steps (scored by the standings then); without it a rollout
+    plays the round out, which takes longer from the round's first play."""
+    state = CABANGA.new_match(3, 4)
+    assert isinstance(state, CabangaState)
+    prompt = state.pending()[0]
+    mean_steps = []
+    for horizon in (3, 100_000):
+        bot = HardCabanga(worlds=10, horizon=horizon)
+        bot.play(state.view(prompt.seat), prompt.choices)  # type: ignore[arg-type]
+        assert bot.report.rollouts >= 20
+        mean_steps.append(bot.report.steps / bot.report.rollouts)
+    assert mean_steps[0] <= 3 + 1 < mean_steps[1]
+
+
 def test_the_hard_bots_are_deterministic_for_a_seed_with_a_fixed_search() -> None:
     """Same seed, same number of worlds: the same match; another deal: another match."""
     cases: list[tuple[Game, Callable[[], Bot], Callable[[], Bot]]] = [

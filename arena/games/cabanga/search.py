@@ -1517,8 +1517,8 @@ PREFER_FIRST = 1.0
 def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKnowledge, model: CabangaModel,
                 rng: random.Random, clock: SearchClock, cache: PlanCache, *, max_worlds: int | None = None,
                 min_worlds: int = 0, report: SearchReport | None = None, odds: MatchOdds | None = None,
-                rounds_left: int | None = None, prefer_first: float = PREFER_FIRST, likely: float | None = None
-                ) -> int:
+                rounds_left: int | None = None, prefer_first: float = PREFER_FIRST, likely: float | None = None,
+                horizon: int = 100_000) -> int:
     """Return the index of the best of ``options`` over worlds sampled until ``clock`` expires (or ``max_worlds``).
 
     ``options`` are, at a PLAY step, plays (:class:`PlayCard`), at a THROW step, throws (tuples of the throw
@@ -1531,7 +1531,8 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     clearly ahead of every other. With no complete world the first option is returned; another is chosen only when
     it beats the first by ``prefer_first`` standard errors of their paired difference. ``likely``: a world is
     kept with the chance :meth:`CabangaModel.fit` gives it (a world where a seat's last play was not its plan's
-    with that chance), else dealt again (at most :data:`FIT_TRIES` deals).
+    with that chance), else dealt again (at most :data:`FIT_TRIES` deals). ``horizon``: a rollout stops after
+    this many steps and is scored by the standings then (each seat's total plus its hand's symbols).
     """
     if len(options) == 1:
         return 0
@@ -1569,9 +1570,9 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
         for i in alive:
             sim.seed(world_seed)
             if throwing:
-                steps, after = plan.run_throw(world, seat, moves[i], sim)
+                steps, after = plan.run_throw(world, seat, moves[i], sim, horizon)
             else:
-                steps, after = plan.run(world, moves[i], sim)
+                steps, after = plan.run(world, moves[i], sim, horizon)
             if report is not None:
                 report.rollouts += 1
                 report.steps += steps + 1

@@ -71,7 +71,9 @@ class HardCabanga(CabangaBot):
                  tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False, own_colour: float = 1.0,
                  own_scale: float = 2.0, others_colour: float = 1.0, others_scale: float = 2.0,
                  prefer_first: float = PREFER_FIRST, spread: float = SPREAD, pace: float = PACE,
-                 own_exact: bool = False, others_exact: bool = False, likely: float | None = None) -> None:
+                 own_exact: bool = False, others_exact: bool = False, likely: float | None = None,
+                 horizon: int = 100_000) -> None:
+        self.horizon = horizon
         self.likely = likely
         self.own_exact = own_exact
         self.others_exact = others_exact
@@ -175,7 +177,7 @@ class HardCabanga(CabangaBot):
                                  opponents_in_tree=self.tree_opponents, **self._odds(view))
         return hard_search(view, options, knowledge, model, self.rng, self.clock, self.cache,
                            max_worlds=self.worlds, report=self.report, prefer_first=self.prefer_first,
-                           likely=self.likely,
+                           likely=self.likely, horizon=self.horizon,
                            **self._odds(view))
 
 
