@@ -24,6 +24,10 @@ measuring what each part adds: ``--plain`` (no opponent model: every seat played
 to throw everything), ``--width N`` (only the N best plays by the greedy plan), ``--throw-all`` (no throw search),
 ``--ismcts`` (information-set MCTS over the same deals instead: :func:`arena.games.cabanga.search.ismcts_search`,
 ``--worlds N`` then N iterations; weaker than the determinized search at equal CPU: docs/figures.md).
+Keyword arguments only, for measuring in-process (``benchmarks/search_duel.py``), all off by default and none
+stronger in its screen (docs/figures.md): ``own_exact`` and ``others_exact`` (later turns in a rollout by the
+world's plan, :func:`arena.games.cabanga.search.exact_row`), ``likely`` (worlds weighed by each seat's last play,
+:meth:`arena.games.cabanga.search.CabangaModel.fit`), ``horizon`` (rollouts cut after that many steps).
 """
 
 from __future__ import annotations
