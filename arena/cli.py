@@ -450,7 +450,7 @@ main.add_command(_play_alias, "play")
 @main.command()
 @game_option
 @click.option("--bots", "bots_paths", type=click.Path(dir_okay=False, path_type=Path), multiple=True,
-              help="Bot list (TOML); give it more than once to merge lists (bot names must differs). Default: the "
+              help="Bot list (TOML); give it more than once to merge lists (bot names must differ). Default: the "
                    "bundled example bots of the game.")
 @click.option("--seats", type=int, default=None,
               help="Number of seats; the bot list is cycled to fill them. Default: one seat per bot.")

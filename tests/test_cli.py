@@ -69,7 +69,8 @@ def test_play_bad_input_is_a_clear_error() -> None:
 @pytest.mark.process
 def test_match_writes_a_replay_that_verifies(tmp_path: Path) -> None:
     replay = tmp_path / "m.json"
-    code, out, _ = run("match", "--game", "lama", "--seed", "7", "--replay", str(replay))
+    # every bundled L.A.M.A. bot, the search bots too, which think 0.4 of the deadline: a short one keeps it quick
+    code, out, _ = run("match", "--game", "lama", "--seed", "7", "--deadline", "0.2", "--replay", str(replay))
     assert code == 0, out
     assert "latency: lama-easy:" in out and "median" in out and "p99" in out
     assert "match over" in out

@@ -48,7 +48,7 @@ def test_a_new_python_bot_passes_arena_check_as_written_and_says_why(tmp_path: P
     assert "PASS: my-bot" in checked.output and f"{game}, 3 seats" in checked.output
     # the template's debug text rides on its answers: "R7:left: the first legal play", "throw all 2", ...
     rules = get_game(game)
-    others = [bot for bot in bundled_bots().values() if game in bot.games][:2]
+    others = [bundled_bots()[f"{game}-easy"], bundled_bots()[f"{game}-random"]]  # quick: the search bots think
     seats = [BotSpec("my-bot", ("{python}", "bot.py"), folder), *others]
     record, answered = recorded_match(rules, seats, 1, rules.options({"rounds": 1}), clock=Clock(2.0))
     assert record.faults == [], record.faults

@@ -225,6 +225,30 @@ def test_c10_c12_a_throw_rollout_throws_what_it_is_told_and_others_by_their_poli
     assert kept[1][2] == thrown[1][2] == world.totals[2] + sum(symbols[v - 1] for v in (13, 9, 10))
 
 
+def test_c9_c10_the_worlds_plan_opens_the_gaps_no_other_seat_of_the_world_can_fill() -> None:
+    """The world's plan (``SeatPolicy(exact=True)``) costs a play the cards of the gap it opens that the other
+    seats hold in the world, times their throwing chances, plus one for a repeated colour (C9); on a tie the most
+    symbols, then LEFT before RIGHT. Own hand R4 R16 B5, tops R 2|18 and B 4|6."""
+    from arena.games.cabanga.search import exact_row
+
+    by_value = PlanCache(CABANGA.options({}).symbols).by_value
+    tops = [2, 18, 4, 6, 1, 18, 1, 18]
+    r = [1 << 4 | 1 << 16, 1 << 5, 0, 0]
+
+    def play(seat1_red: list[int], throw1: float = 1.0, previous: int = -1) -> tuple[int, int, bool]:
+        held = 0
+        for v in seat1_red:
+            held |= 1 << v
+        hands = [r, [held, 0, 0, 0], [0, 0, 0, 0]]
+        return exact_row(hands, 0, (1, 2), tops, previous, [1.0, throw1, 1.0], by_value)
+
+    assert play([]) == (0, 16, False)  # nothing to fill: the most symbols (R16), LEFT first
+    assert play([17]) == (0, 16, True)  # R17 out: R16 on the right pile, opening 3..15 (nobody's)
+    assert play([17, 10]) == (0, 4, True)  # R16's gaps both held: R4 beside R2 opens none
+    assert play([17, 10], throw1=0.0) == (0, 16, False)  # a seat that never throws fills no gap
+    assert play([], previous=0) == (1, 5, False)  # red again owes a card: B5 closes B 4|6 for nothing
+
+
 # ------------------------------------------------------------------------------------- the opponent model
 
 
@@ -271,6 +295,49 @@ def test_the_cabanga_model_learns_who_throws_and_who_sheds_as_they_play() -> Non
     rollouts = model.policies()
     assert rollouts[1].throw == model.throw_rate(1) and rollouts[3].throw == 1.0
     assert knowledge.played or knowledge.aside or state.over  # the knowledge saw the events too
+
+
+def test_g2_the_cabanga_model_tells_the_worlds_that_made_each_seats_last_play_from_those_that_did_not() -> None:
+    """Every seat greedy: the true world (packed from the engine's state) always fits every seat's last play
+    (:meth:`CabangaModel.fit` 1), its hand then rebuilt from its hand now, its play and its throws; worlds dealt
+    only from what seat 0 may know do not always (``miss`` then); and a seat that drew since is not judged."""
+    from arena.games.cabanga.search import _gap_factor
+
+    rng = random.Random(2)
+    judged = rebuilt = 0
+    sampled: list[float] = []
+    for seats, seed in ((3, 5), (4, 6), (5, 7), (4, 8)):
+        state = CABANGA.new_match(seats, seed)
+        assert isinstance(state, CabangaState)
+        knowledge, model = CabangaKnowledge(0, seats), CabangaModel(0, seats)
+        cache = PlanCache(state.options.symbols)
+        seen = 0
+        then: dict[int, tuple[list[int], list[int], int, float]] = {}  # seat: its hand, tops, previous row, factor
+        while not state.over:
+            told = told_events(state, 0)
+            model.observe(told[seen:], knowledge, tuple(state._hands[0]))
+            seen = len(told)
+            prompt = state.pending()[0]
+            if prompt.kind == "play" and prompt.seat == 0 and any(last is not None for last in model.last):
+                judged += 1
+                world = pack_world(state)
+                assert model.fit(world, cache, 0.25) == 1.0
+                for s, last in enumerate(model.last):
+                    if last is not None and s in then:
+                        rebuilt += bool(model.thrown_since[s])
+                        hand, tops, previous, factor = then[s]
+                        assert model.hand_then(world, s) == hand
+                        assert (last[0], last[1], last[5]) == (tops, previous, pytest.approx(factor))
+                sampler = WorldSampler(state.view(0), knowledge, model.trusted())
+                sampled += [model.fit(sampler.sample(rng), cache, 0.25) for _ in range(4)]
+            if prompt.kind == "play":
+                packed = pack_world(state)
+                then[prompt.seat] = (packed.hands[prompt.seat], packed.tops, packed.previous,
+                                     _gap_factor(state.view(prompt.seat)))
+            state.apply({p.seat: cabanga_greedy(state, p) for p in state.pending()})
+    assert judged >= 40 and rebuilt >= 5
+    assert 0.0 < sum(f < 1.0 for f in sampled) < len(sampled)
+    assert set(sampled) <= {0.25 ** k for k in range(5)}
 
 
 def test_the_lama_model_learns_an_early_quitter() -> None:
@@ -473,6 +540,29 @@ def _match(bots: Sequence[Bot], game: Game, seed: int) -> list[dict[int, str]]:
     record = asyncio.run(referee_match(game, seats, seed=seed, clock=Clock(5.0)))
     assert record.faults == [] and record.result is not None
     return record.steps
+
+
+def test_the_hard_cabanga_bot_with_the_worlds_plan_for_its_own_turns_plays_whole_matches() -> None:
+    """``own_exact``: its own later turns in the rollouts by the world's plan; a whole match without a fault, and
+    not the match the greedy plan's rollouts play."""
+    runs = [_match([HardCabanga(seed=3, worlds=6, own_exact=exact), GreedyCabanga(), GreedyCabanga()], CABANGA,
+                   seed=8) for exact in (False, True)]
+    assert runs[0] != runs[1]
+
+
+def test_c14_the_hard_search_cuts_its_rollouts_at_the_horizon_it_is_given() -> None:
+    """``horizon``: no rollout runs past that many steps (scored by the standings then); without it a rollout
+    plays the round out, which takes longer from the round's first play."""
+    state = CABANGA.new_match(3, 4)
+    assert isinstance(state, CabangaState)
+    prompt = state.pending()[0]
+    mean_steps = []
+    for horizon in (3, 100_000):
+        bot = HardCabanga(worlds=10, horizon=horizon)
+        bot.play(state.view(prompt.seat), prompt.choices)  # type: ignore[arg-type]
+        assert bot.report.rollouts >= 20
+        mean_steps.append(bot.report.steps / bot.report.rollouts)
+    assert mean_steps[0] <= 3 + 1 < mean_steps[1]
 
 
 def test_the_hard_bots_are_deterministic_for_a_seed_with_a_fixed_search() -> None:

@@ -797,6 +797,48 @@ class SeatPolicy:
     """The greedy plan's cost of a card of an open gap: the other seats' cards over the unseen ones, times this,
     at most 1 (the bundled greedy bot's is 2). A plan that weighs the colour more than the gaps (``colour`` 2, or
     ``scale`` 1) beats the bundled one in greedy-against-greedy matches: docs/figures.md."""
+    exact: bool = False
+    """Play by the world's plan instead (:func:`exact_row`): a play costs the cards of the gap it opens that the
+    other seats hold in the sampled world, each times that seat's throwing chance, plus one for a repeated colour;
+    the most symbols shed on a tie. The search's own later turns see the world they are played in, as the search
+    itself would choose them (a better plan than the greedy one's guess of the gap's cost)."""
+
+
+def exact_row(hands: Sequence[Sequence[int]], seat: int, others: Sequence[int], tops: Sequence[int], previous: int,
+              throws: Sequence[float], by_value: Sequence[int]) -> tuple[int, int, bool]:
+    """Return (row, value, right side) of ``seat``'s play by the world's plan (:class:`SeatPolicy` ``exact``): the
+    least expected draw, the cards of the gap it opens that the ``others`` hold (``hands``, row masks) times their
+    throwing chances (``throws``), plus one if its row is ``previous`` (C9); on a tie the most symbols
+    (``by_value[v]``), then the first in the engine's order of choices (row, value, LEFT before RIGHT)."""
+    hand = hands[seat]
+    inside = _INSIDE
+    best_cost = 1e9
+    best_tie = 0
+    row = value = -1
+    right = False
+    for r in _FOUR:
+        mask = hand[r]
+        if not mask:
+            continue
+        held = [(hands[s][r], throws[s]) for s in others]
+        base = 1.0 if r == previous else 0.0
+        left_top, right_top = tops[2 * r], tops[2 * r + 1]
+        rest = mask
+        while rest:
+            low_bit = rest & -rest
+            rest ^= low_bit
+            v = low_bit.bit_length() - 1
+            tie = -by_value[v]
+            for side_right, other in ((False, right_top), (True, left_top)):
+                gap = inside[v][other] if v < other else inside[other][v]
+                cost = base
+                if gap:
+                    for cards, chance in held:
+                        if cards & gap:
+                            cost += (cards & gap).bit_count() * chance
+                if cost < best_cost or (cost == best_cost and tie < best_tie):
+                    best_cost, best_tie, row, value, right = cost, tie, r, v, side_right
+    return row, value, right
 
 
 def rollout(world: PackedWorld, first: tuple[int, bool], policies: Sequence[SeatPolicy], cache: PlanCache,
@@ -820,7 +862,8 @@ def rollout_throw(world: PackedWorld, seat: int, thrown: int, policies: Sequence
     return RolloutPlan(policies, cache).run_throw(world, seat, thrown, rng, max_steps)
 
 
-_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float], list[float], list[float]]
+_Prepared = tuple[list[float], list[float], list[bool], bool, list[bool], list[float], list[float], list[float],
+                  list[bool]]
 
 
 class RolloutPlan:
@@ -833,9 +876,9 @@ class RolloutPlan:
         self.prepared: _Prepared = ([policy.dump for policy in policies], [policy.throw for policy in policies],
                                     tracks, any(tracks),
                                     [not p.track and p.dump <= 0.0 and p.noise <= 0.0 and p.colour == 1.0 and
-                                     p.scale == 2.0 for p in policies],
+                                     p.scale == 2.0 and not p.exact for p in policies],
                                     [policy.noise for policy in policies], [policy.colour for policy in policies],
-                                    [policy.scale for policy in policies])
+                                    [policy.scale for policy in policies], [policy.exact for policy in policies])
 
     def run(self, world: PackedWorld, first: tuple[int, bool], rng: random.Random,
             max_steps: int = 100_000) -> tuple[int, list[int]]:
@@ -863,7 +906,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
     others_of = _OTHERS[seats]
     greedy_get = cache.greedy.get
     dump_rows = cache.dump
-    dumps, throws, tracks, tracking, plain, noises, colours, scales = prepared
+    dumps, throws, tracks, tracking, plain, noises, colours, scales, exacts = prepared
     seen = world.seen[:]
     seen_count = sum(m.bit_count() for m in seen) if tracking else 0
     tracked = cache.tracked
@@ -903,7 +946,11 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
             factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
             if factor > 1.0:
                 factor = 1.0
-            if plain[active]:
+            if exacts[active]:
+                # the world's plan: what the other seats of this world would throw into the gap, by their chances
+                row, value, right = exact_row(hands, active, others_of[active], tops, previous, throws,
+                                              cache.by_value)
+            elif plain[active]:
                 # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
                 # the same floats as its ``colour + gap * factor``, so the same ties
                 best_cost = 1e9
@@ -1250,6 +1297,10 @@ class CabangaModel:
     others_colour: float = 1.0
     """The other seats' rollout plans' weights (the same)."""
     others_scale: float = 2.0
+    own_exact: bool = False
+    """The observing seat's own later turns in a rollout by the world's plan (:class:`SeatPolicy` ``exact``)."""
+    others_exact: bool = False
+    """The other seats' turns by the world's plan too (each knowing the world's hands: a stronger opponent)."""
     throws: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)
@@ -1260,6 +1311,13 @@ class CabangaModel:
     _drawn: list[int] = field(default_factory=list)
     _gap: tuple[int, frozenset[Card]] | None = None
     _threw: set[int] = field(default_factory=set)
+    tops: list[int] = field(default_factory=list)
+    """The eight pile tops' values as the events tell them, and the row played last (-1: none this round)."""
+    previous: int = -1
+    last: list[tuple[list[int], int, int, int, bool, float] | None] = field(default_factory=list)
+    """Each other seat's last play this round, if it drew nothing since: (the tops before it, the row played
+    before it, its row, value, right side, the greedy plan's gap factor then); ``thrown_since`` its throws since."""
+    thrown_since: list[list[int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = self.seats
@@ -1277,6 +1335,9 @@ class CabangaModel:
         self._drawn = [0] * self.seats
         self._gap = None
         self._threw = set()
+        self.previous = -1
+        self.last = [None] * self.seats
+        self.thrown_since = [[] for _ in range(self.seats)]
 
     def observe(self, events: Iterable[Event], knowledge: CabangaKnowledge, hand: Sequence[Card] = ()) -> None:
         """Take in ``events`` (oldest first) and update ``knowledge`` with them too, event by event; ``hand`` is
@@ -1287,6 +1348,7 @@ class CabangaModel:
             if kind is Played:
                 assert isinstance(event, Played)
                 seat = event.seat
+                self._remember(seat, event, knowledge)
                 self.sizes[seat] -= 1
                 if seat != self.seat:
                     self._seen_play(seat, event)
@@ -1299,15 +1361,70 @@ class CabangaModel:
                 assert isinstance(event, Threw)
                 self.sizes[event.seat] -= len(event.cards)
                 self._threw.add(event.seat)
+                self.thrown_since[event.seat].extend(_INT_OF[c] for c in event.cards)
             elif kind is ThrowsClosed:
                 self._close(knowledge, hand)
             elif kind is Drew:
                 assert isinstance(event, Drew)
                 self.sizes[event.seat] += event.count
                 self._drawn[event.seat] += event.count
+                if event.count:
+                    self.last[event.seat] = None  # its hand then is no longer its hand now plus what it shed
             elif kind is RoundStarted:
                 assert isinstance(event, RoundStarted)
                 self._new_round(event.hand_size)
+                self.tops = [c.value for c in event.tops]
+
+    def _remember(self, seat: int, event: Played, knowledge: CabangaKnowledge) -> None:
+        row = _ROW_OF[event.card]
+        if seat != self.seat and len(self.tops) == 8:
+            size = self.sizes[seat]
+            unseen = 72 - size - len(knowledge.aside)
+            factor = min(1.0, (sum(self.sizes) - size) / (unseen if unseen > 1 else 1) * 2)
+            self.last[seat] = (self.tops[:], self.previous, row, event.card.value, event.side is Side.RIGHT, factor)
+            self.thrown_since[seat] = []
+        if len(self.tops) == 8:
+            self.tops[2 * row], self.tops[2 * row + 1] = event.row_tops[0].value, event.row_tops[1].value
+        self.previous = row
+
+    def hand_then(self, world: PackedWorld, seat: int) -> list[int]:
+        """Return ``seat``'s hand (row masks) when it made its last play (:attr:`last`), were ``world`` true: its
+        hand now, the card it played, the cards it threw since."""
+        last = self.last[seat]
+        assert last is not None
+        hand = world.hands[seat][:]
+        hand[last[2]] |= 1 << last[3]
+        for card in self.thrown_since[seat]:
+            hand[card // 18] |= 1 << (card % 18 + 1)
+        return hand
+
+    def fit(self, world: PackedWorld, cache: PlanCache, miss: float) -> float:
+        """Return how likely ``world``'s hands made each other seat's last play, relative to the most likely: per
+        seat whose hand then is known in the world (its hand now, its play, its throws since; nothing drawn
+        since), 1 when it is the greedy plan's play with that hand, else ``miss`` (or its dumping chance, if
+        higher); the product over the seats. Worlds kept with this chance are weighted by what the seats did, not
+        only by what they could not hold (importance by rejection)."""
+        chance = 1.0
+        for seat, last in enumerate(self.last):
+            if last is None or seat == self.seat:
+                continue
+            tops, previous, played_row, value, right, factor = last
+            hand = self.hand_then(world, seat)
+            best_cost = 1e9
+            best_tie = 0
+            best = (-1, -1, False)
+            for r in _FOUR:
+                mask = hand[r]
+                if mask:
+                    plan = cache.row_plan(tops[2 * r], tops[2 * r + 1], mask, False)
+                    cost = plan[0] * factor
+                    if r == previous:
+                        cost = 1.0 + cost
+                    if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
+                        best_cost, best_tie, best = cost, plan[1], (r, plan[2], plan[3])
+            if best != (played_row, value, right):
+                chance *= max(miss, self.dump_rate(seat))
+        return chance
 
     def _seen_play(self, seat: int, event: Played) -> None:
         self.plays[seat] += 1
@@ -1367,10 +1484,11 @@ class CabangaModel:
 
     def policies(self) -> list[SeatPolicy]:
         """Return the rollout policy of every seat: its fitted chances; the observing seat's own plan greedy."""
-        return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale)
+        return [SeatPolicy(track=self.track or self.own_track, colour=self.own_colour, scale=self.own_scale,
+                           exact=self.own_exact)
                 if s == self.seat else
                 SeatPolicy(self.throw_rate(s), self.dump_rate(s), self.track, self.noise, self.others_colour,
-                           self.others_scale) for s in range(self.seats)]
+                           self.others_scale, self.others_exact) for s in range(self.seats)]
 
 
 # ----------------------------------------------------------------------------------------- the hard search
@@ -1389,6 +1507,9 @@ def throw_options(view: CabangaView, candidates: Sequence[Card]) -> list[tuple[C
     return list(dict.fromkeys(options))
 
 
+FIT_TRIES = 20
+"""Deals a world may be dealt again for not fitting the seats' last plays (:meth:`CabangaModel.fit`)."""
+
 PREFER_FIRST = 1.0
 """Standard errors by which an option must beat the first (the greedy plan's play, or every throw) to be chosen."""
 
@@ -1396,7 +1517,8 @@ PREFER_FIRST = 1.0
 def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKnowledge, model: CabangaModel,
                 rng: random.Random, clock: SearchClock, cache: PlanCache, *, max_worlds: int | None = None,
                 min_worlds: int = 0, report: SearchReport | None = None, odds: MatchOdds | None = None,
-                rounds_left: int | None = None, prefer_first: float = PREFER_FIRST) -> int:
+                rounds_left: int | None = None, prefer_first: float = PREFER_FIRST, likely: float | None = None,
+                horizon: int = 100_000) -> int:
     """Return the index of the best of ``options`` over worlds sampled until ``clock`` expires (or ``max_worlds``).
 
     ``options`` are, at a PLAY step, plays (:class:`PlayCard`), at a THROW step, throws (tuples of the throw
@@ -1407,7 +1529,10 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     (successive rejection: a mean more than :data:`PRUNE_Z` standard errors of the paired difference below the
     best's, from 24 worlds on), so the time goes to the close ones, and the search ends early when one option is
     clearly ahead of every other. With no complete world the first option is returned; another is chosen only when
-    it beats the first by ``prefer_first`` standard errors of their paired difference.
+    it beats the first by ``prefer_first`` standard errors of their paired difference. ``likely``: a world is
+    kept with the chance :meth:`CabangaModel.fit` gives it (a world where a seat's last play was not its plan's
+    with that chance), else dealt again (at most :data:`FIT_TRIES` deals). ``horizon``: a rollout stops after
+    this many steps and is scored by the standings then (each seat's total plus its hand's symbols).
     """
     if len(options) == 1:
         return 0
@@ -1435,14 +1560,19 @@ def hard_search(view: CabangaView, options: Sequence[Any], knowledge: CabangaKno
     stop = False
     while not stop and (max_worlds is None or worlds < max_worlds):
         world = sampler.sample(rng)
+        if likely is not None:
+            for _ in range(FIT_TRIES):
+                if rng.random() < model.fit(world, cache, likely):
+                    break
+                world = sampler.sample(rng)
         world_seed = rng.getrandbits(32)
         scores: list[tuple[int, float]] = []
         for i in alive:
             sim.seed(world_seed)
             if throwing:
-                steps, after = plan.run_throw(world, seat, moves[i], sim)
+                steps, after = plan.run_throw(world, seat, moves[i], sim, horizon)
             else:
-                steps, after = plan.run(world, moves[i], sim)
+                steps, after = plan.run(world, moves[i], sim, horizon)
             if report is not None:
                 report.rollouts += 1
                 report.steps += steps + 1

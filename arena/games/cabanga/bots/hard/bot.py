@@ -24,6 +24,10 @@ measuring what each part adds: ``--plain`` (no opponent model: every seat played
 to throw everything), ``--width N`` (only the N best plays by the greedy plan), ``--throw-all`` (no throw search),
 ``--ismcts`` (information-set MCTS over the same deals instead: :func:`arena.games.cabanga.search.ismcts_search`,
 ``--worlds N`` then N iterations; weaker than the determinized search at equal CPU: docs/figures.md).
+Keyword arguments only, for measuring in-process (``benchmarks/search_duel.py``), all off by default and none
+stronger in its screen (docs/figures.md): ``own_exact`` and ``others_exact`` (later turns in a rollout by the
+world's plan, :func:`arena.games.cabanga.search.exact_row`), ``likely`` (worlds weighed by each seat's last play,
+:meth:`arena.games.cabanga.search.CabangaModel.fit`), ``horizon`` (rollouts cut after that many steps).
 """
 
 from __future__ import annotations
@@ -70,7 +74,13 @@ class HardCabanga(CabangaBot):
                  tracking: bool = False, match: bool = False, ismcts: bool = False, iterations: int | None = None,
                  tree_opponents: bool = False, noise: float = 0.0, own_track: bool = False, own_colour: float = 1.0,
                  own_scale: float = 2.0, others_colour: float = 1.0, others_scale: float = 2.0,
-                 prefer_first: float = PREFER_FIRST, spread: float = SPREAD, pace: float = PACE) -> None:
+                 prefer_first: float = PREFER_FIRST, spread: float = SPREAD, pace: float = PACE,
+                 own_exact: bool = False, others_exact: bool = False, likely: float | None = None,
+                 horizon: int = 100_000) -> None:
+        self.horizon = horizon
+        self.likely = likely
+        self.own_exact = own_exact
+        self.others_exact = others_exact
         self.prefer_first = prefer_first
         self.spread = spread
         self.pace = pace
@@ -114,7 +124,8 @@ class HardCabanga(CabangaBot):
     def _model(self, seat: int, seats: int) -> CabangaModel:
         return CabangaModel(seat, seats, track=self.tracking, noise=self.noise, own_track=self.own_track,
                             own_colour=self.own_colour, own_scale=self.own_scale, others_colour=self.others_colour,
-                            others_scale=self.others_scale)
+                            others_scale=self.others_scale, own_exact=self.own_exact,
+                            others_exact=self.others_exact)
 
     def on_events(self, events: Sequence[Event]) -> None:
         if self.knowledge is not None and self.model is not None:
@@ -170,6 +181,7 @@ class HardCabanga(CabangaBot):
                                  opponents_in_tree=self.tree_opponents, **self._odds(view))
         return hard_search(view, options, knowledge, model, self.rng, self.clock, self.cache,
                            max_worlds=self.worlds, report=self.report, prefer_first=self.prefer_first,
+                           likely=self.likely, horizon=self.horizon,
                            **self._odds(view))
 
 
