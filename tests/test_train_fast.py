@@ -15,6 +15,7 @@ import pytest
 
 from arena.games import get_game
 from arena.games.base import MatchState, Pick, random_decision
+from arena.games.cabanga.encoding import CabangaStateEncoder
 from arena.games.encoding import Encoder, StateEncoder, SubsetStep, encoding_of
 
 try:
@@ -112,6 +113,110 @@ def test_the_state_encoder_agrees_beyond_small_numbers_and_clips_as_the_encoder_
         assert observations[i].tobytes() == alone.tobytes() and masks[i].tobytes() == mask.tobytes()
 
 
+def follow(fast: StateEncoder, game: str, seats: int, options: dict[str, Any], decisions: int,
+           seed: str) -> tuple[str | None, dict[str, int]]:
+    """Play random matches for ``decisions`` decisions, following each with :meth:`StateEncoder.rows_after` (one
+    memo a match, the decisions applied since the last call) beside :meth:`StateEncoder.rows`; return the first
+    disagreement (or ``None``) and how often each kind of Cabanga! step was followed."""
+    rules = get_game(game)
+    checked = rules.options(options)
+    rng = random.Random(seed)
+    kinds = dict.fromkeys(["play", "play then draw", "throw", "throw that threw", "new round", "new match"], 0)
+    done = 0
+    while done < decisions:
+        state = rules.new_match(seats, rng.getrandbits(32), checked)
+        memo = fast.memo()
+        applied: dict[int, Any] | None = None
+        kind = "new match"
+        while not state.over:
+            asked = [p for p in state.pending() if p.choices]
+            where = f"after a {kind}, decision {done}, seats {[p.seat for p in asked]}"
+            try:
+                rows = fast.rows_after(state, asked, memo, applied)
+            except Exception as exc:  # a memo that lost track of the state may fail anywhere
+                return f"{where}: {exc!r}", kinds
+            expected = fast.rows(state, asked)
+            kinds[kind] += 1
+            if [(w, bytes(v) if isinstance(v, bytearray) else v) for w, v in rows] != expected:
+                return where, kinds
+            done += len(asked)
+            hands = getattr(state, "_hands", None)
+            sizes = [len(h) for h in hands] if hands is not None else []
+            step = asked[0].kind
+            applied = {p.seat: random_decision(p, rng) for p in state.pending()}
+            state.apply(applied)
+            if state.over:
+                break
+            if hands is not None and getattr(state, "_hands", None) is not hands:
+                kind = "new round"
+            elif step == "play":
+                seat = asked[0].seat
+                kind = "play" if len(state._hands[seat]) == sizes[seat] - 1 else "play then draw"  # type: ignore[attr-defined]
+            else:
+                kind = "throw that threw" if any(applied.values()) else "throw"
+    return None, kinds
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), [("cabanga", s, {}) for s in range(3, 7)]
+                         + [("cabanga", 4, {"rounds": 1, "target": 40}), ("cabanga", 3, {"target": 400})])
+def test_c9_c10_c12_c13_c14_a_following_state_encoder_makes_the_rows_of_rows_after_every_kind_of_step(
+        game: str, seats: int, options: dict[str, Any]) -> None:
+    """rows_after (the batch's way: the memo updated from the step just applied) equals rows (checked against the
+    views above, and so to the seat's view, G2) at every decision: after a play (C9: the previous colour; C10: a
+    throw opened or not), a play whose seat drew (C13), a throw that threw (C12) or not, a new round (C14), and
+    totals past 255 (the memo's numbers kept as a list)."""
+    _, _, fast = encoders(game, seats, options)
+    assert fast.follows
+    problem, kinds = follow(fast, game, seats, options, 3000, f"follow/{game}/{seats}/{sorted(options.items())}")
+    assert problem is None, problem
+    rounds = "rounds" not in options
+    assert all(n >= 1 for kind, n in kinds.items() if rounds or kind != "new round"), kinds
+    assert kinds["play"] >= 100 and kinds["throw that threw"] >= 50, kinds
+
+
+class _StaleTops(CabangaStateEncoder):
+    def _played(self, state: Any, memo: Any, play: Any) -> None:
+        tops = memo.tops
+        super()._played(state, memo, play)
+        memo.tops = tops  # planted: the pile's new top forgotten
+
+
+class _NoDraws(CabangaStateEncoder):
+    def _drawn(self, state: Any, memo: Any, seat: int) -> None:
+        pass  # planted: a draw not followed
+
+
+class _StaleThrowers(CabangaStateEncoder):
+    def _thrown(self, state: Any, memo: Any, decisions: Any) -> None:
+        super()._thrown(state, memo, {})  # planted: the seats that threw keep their old hands
+
+
+class _StaleRounds(CabangaStateEncoder):
+    def rows_after(self, state: Any, prompts: Any, memo: Any, decisions: Any) -> Any:
+        if memo.hands is not None:
+            memo.hands = state._hands  # planted: a new round taken for the same one
+        return super().rows_after(state, prompts, memo, decisions)
+
+
+@pytest.mark.parametrize("planted", [_StaleTops, _NoDraws, _StaleThrowers, _StaleRounds])
+def test_a_mistake_planted_in_one_kind_of_update_is_caught(planted: type[CabangaStateEncoder]) -> None:
+    """The check above fails when any one kind of update is wrong: a play's top, a draw, a throw's hands, a new
+    round."""
+    encoder = encoding_of("cabanga").encoder(get_game("cabanga").options(), 4)
+    problem, _ = follow(planted(encoder), "cabanga", 4, {}, 3000, "planted")
+    assert problem is not None, f"{planted.__name__}'s mistake went unnoticed"
+
+
+def test_a_state_encoder_that_does_not_follow_answers_rows_after_with_rows() -> None:
+    """L.A.M.A. and Goofspiel keep no memo: rows_after is rows (the batch asks rows directly)."""
+    for game in ("lama", "goofspiel"):
+        _, _, fast = encoders(game, 3, {})
+        assert not fast.follows and fast.memo() is None
+        state = get_game(game).new_match(3, 1, get_game(game).options())
+        asked = [p for p in state.pending() if p.choices]
+        assert fast.rows_after(state, asked, None, None) == fast.rows(state, asked)
+
+
 @pytest.mark.parametrize(("game", "seats", "options"), [("cabanga", 3, {"rounds": 1}), ("cabanga", 6, {"rounds": 1}),
                                                         ("lama", 2, {"rounds": 2}), ("lama", 5, {"rounds": 1}),
                                                         ("goofspiel", 4, {"cards": 6}), ("goofspiel", 2, {})])
@@ -167,11 +272,12 @@ def test_g2_the_fast_rows_stay_byte_for_byte_when_another_seats_hidden_cards_cha
 
 
 def test_a_step_pauses_the_collector_and_then_collects_only_the_youngest_generation_leaving_its_settings() -> None:
-    """The batch keeps the cycle collector off during a step and then runs one collection of generation 0 (what the
-    step left, still in the cache) instead of waiting for the thresholds; it changes no setting of the collector,
-    and a collector the caller disabled stays off, with no collection."""
+    """The batch keeps the cycle collector off during a step and then, every ``collect_every`` steps (4 by default),
+    runs one collection of generation 0 instead of waiting for the thresholds; it changes no setting of the
+    collector, and a collector the caller disabled stays off, with no collection."""
     play = SelfPlay("cabanga", 4, 4, seed=2)
     batch = play.reset()
+    assert play.collect_every == 4
     seen: list[tuple[str, int, bool]] = []
 
     def watch(phase: str, info: dict[str, int]) -> None:
@@ -179,14 +285,23 @@ def test_a_step_pauses_the_collector_and_then_collects_only_the_youngest_generat
 
     threshold = gc.get_threshold()
     was = gc.isenabled()
+    gc.set_threshold(10**9, *threshold[1:])  # no collection by the thresholds: every one seen is the batch's
     gc.enable()
     gc.callbacks.append(watch)
     try:
         rng = np.random.default_rng(0)
+        young = []
+        for _ in range(8):
+            seen.clear()
+            batch = play.step((rng.random(batch.masks.shape) + batch.masks).argmax(axis=1))
+            young.append(seen == [("start", 0, True), ("stop", 0, True)])
+        assert young == [False, False, False, True] * 2
+        assert gc.isenabled() and gc.get_threshold() == (10**9, *threshold[1:])
+        play.collect_every = 1
+        seen.clear()
         for _ in range(5):
             batch = play.step((rng.random(batch.masks.shape) + batch.masks).argmax(axis=1))
-        young = [s for s in seen if s[0] == "start" and s[1] == 0]
-        assert len(young) >= 5 and gc.isenabled() and gc.get_threshold() == threshold
+        assert seen == [("start", 0, True), ("stop", 0, True)] * 5
         seen.clear()
         gc.disable()
         for _ in range(5):
@@ -194,6 +309,7 @@ def test_a_step_pauses_the_collector_and_then_collects_only_the_youngest_generat
         assert not gc.isenabled() and seen == []
     finally:
         gc.callbacks.remove(watch)
+        gc.set_threshold(*threshold)
         if was:
             gc.enable()
         else:

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.games import game_packages, game_part, get_game
-from arena.games.base import Action, GameError, MatchState, Pick, Prompt, View
+from arena.games.base import Action, Decision, GameError, MatchState, Pick, Prompt, View
 
 SKIP = "skip"
 """The text of the action that leaves a subset decision's candidate out (the throw's "keep this card")."""
@@ -197,15 +197,20 @@ class Number(NamedTuple):
     seats: int = 0
 
 
-Row: TypeAlias = tuple[int, bytes | list[int]]
+Values: TypeAlias = bytes | bytearray | list[int]
+"""A :class:`Row`'s numbers: ``bytes`` (or a ``bytearray``, which :meth:`StateEncoder.rows_after` may keep and
+change) when every one is 0..255, else a list."""
+
+Row: TypeAlias = tuple[int, Values]
 """One seat's observation and mask as a :class:`StateEncoder` makes them, ``(word, values)``, for a batch to expand.
 
 ``word``: an integer whose bit ``i`` is set where the observation holds 1 (``i`` < the observation's size: flags,
 one-hots, sets), and bit ``size + a`` where action ``a`` is legal (none for a subset decision: a batch adds
 :data:`SKIP` and :data:`TAKE`). ``values``: the integer values of the encoder's :class:`Number` entries, in their
-order (a block of ``seats`` numbers takes ``seats`` values, from seat 0), as ``bytes`` when every one is 0..255 (the
-common case, which a batch reads several times faster) or else as a list. Every position that no bit or number sets
-holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its ``values``."""
+order (a block of ``seats`` numbers takes ``seats`` values, from seat 0), as ``bytes`` (or ``bytearray``) when every
+one is 0..255 (the common case, which a batch reads several times faster) or else as a list. Every position that no
+bit or number sets holds 0. A plain tuple: a row is made at every decision, and a step's seats may share its
+``values``."""
 
 
 class StateEncoder(ABC):
@@ -263,11 +268,12 @@ class StateEncoder(ABC):
         self._where = np.array(where, dtype=np.intp).reshape(self.columns, seats).T.copy()  # [observer, column]
         self._scales = np.array(scales, dtype=np.float64)
         self._clip = np.array(clips, dtype=np.bool_)
-        self._column = np.arange(self.columns, dtype=np.intp)
-        # per column, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32)
-        self._table = np.array([[min(1.0, v / scale) if clip else v / scale for v in range(256)]
-                                for scale, clip in zip(scales, clips, strict=True)],
-                               dtype=np.float32).reshape(self.columns, 256)
+        # per column, what each value 0..255 becomes, made as the encoder makes it (a Python float, then float32),
+        # the columns end to end: column c's value v at 256 * c + v
+        self._offsets = np.arange(self.columns, dtype=np.intp) * 256
+        self._table = np.array([min(1.0, v / scale) if clip else v / scale
+                                for scale, clip in zip(scales, clips, strict=True) for v in range(256)],
+                               dtype=np.float32)
         self._index = np.arange(0)[:, None]
 
     @abstractmethod
@@ -276,6 +282,28 @@ class StateEncoder(ABC):
 
         For a subset decision the row is the seat's view alone: :meth:`subset_flags` adds the step's candidate.
         """
+
+    follows = False
+    """Whether this encoder follows a match from step to step (:meth:`rows_after`): a batch then keeps a
+    :meth:`memo` per match and asks :meth:`rows_after` instead of :meth:`rows`."""
+
+    def memo(self) -> Any:
+        """Return a new, empty memo for :meth:`rows_after` (one per match a batch steps; the first call fills it)."""
+        return None
+
+    def rows_after(self, state: MatchState, prompts: Sequence[Prompt], memo: Any,
+                   decisions: Mapping[int, Decision] | None) -> list[Row]:
+        """Return :meth:`rows` of ``prompts`` in ``state``, made from what changed since the last call with ``memo``.
+
+        ``memo`` (from :meth:`memo`) holds what the encoder made at its last call for this match; ``decisions`` are
+        what was applied to the state since, as one step (``None`` when that is unknown: a new match, several
+        steps, or the caller's own changes; the rows are then made anew). An encoder that follows (:attr:`follows`)
+        updates the memo where a step is easy to follow and makes everything anew where it is not; its rows must
+        equal :meth:`rows`' (``tests/test_train_fast.py`` checks that at every decision). A row's ``values`` may be
+        the memo's own ``bytearray``, changed in place by the next call: read a row before that. The default, for an
+        encoder that does not follow, is :meth:`rows`.
+        """
+        return self.rows(state, prompts)
 
     def mask(self, prompt: Prompt) -> int:
         """Return the mask bits of a one-of-N ``prompt``'s choices, for a game whose actions are interned (one object
@@ -302,7 +330,7 @@ class StateEncoder(ABC):
         :class:`SubsetStep`). Raises :class:`EncodingError` in a game without subset decisions."""
         raise EncodingError(f"{type(self).__name__} has no subset decisions")
 
-    def write(self, words: Sequence[int], values: Sequence[bytes | list[int]], seats: npt.NDArray[np.intp],
+    def write(self, words: Sequence[int], values: Sequence[Values], seats: npt.NDArray[np.intp],
               observations: npt.NDArray[np.float32], masks: npt.NDArray[np.bool_]) -> None:
         """Write rows into ``observations`` (shape (rows, size)) and ``masks`` (shape (rows, actions)): ``words`` and
         ``values`` one per row (:class:`Row`), ``seats`` the observing seat of each row."""
@@ -311,9 +339,10 @@ class StateEncoder(ABC):
         little: Literal["little"] = "little"
         raw = np.frombuffer(b"".join(map(int.to_bytes, words, repeat(width, rows), repeat(little, rows))),
                             dtype=np.uint8)
-        bits = np.unpackbits(raw.reshape(rows, width), axis=1, count=self.size + self.actions, bitorder="little")
-        observations[:] = bits[:, :self.size]
-        masks[:] = bits[:, self.size:].view(np.bool_)
+        bits = np.unpackbits(raw, bitorder="little").reshape(rows, 8 * width)  # flat: faster than by rows
+        size = self.size
+        observations[:] = bits[:, :size]
+        masks[:] = bits[:, size:size + self.actions].view(np.bool_)
         if not self.columns:
             return
         try:  # every value 0..255: bytes, one array at once
@@ -324,7 +353,7 @@ class StateEncoder(ABC):
             np.minimum(exact, 1.0, out=exact, where=self._clip)
             numbers = exact.astype(np.float32)
         else:
-            numbers = self._table[self._column, small]
+            numbers = self._table.take(small + self._offsets)  # flat: several times faster than by column
         index = self._index
         if len(index) != rows:
             index = self._index = np.arange(rows)[:, None]
@@ -387,4 +416,4 @@ def relative_labels(seats: int) -> tuple[str, ...]:
 
 
 __all__ = ["SKIP", "TAKE", "Encoder", "EncodingError", "Field", "GameEncoding", "Layout", "Number", "Row",
-           "StateEncoder", "SubsetStep", "encoding_of", "relative_labels"]
+           "StateEncoder", "SubsetStep", "Values", "encoding_of", "relative_labels"]

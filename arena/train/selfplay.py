@@ -19,21 +19,25 @@ make the same bytes (``tests/test_train_fast.py`` compares them).
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from arena.games.base import Decision, Game, MatchState, Pick, Prompt
-from arena.games.encoding import Encoder, Row, StateEncoder, encoding_of
+from arena.games.encoding import Encoder, Row, StateEncoder, Values, encoding_of
 from arena.train.spaces import setup
 from arena.train.table import ActionError, Table, TrainError, check_reward, match_rewards
+
+_T = TypeVar("_T")
+
+COLLECT_EVERY = 4
+"""A batch's steps between two collections of the youngest generation (:func:`_collector_paused`)."""
 
 
 @dataclass
@@ -90,6 +94,9 @@ class SelfPlay:
             illegal=np.zeros(n, dtype=np.bool_),
         )
         self._started = False
+        self._steps = 0
+        self.collect_every = COLLECT_EVERY
+        """Steps between two collections of the collector's youngest generation (see :func:`_collector_paused`)."""
 
     @property
     def decisions(self) -> int:
@@ -107,8 +114,7 @@ class SelfPlay:
         batch.done[:] = False
         batch.rewards[:] = 0.0
         batch.illegal[:] = False
-        with _collector_paused():
-            self._matches.reset(self._deals, batch)
+        _collector_paused(True, self._matches.reset, self._deals, batch)
         self._started = True
         return batch
 
@@ -126,20 +132,19 @@ class SelfPlay:
             raise ActionError(f"actions must be {self.n} integer indices, one per row, got shape {chosen.shape} "
                               f"of {chosen.dtype}")
         indices = chosen.tolist()
-        if min(indices) < 0 or max(indices) >= self.actions:
+        if chosen.astype(np.uint64).max() >= self.actions:  # a negative index wraps past the range too
             bad = next(a for a in indices if not 0 <= a < self.actions)
             raise ActionError(f"action {bad!r} is out of range: the action space has {self.actions} actions, "
                               f"0..{self.actions - 1}")
         batch = self._batch
-        with _collector_paused():
-            ended = self._matches.step(indices, self._deals, batch)
-        done = batch.done
-        rewards = batch.rewards
-        done[:] = False
-        rewards[:] = 0.0
+        self._steps += 1
+        ended = _collector_paused(self._steps % self.collect_every == 0, self._matches.step, indices, self._deals,
+                                  batch)
+        batch.done[:] = False
+        batch.rewards[:] = 0.0
         for row, places, totals in ended:
-            done[row] = True
-            rewards[row] = match_rewards(self._game, places, totals, self._reward)
+            batch.done[row] = True
+            batch.rewards[row] = match_rewards(self._game, places, totals, self._reward)
         return batch
 
 
@@ -173,8 +178,8 @@ class _Lane:
     the word without the candidate: the seat's row, the subset mask and the taken bits).
     """
 
-    __slots__ = ("answers", "asked", "base", "candidates", "done", "k", "one", "rows", "seat", "solo", "state",
-                 "taken", "values", "word")
+    __slots__ = ("answers", "asked", "base", "candidates", "done", "k", "memo", "one", "rows", "seat", "solo",
+                 "state", "taken", "values", "word")
 
     state: MatchState
     asked: Sequence[Prompt]
@@ -185,7 +190,8 @@ class _Lane:
     one: bool
     solo: bool
     word: int
-    values: bytes | list[int]
+    values: Values
+    memo: Any
     candidates: Sequence[Any]
     done: int
     taken: list[Any]
@@ -213,9 +219,11 @@ class _StateMatches(_Matches):
     is answered inline in :meth:`step`, and so are the common set-ups of the next one (the step's only prompt,
     one-of-N, as every L.A.M.A. turn and Cabanga! play; the next seat of a simultaneous one-of-N step, as a
     Goofspiel trick; a subset prompt's next candidate, as a Cabanga! throw); a new step is set up by
-    :meth:`_begin`. The decisions are legal by construction (an action inside the row's mask, else the prompt's
-    default), so they are applied with :meth:`arena.games.base.MatchState.apply_trusted`, unchecked. A step whose
-    prompts are empty is the match's end (``pending()`` is empty once the match is over).
+    :meth:`_begin`. An encoder that follows the matches (:attr:`StateEncoder.follows`) keeps a memo per lane and is
+    told the decisions applied since it last made the lane's rows. The decisions are legal by construction (an
+    action inside the row's mask, else the prompt's default), so they are applied with
+    :meth:`arena.games.base.MatchState.apply_trusted`, unchecked. A step whose prompts are empty is the match's end
+    (``pending()`` is empty once the match is over).
     """
 
     def __init__(self, game: Game, options: Any, seats: int, fast: StateEncoder, n: int) -> None:
@@ -227,6 +235,8 @@ class _StateMatches(_Matches):
         self.subset_bits = _Bits(fast.subset_flags)
         self.taken_bits = _Bits(fast.taken_flags)
         self.lanes = [_Lane() for _ in range(n)]
+        for lane in self.lanes:
+            lane.memo = fast.memo()
         self.answered = 0
 
     @property
@@ -246,6 +256,8 @@ class _StateMatches(_Matches):
         fast = self.fast
         choices = fast.choices
         rows_of = fast.rows
+        follows = fast.follows
+        rows_after = fast.rows_after
         one = Pick.ONE
         size = fast.size
         take, skip = self.take, self.skip
@@ -253,21 +265,18 @@ class _StateMatches(_Matches):
         ended: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
         illegal: list[int] = []
         decisions = 0
+        applied: dict[int, Decision]  # the step applied in a lane
         for row, (lane, action) in enumerate(zip(self.lanes, actions, strict=True)):
             if lane.solo:  # the one prompt of its step, one-of-N: the common turn, answered and applied inline
                 state = lane.state
                 if lane.word >> size + action & 1:
-                    state.apply_trusted({lane.seat: (choices[action],)})
+                    applied = {lane.seat: (choices[action],)}
                 else:
-                    state.apply_trusted({lane.seat: lane.asked[0][4]})  # the prompt's default
+                    applied = {lane.seat: lane.asked[0][4]}  # the prompt's default
                     illegal.append(row)
+                state.apply_trusted(applied)
                 decisions += 1
                 prompts = state.pending()
-                if len(prompts) == 1 and prompts[0][2] is one:  # the next is another such turn: set up inline
-                    lane.asked = prompts
-                    (lane.word, lane.values), = rows_of(state, prompts)
-                    lane.seat = prompts[0][0]
-                    continue
             elif lane.one:  # a one-of-N prompt of a step with others
                 asked = lane.asked
                 k = lane.k
@@ -286,14 +295,16 @@ class _StateMatches(_Matches):
                         self._ask(lane, k)
                     continue
                 state = lane.state
-                decisions += len(lane.answers)
-                state.apply_trusted(lane.answers)
+                applied = lane.answers
+                decisions += len(applied)
+                state.apply_trusted(applied)
                 prompts = state.pending()
                 if len(prompts) > 1 and prompts[0][2] is one and all(map(_choices, prompts)):
                     # another simultaneous step, its first seat one-of-N (the next Goofspiel trick): set up inline
                     lane.answers = {}
                     lane.asked = prompts
-                    rows = lane.rows = rows_of(state, prompts)
+                    rows = lane.rows = (rows_after(state, prompts, lane.memo, applied) if follows
+                                        else rows_of(state, prompts))
                     lane.k = 0
                     lane.seat = prompts[0][0]
                     lane.word, lane.values = rows[0]
@@ -320,12 +331,19 @@ class _StateMatches(_Matches):
                     self._ask(lane, k)
                     continue
                 state = lane.state
-                decisions += len(lane.answers)
-                state.apply_trusted(lane.answers)
+                applied = lane.answers
+                decisions += len(applied)
+                state.apply_trusted(applied)
                 prompts = state.pending()
             # the match's next step, or its end
-            if prompts:
-                self._begin(lane, prompts)
+            if len(prompts) == 1 and prompts[0][2] is one:  # a step of one one-of-N turn (a play): set up inline
+                lane.asked = prompts
+                (lane.word, lane.values), = (rows_after(state, prompts, lane.memo, applied) if follows
+                                             else rows_of(state, prompts))
+                lane.seat = prompts[0][0]
+                lane.one = lane.solo = True
+            elif prompts:
+                self._begin(lane, prompts, applied)
             else:
                 ended.append((row, *self._result(lane)))
                 self._deal(lane, deals.getrandbits(63))
@@ -338,17 +356,18 @@ class _StateMatches(_Matches):
             flags[illegal] = True
         return ended
 
-    def _write(self, words: list[int], values: list[bytes | list[int]], seats: list[int], batch: Batch) -> None:
+    def _write(self, words: list[int], values: list[Values], seats: list[int], batch: Batch) -> None:
         batch.seats[:] = seats
         self.fast.write(words, values, batch.seats, batch.observations, batch.masks)
 
     def _deal(self, lane: _Lane, seed: int) -> None:
         lane.state = state = self.game.new_match(self.seats, seed, self.options)
-        self._begin(lane, state.pending())
+        self._begin(lane, state.pending(), None)
 
-    def _begin(self, lane: _Lane, prompts: Sequence[Prompt]) -> None:
+    def _begin(self, lane: _Lane, prompts: Sequence[Prompt], applied: Mapping[int, Decision] | None) -> None:
         """Set up the turns of the step whose ``prompts`` are pending (a subset prompt without candidates is
-        answered at once) and ask the first."""
+        answered at once) and ask the first. ``applied``: the step applied since the lane's rows were last made
+        (``None`` for a new match), for an encoder that follows the match."""
         state = lane.state
         lane.answers = {}
         if not all(map(_choices, prompts)):
@@ -359,10 +378,12 @@ class _StateMatches(_Matches):
                     break
                 self.answered += len(prompts)
                 state.apply_trusted(lane.answers)
+                applied = None  # more than one step since the rows were made
                 prompts = state.pending()
             prompts = asked
         lane.asked = prompts
-        lane.rows = self.fast.rows(state, prompts)
+        fast = self.fast
+        lane.rows = fast.rows_after(state, prompts, lane.memo, applied) if fast.follows else fast.rows(state, prompts)
         self._ask(lane, 0)
 
     def _ask(self, lane: _Lane, k: int) -> None:
@@ -451,24 +472,27 @@ class _ViewMatches(_Matches):
         batch.seats[:] = seats
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector for one step of the batch, then collect the youngest generation.
+def _collector_paused(collect: bool, step: Callable[..., _T], *args: Any) -> _T:
+    """Return ``step(*args)`` (one step of the batch) with Python's cycle collector paused, then, with ``collect``,
+    collect the youngest generation.
 
     A step makes thousands of small objects (prompts, events, rows) while every match's history stays alive, so the
     collector would run several times a step and walk all of it: measured, that cost as much as the rules. Nothing a
-    step makes forms a cycle (reference counts free it all). After the step, one collection of the youngest
-    generation walks what the step left (a few hundred objects, still in the cache): left to its thresholds instead,
-    the collector runs rarely, since a match dealt again frees thousands of objects and so holds its count down, and
-    then walks tens of thousands of objects that have long left the cache (measured: 2-4 % of a step's time more).
+    step makes forms a cycle (reference counts free it all). After every :data:`COLLECT_EVERY`-th step, one
+    collection of the youngest generation walks what the steps left (a few thousand objects, mostly still in the
+    cache): left to its thresholds instead, the collector runs rarely, since a match dealt again frees thousands of
+    objects and so holds its count down, and then walks tens of thousands of objects that have long left the cache
+    (measured: 2-4 % of a step's time more). After every step, it would walk each match's pending prompt every time
+    (a Cabanga! play's prompt holds a tuple of some twenty plays), where every 4th walks most of them once: 3 % less
+    time a decision; every 16th lets the count pass the threshold and the collector walk the older generations.
     It collects only when the collector was enabled, and changes none of its settings.
     """
     if not gc.isenabled():
-        yield
-        return
+        return step(*args)
     gc.disable()
     try:
-        yield
+        return step(*args)
     finally:
         gc.enable()
-        gc.collect(0)
+        if collect:
+            gc.collect(0)

@@ -41,12 +41,13 @@ observations made from the match state, a throw's seats at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from operator import add, attrgetter
 from typing import Any
 
-from arena.games.base import Action, MatchState, Prompt, View
+from arena.games.base import Action, Decision, MatchState, Prompt, View
 from arena.games.cabanga.rules import (
+    _PILE_OF,
     NUMBER_CARDS,
     PILE_NAMES,
     ROWS,
@@ -176,8 +177,9 @@ class CabangaStateEncoder(StateEncoder):
         plays = {play: i for i, play in enumerate(PLAYS)}
         self._hand = {card: 1 << hand + i for card, i in _CARD_AT.items()}.__getitem__
         # in a PLAY step the card's hand bit and its two plays' mask bits
-        self._hand_plays = {card: 1 << hand + i | 1 << size + plays[PlayCard(card, Side.LEFT)]
-                            | 1 << size + plays[PlayCard(card, Side.RIGHT)] for card, i in _CARD_AT.items()}.__getitem__
+        self._plays_of = {card: 1 << hand + i | 1 << size + plays[PlayCard(card, Side.LEFT)]
+                          | 1 << size + plays[PlayCard(card, Side.RIGHT)] for card, i in _CARD_AT.items()}
+        self._hand_plays = self._plays_of.__getitem__
         self._candidate = {card: 1 << layout["candidate"] + i for card, i in _CARD_AT.items()}
         self._taken = {card: 1 << layout["taken"] + i for card, i in _CARD_AT.items()}
         tops = layout["tops"]
@@ -191,6 +193,8 @@ class CabangaStateEncoder(StateEncoder):
         self._throw_row = [1 << layout["throw_row"] + i for i in range(len(ROWS))]
         active = layout["active"]
         self._active = [[1 << active + (seat - observer) % seats for seat in range(seats)] for observer in range(seats)]
+        self._myself = 1 << active  # the active seat seen by itself
+        self._observed = (1 << size) - 1  # a row's observation bits, without its mask's
 
     def rows(self, state: MatchState, prompts: Sequence[Prompt]) -> list[Row]:
         assert isinstance(state, CabangaState)
@@ -221,11 +225,118 @@ class CabangaStateEncoder(StateEncoder):
         return [(shared | sum(map(bits_of, hands[prompt[0]])) | self._active[prompt[0]][active], values)
                 for prompt in prompts]
 
+    follows = True
+
+    def memo(self) -> Followed:
+        return Followed()
+
+    def rows_after(self, state: MatchState, prompts: Sequence[Prompt], memo: Any,
+                   decisions: Mapping[int, Decision] | None) -> list[Row]:
+        """:meth:`rows`, updated from the last call's: after a play, its pile's top and its seat's hand; after a throw,
+        the hands of the seats that threw and of the seat that drew. A new round (new hands) or an unknown step is
+        made anew."""
+        assert isinstance(state, CabangaState) and isinstance(memo, Followed)
+        if memo.hands is not state._hands or decisions is None:
+            self._anew(state, memo)
+        elif memo.step == "play":
+            self._played(state, memo, decisions[memo.active][0])  # type: ignore[arg-type]
+        else:
+            self._thrown(state, memo, decisions)
+        step = state._step
+        assert step is not None  # a prompt is pending
+        memo.step = step
+        active = memo.active = state._active
+        shared = memo.tops | self._step[step]
+        previous = state._previous_colour
+        if previous is not None:
+            shared |= self._previous[id(previous)]
+        words = memo.words
+        values = memo.values
+        if step == "play":
+            return [(shared | words[active] | self._myself, values)]
+        shared |= self._throw_row[state._row]
+        observed = self._observed
+        bits = self._active
+        return [(shared | words[prompt[0]] & observed | bits[prompt[0]][active], values) for prompt in prompts]
+
+    def _played(self, state: CabangaState, memo: Followed, play: PlayCard) -> None:
+        """Follow a play: its pile's new top (the old one is just below it) and its seat's hand, which lost the card
+        and may have drawn (C13)."""
+        seat = memo.active
+        card = play.card
+        pile = _PILE_OF[play]
+        tops = self._tops[pile]
+        memo.tops ^= tops[state._piles[pile][-2]] ^ tops[card]
+        hand = state._hands[seat]
+        values = memo.values
+        if len(hand) == values[seat] - 1:  # nothing drawn: the hand less the card
+            memo.words[seat] -= self._plays_of[card]
+            values[seat] -= 1
+        else:
+            self._drawn(state, memo, seat)
+
+    def _thrown(self, state: CabangaState, memo: Followed, decisions: Mapping[int, Decision]) -> None:
+        """Follow a throw: the hands of the seats that threw (C12), and of the seat that played, which drew (C13)."""
+        hands = state._hands
+        words = memo.words
+        values = memo.values
+        bits_of = self._hand_plays
+        for seat, thrown in decisions.items():
+            if thrown:
+                hand = hands[seat]
+                if len(hand) == values[seat] - len(thrown):  # the hand less the cards thrown
+                    words[seat] -= sum(map(bits_of, thrown))  # type: ignore[arg-type]
+                else:
+                    words[seat] = sum(map(bits_of, hand))
+                values[seat] = len(hand)
+        self._drawn(state, memo, memo.active)
+
+    def _drawn(self, state: CabangaState, memo: Followed, seat: int) -> None:
+        """Follow a draw (C13): the seat's hand anew, the sizes of the hand and of the penalty and set-aside piles."""
+        hand = state._hands[seat]
+        memo.words[seat] = sum(map(self._hand_plays, hand))
+        values = memo.values
+        values[seat] = len(hand)
+        at = 2 * self.seats
+        values[at] = len(state._penalty)
+        values[at + 1] = len(state._set_aside)
+
+    def _anew(self, state: CabangaState, memo: Followed) -> None:
+        """Fill ``memo`` from ``state``: the round's hands, the tops' bits, every hand's bits, the numbers."""
+        memo.hands = hands = state._hands
+        p0, p1, p2, p3, p4, p5, p6, p7 = state._piles
+        t0, t1, t2, t3, t4, t5, t6, t7 = self._tops
+        memo.tops = (t0[p0[-1]] | t1[p1[-1]] | t2[p2[-1]] | t3[p3[-1]] | t4[p4[-1]] | t5[p5[-1]] | t6[p6[-1]]
+                     | t7[p7[-1]])
+        bits_of = self._hand_plays
+        memo.words = [sum(map(bits_of, hand)) for hand in hands]
+        numbers = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round]
+        try:
+            memo.values = bytearray(numbers)
+        except ValueError:  # a value beyond 255 (a total past a large target)
+            memo.values = numbers
+
     def subset_flags(self, candidate: Action) -> int:
         return self._candidate[candidate]  # type: ignore[index]
 
     def taken_flags(self, candidate: Action) -> int:
         return self._taken[candidate]  # type: ignore[index]
+
+
+class Followed:
+    """What :meth:`CabangaStateEncoder.rows_after` keeps of one match between its steps: the round's hands (the list
+    itself: a new round deals new ones), the tops' bits, per seat its hand's bits with its plays' mask bits, the
+    numbers of the row (``values``), and the step and active seat they were made at."""
+
+    __slots__ = ("active", "hands", "step", "tops", "values", "words")
+
+    def __init__(self) -> None:
+        self.hands: list[list[Card]] | None = None
+        self.tops = 0
+        self.words: list[int] = []
+        self.values: bytearray | list[int] = bytearray()
+        self.step = ""
+        self.active = 0
 
 
 class CabangaEncoding(GameEncoding):
