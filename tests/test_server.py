@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
+import socket
+from pathlib import Path
 
 import pytest
 
-from arena.protocol.server import Connection, Outgoing, Slot
+from arena.protocol.server import ArenaServer, Connection, Outgoing, Slot
 from arena.v2 import arena_pb2 as pb
 
 
@@ -42,3 +45,27 @@ def test_a_late_answer_to_an_old_request_is_dropped_not_applied_to_the_current_o
 
     answer = asyncio.run(scenario())
     assert answer.request_id == 2 and list(answer.picks) == [0]
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("turns", range(5))
+def test_a_start_cancelled_half_way_leaves_nothing_serving(tmp_path: Path, turns: int) -> None:
+    """A bot's server whose start is cancelled (a bot started ahead that is no longer needed, a ladder ending)
+    after ``turns`` turns of the loop: nothing serves on its socket afterwards, whichever turn the cancel came at.
+    Before, a cancel in the middle of gRPC's start left its server running unowned: no one stopped it, and at exit
+    its finalizer failed on the closed loop."""
+    path = tmp_path / "arena.sock"
+
+    async def scenario() -> None:
+        server = ArenaServer.private()
+        start = asyncio.ensure_future(server.start(f"unix:{path}"))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        start.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await start
+        await server.stop(0)  # what a session's stop does: it stops the server it knows of
+        with socket.socket(socket.AF_UNIX) as probe, pytest.raises((ConnectionRefusedError, FileNotFoundError)):
+            probe.connect(str(path))
+
+    asyncio.run(scenario())

@@ -483,7 +483,16 @@ class ArenaServer:
             if port == 0:
                 raise ServerError(f"cannot listen on {where!r}: the address is in use or not valid")
             bound.append(f"{where.rsplit(':', 1)[0]}:{port}" if where.rsplit(":", 1)[-1] == "0" else where)
-        await server.start()
+        # a start cancelled half-way (a bot started ahead that is no longer needed, the ladder ending) would leave
+        # gRPC's server serving with nobody to stop it: it is let finish, then stopped
+        starting = asyncio.ensure_future(server.start())
+        try:
+            await asyncio.shield(starting)
+        except BaseException:
+            await asyncio.wait([starting])
+            starting.exception()  # seen: what is raised here is the cancel, or this same error
+            await server.stop(0)
+            raise
         self._server = server
         self.address = bound[0]
         self.addresses = bound
