@@ -294,21 +294,6 @@ class _StateMatches(_Matches):
                     else:
                         self._ask(lane, k)
                     continue
-                state = lane.state
-                applied = lane.answers
-                decisions += len(applied)
-                state.apply_trusted(applied)
-                prompts = state.pending()
-                if len(prompts) > 1 and prompts[0][2] is one and all(map(_choices, prompts)):
-                    # another simultaneous step, its first seat one-of-N (the next Goofspiel trick): set up inline
-                    lane.answers = {}
-                    lane.asked = prompts
-                    rows = lane.rows = (rows_after(state, prompts, lane.memo, applied) if follows
-                                        else rows_of(state, prompts))
-                    lane.k = 0
-                    lane.seat = prompts[0][0]
-                    lane.word, lane.values = rows[0]
-                    continue
             else:  # a subset prompt's candidate
                 done = lane.done
                 candidate = lane.candidates[done]
@@ -330,11 +315,22 @@ class _StateMatches(_Matches):
                 if k < len(lane.asked):  # the step's next seat
                     self._ask(lane, k)
                     continue
+            if not lane.solo:  # the step's last seat answered: the step applied
                 state = lane.state
                 applied = lane.answers
                 decisions += len(applied)
                 state.apply_trusted(applied)
                 prompts = state.pending()
+                if lane.one and len(prompts) > 1 and prompts[0][2] is one and all(map(_choices, prompts)):
+                    # another simultaneous step, its first seat one-of-N (the next Goofspiel trick): set up inline
+                    lane.answers = {}
+                    lane.asked = prompts
+                    rows = lane.rows = (rows_after(state, prompts, lane.memo, applied) if follows
+                                        else rows_of(state, prompts))
+                    lane.k = 0
+                    lane.seat = prompts[0][0]
+                    lane.word, lane.values = rows[0]
+                    continue
             # the match's next step, or its end
             if len(prompts) == 1 and prompts[0][2] is one:  # a step of one one-of-N turn (a play): set up inline
                 lane.asked = prompts

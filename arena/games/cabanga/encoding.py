@@ -201,10 +201,7 @@ class CabangaStateEncoder(StateEncoder):
         step = state._step
         assert step is not None  # a prompt is pending
         hands = state._hands
-        p0, p1, p2, p3, p4, p5, p6, p7 = state._piles  # their tops: the cards of their one-hots, unrolled
-        t0, t1, t2, t3, t4, t5, t6, t7 = self._tops
-        shared = (t0[p0[-1]] | t1[p1[-1]] | t2[p2[-1]] | t3[p3[-1]] | t4[p4[-1]] | t5[p5[-1]] | t6[p6[-1]]
-                  | t7[p7[-1]] | self._step[step])
+        shared = self._top_bits(state) | self._step[step]
         previous = state._previous_colour
         if previous is not None:
             shared |= self._previous[id(previous)]
@@ -213,7 +210,7 @@ class CabangaStateEncoder(StateEncoder):
             bits_of = self._hand
         else:
             bits_of = self._hand_plays
-        numbers = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round]
+        numbers = self._numbers(state)
         try:
             values: bytes | list[int] = bytes(numbers)
         except ValueError:  # a value beyond 255 (a total past a large target)
@@ -304,17 +301,26 @@ class CabangaStateEncoder(StateEncoder):
     def _anew(self, state: CabangaState, memo: Followed) -> None:
         """Fill ``memo`` from ``state``: the round's hands, the tops' bits, every hand's bits, the numbers."""
         memo.hands = hands = state._hands
-        p0, p1, p2, p3, p4, p5, p6, p7 = state._piles
-        t0, t1, t2, t3, t4, t5, t6, t7 = self._tops
-        memo.tops = (t0[p0[-1]] | t1[p1[-1]] | t2[p2[-1]] | t3[p3[-1]] | t4[p4[-1]] | t5[p5[-1]] | t6[p6[-1]]
-                     | t7[p7[-1]])
+        memo.tops = self._top_bits(state)
         bits_of = self._hand_plays
         memo.words = [sum(map(bits_of, hand)) for hand in hands]
-        numbers = [*map(len, hands), *state._totals, len(state._penalty), len(state._set_aside), state._round]
+        numbers = self._numbers(state)
         try:
             memo.values = bytearray(numbers)
         except ValueError:  # a value beyond 255 (a total past a large target)
             memo.values = numbers
+
+    def _top_bits(self, state: CabangaState) -> int:
+        """Return the bits of the eight piles' tops (the cards of their one-hots, unrolled)."""
+        p0, p1, p2, p3, p4, p5, p6, p7 = state._piles
+        t0, t1, t2, t3, t4, t5, t6, t7 = self._tops
+        return (t0[p0[-1]] | t1[p1[-1]] | t2[p2[-1]] | t3[p3[-1]] | t4[p4[-1]] | t5[p5[-1]] | t6[p6[-1]]
+                | t7[p7[-1]])
+
+    @staticmethod
+    def _numbers(state: CabangaState) -> list[int]:
+        """Return a row's numbers, in the :class:`Number` entries' order: hand sizes, totals, piles, round."""
+        return [*map(len, state._hands), *state._totals, len(state._penalty), len(state._set_aside), state._round]
 
     def subset_flags(self, candidate: Action) -> int:
         return self._candidate[candidate]  # type: ignore[index]
