@@ -946,11 +946,7 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
             factor = (total_cards - size) / (unseen if unseen > 1 else 1) * 2
             if factor > 1.0:
                 factor = 1.0
-            if exacts[active]:
-                # the world's plan: what the other seats of this world would throw into the gap, by their chances
-                row, value, right = exact_row(hands, active, others_of[active], tops, previous, throws,
-                                              cache.by_value)
-            elif plain[active]:
+            if plain[active]:
                 # the greedy plan (:func:`greedy_policy`): the least expected penalty, the costliest card on a tie;
                 # the same floats as its ``colour + gap * factor``, so the same ties
                 best_cost = 1e9
@@ -966,6 +962,10 @@ def _run(world: PackedWorld, first: tuple[int, bool] | int | None, decider: int,
                             cost = 1.0 + cost
                         if cost < best_cost or (cost == best_cost and plan[1] < best_tie):
                             best_cost, best_tie, row, value, right = cost, plan[1], r, plan[2], plan[3]
+            elif exacts[active]:  # never plain: a measuring knob kept off the greedy plan's way
+                # the world's plan: what the other seats of this world would throw into the gap, by their chances
+                row, value, right = exact_row(hands, active, others_of[active], tops, previous, throws,
+                                              cache.by_value)
             else:
                 chance = dumps[active]
                 dumping = chance > 0.0 and random_() < chance
