@@ -12,7 +12,7 @@ three cards or more, twice) is played as one that quits whenever it cannot play;
 (:class:`arena.games.lama.search.LamaModel`). The turn chosen is that plan's own unless another beats it by a
 standard error of their paired difference over the same deals: the best of several noisy means is biased upwards.
 Against ``lama-medium`` at equal deals the match odds, the quitting bars and the preference for the plan's turn add
-0.055 together (the third pass), and keeping the top in its own rollouts 0.043 more (the fifth; docs/figures.md).
+0.055 together (the third pass), and keeping the top in its own rollouts 0.032 more (the fifth; docs/figures.md).
 The clock: at most ``--share`` of the
 per-decision deadline (default 0.4: 400 ms at the default 1 s), stopping 30 ms before what the request allows
 (:class:`SearchClock`).
