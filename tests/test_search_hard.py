@@ -426,6 +426,46 @@ def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_i
     assert LamaModel(0, 2, own_quit_at=10).policies()[1] is greedy_policy
 
 
+def test_l4_the_keep_top_plan_plays_the_tops_value_whenever_it_may_and_the_search_starts_from_it() -> None:
+    """The hard bot's own rollout plan (:func:`quit_at_policy` with ``keep_top``): where a card of the top's value
+    may be played it plays one (where the greedy plan may play the card one higher instead), else it plays, draws
+    and quits as the quit-at-10 plan does; the search's first candidate is that plan's turn."""
+    import random
+
+    from arena.games.lama import LamaState
+    from arena.games.lama.search import SearchReport, knowledge_from, pimc_turn, quit_at_policy
+
+    plan, bar = quit_at_policy(10, keep_top=True), quit_at_policy(10)
+    own = LamaModel(0, 2, own_quit_at=10, keep_top=True).policies()[0]
+    seen: Counter[str] = Counter()
+    for seed in range(40):
+        state = LAMA.new_match(2, seed)
+        while not state.over:
+            prompt = state.pending()[0]
+            mine, other = plan(state, prompt), bar(state, prompt)
+            assert own(state, prompt) == mine
+            top = state._top
+            if any(getattr(c, "value", None) == top for c in prompt.choices):
+                assert getattr(mine[0], "value", None) == top
+                seen["kept" if mine != other else "same play"] += 1
+            else:
+                assert mine == other
+                seen["as the bar"] += 1
+            state.apply({prompt.seat: greedy_policy(state, prompt)})
+    assert seen["kept"] > 0 and seen["same play"] > 0 and seen["as the bar"] > 0
+
+    state = LamaState.arranged(hands=["L3 L4 L4", "L1 L2 L5 L6 LL LL"], discard="L3")
+    view, prompt = state.view(0), state.pending()[0]
+    chosen = []
+    for keep in (False, True):
+        report = SearchReport()
+        chosen.append(pimc_turn(view, prompt.choices, knowledge_from(state, 0), random.Random(1),  # type: ignore[arg-type]
+                                SearchClock(1e9), max_worlds=10, report=report, quit_at=10, prefer_first=1e9,
+                                keep_top=keep).text)
+        assert next(iter(report.means)) == chosen[-1]
+    assert chosen == ["L4", "L3"]  # the greedy plan plays the value it holds most of; the keep-top plan the top's
+
+
 def test_the_goofspiel_model_finds_the_plan_a_seat_bids_by() -> None:
     """After a few bids of the prize's value, the mirror plan outweighs the others, and the overbid plan after
     bids one above."""

@@ -224,6 +224,16 @@ def _greedy(counts: Sequence[int], choices: Sequence[Action]) -> Action:
     return QUIT
 
 
+def _keep_top(counts: Sequence[int], choices: Sequence[Action], top: int) -> Action:
+    """Return the greedy plan's choice, but a card of the top's own value whenever one may be played: the top stays
+    where it is, and the cards one higher are kept for later (in plan-against-plan matches, 2 seats, both quitting
+    at 10, 2,000 deal sets, this plan scores 0.71 against the greedy one)."""
+    for choice in choices:
+        if isinstance(choice, Card) and choice.value == top:
+            return choice
+    return _greedy(counts, choices)
+
+
 def _quit_at(counts: Sequence[int], choice: Action, choices: Sequence[Action], quit_at: int) -> Action:
     """Return the greedy plan's ``choice`` with its bar moved: quit rather than draw when the hand would score at
     most ``quit_at`` points, draw above (a play stays as it is)."""
@@ -263,17 +273,23 @@ def quitting_policy(state: MatchState, prompt: Prompt) -> Decision:
     return (QUIT if choice is DRAW and QUIT in prompt.choices else choice,)
 
 
-def quit_at_policy(quit_at: int) -> Policy:
+def quit_at_policy(quit_at: int, keep_top: bool = False) -> Policy:
     """Return the greedy plan that quits rather than draws when its hand would score at most ``quit_at`` points
     (the greedy plan's :data:`QUIT_AT` is 4; in greedy-against-greedy matches a seat quitting at 10 scores 0.55
-    against it, 300 deal sets)."""
+    against it, 300 deal sets); with ``keep_top`` it plays a card of the top's value whenever it may
+    (:func:`_keep_top`)."""
 
     def policy(state: MatchState, prompt: Prompt) -> Decision:
         assert isinstance(state, LamaState)
         counts = state._hands[prompt.seat]
         return (_quit_at(counts, _greedy(counts, prompt.choices), prompt.choices, quit_at),)
 
-    return policy
+    def keeping(state: MatchState, prompt: Prompt) -> Decision:
+        assert isinstance(state, LamaState)
+        counts = state._hands[prompt.seat]
+        return (_quit_at(counts, _keep_top(counts, prompt.choices, state._top), prompt.choices, quit_at),)
+
+    return keeping if keep_top else policy
 
 
 EARLY_QUITS = 2
@@ -292,6 +308,9 @@ class LamaModel:
     """The observing seat's own rollout plan quits at this (:func:`quit_at_policy`); ``None``: the greedy plan."""
     others_quit_at: int | None = None
     """The same for every other seat not seen quitting early."""
+    keep_top: bool = False
+    """The observing seat's own rollout plan plays a card of the top's value whenever it may (:func:`_keep_top`;
+    the same for the other seats measured no better against ``lama-medium``)."""
     early: list[int] = field(default_factory=list)
     quits: list[int] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
@@ -321,8 +340,9 @@ class LamaModel:
                     self.early[event.seat] += 1
 
     def policies(self) -> list[Policy]:
-        """Return the rollout policy of every seat (its own: greedy)."""
-        own = greedy_policy if self.own_quit_at is None else quit_at_policy(self.own_quit_at)
+        """Return the rollout policy of every seat (its own: the greedy plan, or its quitting bar and keep-top play)."""
+        own = greedy_policy if self.own_quit_at is None and not self.keep_top else \
+            quit_at_policy(QUIT_AT if self.own_quit_at is None else self.own_quit_at, self.keep_top)
         other = greedy_policy if self.others_quit_at is None else quit_at_policy(self.others_quit_at)
         return [own if s == self.seat else quitting_policy if self.early[s] >= EARLY_QUITS else other
                 for s in range(self.seats)]
@@ -345,7 +365,7 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
               clock: SearchClock, *, options: LamaOptions | None = None, max_worlds: int | None = None,
               report: SearchReport | None = None, policies: Policy | Sequence[Policy] = greedy_policy,
               odds: MatchOdds | None = None, rounds_left: int | None = None, quit_at: int = QUIT_AT,
-              prefer_first: float | None = None) -> Card | TurnAction:
+              prefer_first: float | None = None, keep_top: bool = False) -> Card | TurnAction:
     """Return the turn that did best over sampled worlds (determinized search, PIMC).
 
     Every choice is tried in every world sampled (common random numbers), the round played out by
@@ -353,12 +373,17 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
     :func:`~arena.games.search.round_utility` (or, given ``odds``, by the seat's expected pairwise score at the
     match's end, :meth:`~arena.games.search.MatchOdds.score`, ``rounds_left`` after this one when the match has a
     fixed number of rounds). Worlds are sampled until ``clock`` expires (a world cut short
-    does not count) or ``max_worlds``; with no complete world the greedy turn is returned. With
+    does not count) or ``max_worlds``; with no complete world the first candidate is returned. With
     ``prefer_first`` the first candidate is the greedy turn quitting rather than drawing at ``quit_at`` points or
     less, and another is chosen only when it beats the first by that many standard errors of their paired
-    difference (the best of several noisy means is biased upwards).
+    difference (the best of several noisy means is biased upwards). With ``keep_top`` that first candidate plays
+    a card of the top's value whenever it may (:func:`_keep_top`), as the seat's own rollouts then do.
     """
     first = greedy_turn(view, choices)
+    if keep_top:
+        play = _keep_top(_counts(view), choices, view.discard.value)
+        assert isinstance(play, Card | TurnAction)
+        first = play
     if prefer_first is not None:
         turn = _quit_at(_counts(view), first, choices, quit_at)
         assert isinstance(turn, Card | TurnAction)

@@ -6,17 +6,20 @@ Every turn: deal the cards it cannot see so that they agree with everything it w
 round's end by the match standing: its expected pairwise score at the match's end given every seat's total
 (:class:`arena.games.search.MatchOdds`; a round that ends the match counts by its places, and the points
 gained on a seat near the end weigh more than far from it). In the rollouts a seat seen quitting early (with
-three cards or more, twice) is played as one that quits whenever it cannot play; its own seat by the greedy plan
-with a higher quitting bar (it quits rather than draws at 10 points or less, not 4), every other seat the same
-at 13 points or less (:class:`arena.games.lama.search.LamaModel`). The turn chosen is the plan's own (the greedy
-play, or quit at 10 points or less) unless another beats it by a standard error of their paired difference over
-the same deals: the best of several noisy means is biased upwards. Each of the three alone was within the noise
-against ``lama-medium``; together they add 0.055 at equal deals (docs/figures.md). The clock: at most ``--share`` of the
+three cards or more, twice) is played as one that quits whenever it cannot play; its own seat by its own plan
+(it plays a card of the top's value whenever it may, else the greedy plan's card, and quits rather than draws at
+10 points or less, not 4), every other seat by the greedy plan quitting at 13 points or less
+(:class:`arena.games.lama.search.LamaModel`). The turn chosen is that plan's own unless another beats it by a
+standard error of their paired difference over the same deals: the best of several noisy means is biased upwards.
+Against ``lama-medium`` at equal deals the match odds, the quitting bars and the preference for the plan's turn add
+0.055 together (the third pass), and keeping the top in its own rollouts 0.032 more (the fifth; docs/figures.md).
+The clock: at most ``--share`` of the
 per-decision deadline (default 0.4: 400 ms at the default 1 s), stopping 30 ms before what the request allows
 (:class:`SearchClock`).
 
 Run by the arena (it sets ARENA_ADDRESS and ARENA_TOKEN): python -m arena.games.lama.bots.hard.bot [--share 0.4]
-[--ms MS] [--seed 0] [--worlds N] [--second-pass | --greedy-rollouts] (the earlier versions, for measuring).
+[--ms MS] [--seed 0] [--worlds N] [--third-pass | --second-pass | --greedy-rollouts] (the earlier versions, for
+measuring).
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ class HardLama(LamaBot):
 
     def __init__(self, share: float = 0.4, ms: float = NO_CAP_MS, seed: int = 0, worlds: int | None = None,
                  own_quit_at: int | None = QUIT_AT, others_quit_at: int | None = OTHERS_QUIT_AT, match: bool = True,
-                 spread: float = SPREAD, pace: float = PACE, prefer_first: float | None = PREFER_FIRST) -> None:
+                 spread: float = SPREAD, pace: float = PACE, prefer_first: float | None = PREFER_FIRST,
+                 keep_top: bool = True) -> None:
+        self.keep_top = keep_top
         self.prefer_first = prefer_first
         self.match = match
         self.spread = spread
@@ -79,7 +84,7 @@ class HardLama(LamaBot):
     def on_match_start(self, info: MatchInfo) -> None:
         self.options = options_from(info.options)
         self.knowledge = LamaKnowledge(info.seat, len(info.names), climb=self.options.climb)
-        self.model = LamaModel(info.seat, len(info.names), self.own_quit_at, self.others_quit_at)
+        self.model = LamaModel(info.seat, len(info.names), self.own_quit_at, self.others_quit_at, self.keep_top)
         self.deadline = info.clock.deadline
         self.rng = seeded_rng(self.seed, info.match_id, info.seat)
 
@@ -96,13 +101,13 @@ class HardLama(LamaBot):
         if self.knowledge is None or self.model is None or self.knowledge.seat != view.seat or \
                 len(self.knowledge.free) != seats:
             self.knowledge = LamaKnowledge(view.seat, seats, climb=self.options.climb, assume_plays=False)
-            self.model = LamaModel(view.seat, seats, self.own_quit_at, self.others_quit_at)
+            self.model = LamaModel(view.seat, seats, self.own_quit_at, self.others_quit_at, self.keep_top)
         left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
         self.clock.start(left, self.deadline if self.deadline is not None else left)
         return pimc_turn(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
                          max_worlds=self.worlds, report=self.report, policies=self.model.policies(),
                          quit_at=self.own_quit_at if self.own_quit_at is not None else GREEDY_QUIT_AT,
-                         prefer_first=self.prefer_first, **self._odds(view))
+                         prefer_first=self.prefer_first, keep_top=self.keep_top, **self._odds(view))
 
     def _odds(self, view: LamaView) -> dict[str, Any]:
         if not self.match:
@@ -122,14 +127,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--greedy-rollouts", action="store_true",
                         help="the greedy plan (quitting at 4) in the rollouts, as lama-medium, rounds scored by "
                         "points, the best mean chosen (the first pass, for measuring)")
+    parser.add_argument("--third-pass", action="store_true",
+                        help="its own rollouts by the greedy plan's card, not keeping the top (the third pass, for "
+                        "measuring)")
     parser.add_argument("--second-pass", action="store_true",
                         help="quit-at-10 rollouts for every seat, rounds scored by points, the best mean chosen "
                         "(the second pass, for measuring)")
     args = parser.parse_args(argv)
     if args.second_pass:  # the rollouts, utility and choice of 2026-12-05's second pass
-        run(HardLama(args.share, args.ms, args.seed, args.worlds, QUIT_AT, QUIT_AT, match=False, prefer_first=None))
+        run(HardLama(args.share, args.ms, args.seed, args.worlds, QUIT_AT, QUIT_AT, match=False, prefer_first=None,
+                     keep_top=False))
     elif args.greedy_rollouts:  # the first pass's
-        run(HardLama(args.share, args.ms, args.seed, args.worlds, None, None, match=False, prefer_first=None))
+        run(HardLama(args.share, args.ms, args.seed, args.worlds, None, None, match=False, prefer_first=None,
+                     keep_top=False))
+    elif args.third_pass:
+        run(HardLama(args.share, args.ms, args.seed, args.worlds, keep_top=False))
     else:
         run(HardLama(args.share, args.ms, args.seed, args.worlds))
 
