@@ -12,7 +12,7 @@ import asyncio
 import random
 import signal
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -47,7 +47,7 @@ from arena.games.goofspiel import GOOFSPIEL
 from arena.games.goofspiel.bots.hard.bot import HardGoofspiel
 from arena.games.goofspiel.bots.matcher.bot import MatcherGoofspiel
 from arena.games.goofspiel.search import BidModel, plan_mirror, plan_overbid
-from arena.games.lama import LAMA
+from arena.games.lama import LAMA, LamaState
 from arena.games.lama.bots.greedy.bot import GreedyLama
 from arena.games.lama.bots.hard.bot import HardLama
 from arena.games.lama.search import LamaModel, greedy_policy, quitting_policy
@@ -361,7 +361,6 @@ def test_l10_l12_the_lama_search_by_match_odds_scores_a_match_it_ends_by_places(
     sampled world; by the round's points it is worth the points gained on the other seat instead."""
     import random
 
-    from arena.games.lama import LamaState
     from arena.games.lama.search import SearchReport, knowledge_from, pimc_turn
     from arena.games.search import MatchOdds
 
@@ -386,7 +385,6 @@ def test_l6_l7_the_lama_search_keeps_the_plans_turn_unless_another_is_clearly_be
     difference does not displace it; without, the better mean wins."""
     import random
 
-    from arena.games.lama import LamaState
     from arena.games.lama.search import SearchReport, knowledge_from, pimc_turn, quit_at_policy
 
     state = LamaState.arranged(hands=["L5 L5", "L3 L4 L5 L6 LL LL"], discard="L2")
@@ -402,6 +400,18 @@ def test_l6_l7_the_lama_search_keeps_the_plans_turn_unless_another_is_clearly_be
     assert chosen == ["draw", "draw", "quit"]
 
 
+def greedy_lama_turns(matches: int) -> Iterator[tuple[LamaState, Prompt]]:
+    """Yield every turn of ``matches`` two-seat L.A.M.A. matches (seeds 0, 1, ...) that the greedy plan plays, each
+    before it is played."""
+    for seed in range(matches):
+        state = LAMA.new_match(2, seed)
+        assert isinstance(state, LamaState)
+        while not state.over:
+            prompt = state.pending()[0]
+            yield state, prompt
+            state.apply({prompt.seat: greedy_policy(state, prompt)})
+
+
 def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_it_does() -> None:
     """The own seat's rollout plan with a higher quitting bar (:func:`quit_at_policy`): a hand of 4 to 10 points
     that cannot play quits instead of drawing; any hand that can play plays the greedy plan's card."""
@@ -409,19 +419,15 @@ def test_l5_l6_the_quit_at_plan_quits_where_the_greedy_plan_draws_and_plays_as_i
 
     plan = quit_at_policy(10)
     seen: Counter[str] = Counter()
-    for seed in range(40):
-        state = LAMA.new_match(2, seed)
-        while not state.over:
-            prompt = state.pending()[0]
-            mine, greedy = plan(state, prompt), greedy_policy(state, prompt)
-            points = sum(10 if v == 7 else v for v in range(1, 8) if state._hands[prompt.seat][v])
-            if greedy[0].text == "draw" and points <= 10:
-                assert mine[0].text == "quit"
-                seen["quit"] += 1
-            else:
-                assert mine == greedy
-                seen["same"] += 1
-            state.apply({prompt.seat: greedy})
+    for state, prompt in greedy_lama_turns(40):
+        mine, greedy = plan(state, prompt), greedy_policy(state, prompt)
+        points = sum(10 if v == 7 else v for v in range(1, 8) if state._hands[prompt.seat][v])
+        if greedy[0].text == "draw" and points <= 10:
+            assert mine[0].text == "quit"
+            seen["quit"] += 1
+        else:
+            assert mine == greedy
+            seen["same"] += 1
     assert seen["quit"] > 0 and seen["same"] > 0
     assert LamaModel(0, 2, own_quit_at=10).policies()[1] is greedy_policy
 
@@ -432,26 +438,21 @@ def test_l4_the_keep_top_plan_plays_the_tops_value_whenever_it_may_and_the_searc
     and quits as the quit-at-10 plan does; the search's first candidate is that plan's turn."""
     import random
 
-    from arena.games.lama import LamaState
     from arena.games.lama.search import SearchReport, knowledge_from, pimc_turn, quit_at_policy
 
     plan, bar = quit_at_policy(10, keep_top=True), quit_at_policy(10)
     own = LamaModel(0, 2, own_quit_at=10, keep_top=True).policies()[0]
     seen: Counter[str] = Counter()
-    for seed in range(40):
-        state = LAMA.new_match(2, seed)
-        while not state.over:
-            prompt = state.pending()[0]
-            mine, other = plan(state, prompt), bar(state, prompt)
-            assert own(state, prompt) == mine
-            top = state._top
-            if any(getattr(c, "value", None) == top for c in prompt.choices):
-                assert getattr(mine[0], "value", None) == top
-                seen["kept" if mine != other else "same play"] += 1
-            else:
-                assert mine == other
-                seen["as the bar"] += 1
-            state.apply({prompt.seat: greedy_policy(state, prompt)})
+    for state, prompt in greedy_lama_turns(40):
+        mine, other = plan(state, prompt), bar(state, prompt)
+        assert own(state, prompt) == mine
+        top = state._top
+        if any(getattr(c, "value", None) == top for c in prompt.choices):
+            assert getattr(mine[0], "value", None) == top
+            seen["kept" if mine != other else "same play"] += 1
+        else:
+            assert mine == other
+            seen["as the bar"] += 1
     assert seen["kept"] > 0 and seen["same play"] > 0 and seen["as the bar"] > 0
 
     state = LamaState.arranged(hands=["L3 L4 L4", "L1 L2 L5 L6 LL LL"], discard="L3")
