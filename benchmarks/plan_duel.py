@@ -1,21 +1,24 @@
 """Rollout plan against rollout plan, no search: which simple plan plays a game better, measured before a search
 is given it as its rollouts' plan (the screens of docs/figures.md, "The house levels' strength").
 
-Run: python benchmarks/plan_duel.py --game lama --a keep_top@10 --b greedy@10 [--deal-sets 2000] [--seed 10000]
-     python benchmarks/plan_duel.py --game cabanga --a shed@0.6 --b greedy [--deal-sets 1500]
+Run: python benchmarks/plan_duel.py --game lama --a keep_top@10 --b greedy@10 [--seats 2] [--deal-sets 2000]
+                                    [--seed 10000]
+     python benchmarks/plan_duel.py --game cabanga --a shed@0.6 --b greedy [--seats 3] [--deal-sets 1500]
 
 A plan is ``NAME`` or ``NAME@NUMBER``:
-- L.A.M.A. (two seats): ``greedy@Q``, the greedy plan (the value held most of, the lower on a tie) quitting
+- L.A.M.A.: ``greedy@Q``, the greedy plan (the value held most of, the lower on a tie) quitting
   rather than drawing at Q points or less (:func:`arena.games.lama.search.quit_at_policy`; the bundled greedy bot
   is ``greedy@4``); ``keep_top@Q``, the same but a card of the top's value whenever it may
   (``quit_at_policy(Q, keep_top=True)``, the hard bot's own rollouts).
-- Cabanga! (three seats, the third the greedy plan): ``greedy``, the bundled greedy plan
+- Cabanga!: ``greedy``, the bundled greedy plan
   (:func:`arena.games.cabanga.search.greedy_policy`); ``shed@W``, the same but each penalty symbol of the card
   played takes W off its cost (the least of colour + gap x factor - W x symbols), so costly cards go sooner.
 
-Each deal set is one seed with the seats rotated (every plan in every seat), every match played to its end by the
-real rules engine (:func:`arena.games.search.simulate`). It prints A's mean pairwise score against B per deal
-set with its 95% interval (1 ahead, 1/2 level, 0 behind), as `arena compare` counts them.
+The seats beyond two (``--seats``, default the game's least: L.A.M.A. 2, Cabanga! 3) are played by the greedy plan
+(in L.A.M.A. at B's quitting bar). Each deal set is one seed with the seats rotated (every plan in every seat),
+every match played to its end by the real rules engine (:func:`arena.games.search.simulate`). It prints A's mean
+pairwise score against B per deal set with its 95% interval (1 ahead, 1/2 level, 0 behind), as `arena compare`
+counts them.
 """
 
 from __future__ import annotations
@@ -86,14 +89,17 @@ def main() -> None:
     parser.add_argument("--game", default="lama", choices=("lama", "cabanga"))
     parser.add_argument("--a", required=True, help="the first plan")
     parser.add_argument("--b", required=True, help="the second plan")
+    parser.add_argument("--seats", type=int, default=None, help="seats (default: the game's least)")
     parser.add_argument("--deal-sets", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=10_000, help="the first deal set's seed")
     args = parser.parse_args()
     make = lama_plan if args.game == "lama" else cabanga_plan
-    lineup = [make(args.a), make(args.b)]
-    if args.game == "cabanga":
-        lineup.append(make("greedy"))
     game = get_game(args.game)
+    seats = args.seats or game.min_seats
+    if not game.min_seats <= seats <= game.max_seats:
+        raise SystemExit(f"{args.game} is played by {game.min_seats} to {game.max_seats} seats, not {seats}")
+    filler = make("greedy" if args.game == "cabanga" else "greedy@" + args.b.partition("@")[2])
+    lineup = [make(args.a), make(args.b), *[filler] * (seats - 2)]
     n = len(lineup)
     scores = []
     for i in range(args.deal_sets):
