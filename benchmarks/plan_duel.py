@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.games import get_game
 from arena.games.base import Decision, MatchState, Prompt
 from arena.games.search import Policy, simulate
+from arena.ladder.estimate import mean_score_interval
 
 
 def lama_plan(spec: str) -> Policy:
@@ -112,12 +113,10 @@ def main() -> None:
             a, b = totals[(0 - r) % n], totals[(1 - r) % n]
             score += 1.0 if a < b else 0.5 if a == b else 0.0
         scores.append(score / n)
-    count = len(scores)
-    mean = sum(scores) / count
-    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (count - 1)) if count > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(count) if count > 1 else 0.0
-    print(json.dumps({"game": args.game, "a": args.a, "b": args.b, "deal_sets": count, "mean": round(mean, 3),
-                      "low": round(mean - half, 3), "high": round(mean + half, 3)}))
+    mean = math.fsum(scores) / len(scores)
+    low, high = mean_score_interval(scores) or (mean, mean)  # the interval `arena compare` prints
+    print(json.dumps({"game": args.game, "a": args.a, "b": args.b, "deal_sets": len(scores), "mean": round(mean, 3),
+                      "low": round(low, 3), "high": round(high, 3)}))
 
 
 if __name__ == "__main__":

@@ -379,11 +379,8 @@ def pimc_turn(view: LamaView, choices: Sequence[Card | TurnAction], knowledge: L
     difference (the best of several noisy means is biased upwards). With ``keep_top`` that first candidate plays
     a card of the top's value whenever it may (:func:`_keep_top`), as the seat's own rollouts then do.
     """
-    first = greedy_turn(view, choices)
-    if keep_top:
-        play = _keep_top(_counts(view), choices, view.discard.value)
-        assert isinstance(play, Card | TurnAction)
-        first = play
+    first = _keep_top(_counts(view), choices, view.discard.value) if keep_top else greedy_turn(view, choices)
+    assert isinstance(first, Card | TurnAction)
     if prefer_first is not None:
         turn = _quit_at(_counts(view), first, choices, quit_at)
         assert isinstance(turn, Card | TurnAction)
