@@ -8,9 +8,9 @@ A bot is given as ``NAME`` or ``NAME:key=value,key=value`` (the keyword argument
 played with the seats rotated (A, B and the filler of the game, as `arena compare` seats them), every match
 played to its end in-process: no gRPC, no jail, the bots called directly (their events, their clock as the
 arena would tell it: the deadline, ``--deadline``). It prints A's mean pairwise score against B per deal set with
-its 95% interval (normal approximation, as `arena compare` prints it), and each bot's CPU time per decision
-and rollouts a second. With ``worlds=N`` in both bots' arguments the result does not depend on the machine's
-load (the searches are deterministic for a seed); with the clock it does.
+its 95% interval (normal approximation, clipped to [0, 1], as `arena compare` prints it), and each bot's CPU
+time per decision and rollouts a second. With ``worlds=N`` in both bots' arguments the result does not depend on
+the machine's load (the searches are deterministic for a seed); with the clock it does.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from arena.games import get_game
 from arena.games.base import Clock, MatchInfo
 from arena.games.bot import Bot
 from arena.games.search import told_events
+from arena.ladder.estimate import mean_score_interval
 
 FILLER = {"cabanga": "tidy"}
 
@@ -160,11 +161,10 @@ def main() -> None:
             if args.json:
                 print(json.dumps(row), flush=True)
     n = len(scores)
-    mean = sum(scores) / n
-    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n) if n > 1 else 0.0
-    summary = {"a": args.a, "b": args.b, "deal_sets": n, "mean": round(mean, 3), "low": round(mean - half, 3),
-               "high": round(mean + half, 3), "seconds": round(time.monotonic() - start)}
+    mean = math.fsum(scores) / n
+    low, high = mean_score_interval(scores) or (mean, mean)  # the interval `arena compare` prints
+    summary = {"a": args.a, "b": args.b, "deal_sets": n, "mean": round(mean, 3), "low": round(low, 3),
+               "high": round(high, 3), "seconds": round(time.monotonic() - start)}
     for key in ("a", "b"):
         cpu, decisions, rollouts = total[key]
         summary[f"{key}_ms_per_decision"] = round(1000 * cpu / max(1, decisions), 1)
