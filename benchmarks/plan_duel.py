@@ -94,6 +94,8 @@ def main() -> None:
     parser.add_argument("--deal-sets", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=10_000, help="the first deal set's seed")
     args = parser.parse_args()
+    if args.deal_sets < 1:
+        parser.error("--deal-sets must be 1 or more")
     make = lama_plan if args.game == "lama" else cabanga_plan
     game = get_game(args.game)
     seats = args.seats or game.min_seats

@@ -145,6 +145,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="every deal set as a JSON line, then the summary")
     args = parser.parse_args()
+    if args.deal_sets < 1 or args.workers < 1:
+        parser.error("--deal-sets and --workers must be 1 or more")
     game = get_game(args.game)
     seats = args.seats or game.min_seats
     filler = args.filler or FILLER.get(args.game, "easy")
