@@ -546,6 +546,37 @@ def test_the_clock_spends_its_share_of_the_deadline_and_never_the_margin(left: f
     assert budget == pytest.approx(max(0.0, min(share * min(deadline, left) + bank / 20, left - 0.03)))
 
 
+
+@pytest.mark.parametrize("told", ["deadline", "clock", "neither"])
+def test_a_search_bot_searches_its_share_of_what_it_was_told(told: str) -> None:
+    """Told the match's deadline at its start, the time a request allows, or neither (an in-process seat), each
+    hard and medium bot budgets its decision by what it knows: the share of that time (and at most its own cap),
+    the arena's default deadline (1 s) when it knows nothing. A bot told only the deadline must not search
+    unbounded (the hard bots did) or past that deadline (the medium ones did, at their 100 ms cap)."""
+    from arena.games.base import Clock as MatchClock
+    from arena.games.base import MatchInfo
+    from arena.games.cabanga.bots.search.bot import SearchCabanga
+    from arena.games.lama.bots.search.bot import SearchLama
+
+    deadline = 0.05
+    cases: list[tuple[Game, Bot, int]] = [(CABANGA, HardCabanga(worlds=2), 3), (LAMA, HardLama(worlds=2), 2),
+                                          (GOOFSPIEL, HardGoofspiel(rollouts=2), 2),
+                                          (CABANGA, SearchCabanga(worlds=2), 3), (LAMA, SearchLama(worlds=2), 2)]
+    for game, bot, seats in cases:
+        state = game.new_match(seats, 5)
+        prompt = state.pending()[0]
+        if told == "deadline":
+            bot.on_match_start(MatchInfo("m", game.name, prompt.seat, ("a", "b", "c")[:seats], {},
+                                         MatchClock(deadline), 3))
+        elif told == "clock":
+            bot.on_clock(deadline)
+        decision = bot.decide(prompt, state.view(prompt.seat))
+        prompt.check(decision)
+        clock = bot.clock  # type: ignore[attr-defined]
+        allowed = 1.0 if told == "neither" else deadline
+        assert clock.budget == pytest.approx(min(clock.ms / 1000, 0.4 * allowed, allowed - 0.03)), \
+            (type(bot).__name__, told)
+
 def test_the_hard_cabanga_bot_searches_throws_and_keeps_to_its_choices() -> None:
     """Asked to throw, the hard bot answers one of the throws it weighs (all, none, all but one), having searched."""
     state = CabangaState.arranged([["R10", "Y5", "B9"], ["R11", "R12", "P6"], ["R13", "Y9", "P10"]],

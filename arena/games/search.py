@@ -231,6 +231,10 @@ BANK_SPREAD = 20
 """A decision may take this share (1/N) of the time bank left, on top of its part of the deadline."""
 
 
+DEFAULT_DEADLINE = 1.0
+"""Seconds a decision is taken to allow when a bot was told no time at all (the arena's default deadline)."""
+
+
 @dataclass(slots=True)
 class SearchClock:
     """Budgets one decision: ``ms`` milliseconds at most (the bot's time setting), within the request's time.
@@ -261,6 +265,17 @@ class SearchClock:
         self.budget = max(0.0, budget)
         self.stop_at = time.perf_counter() + self.budget
         return self.budget
+
+    def open(self, seconds_left: float | None, deadline: float | None) -> float:
+        """Open a decision from what the bot was told, either part possibly missing, and return its budget.
+
+        ``seconds_left`` is what the last request allowed (:meth:`arena.sdk.Bot.on_clock`), ``deadline`` the
+        match's per-decision deadline (its start). Told only one, it stands for both; told neither (an in-process
+        seat), both are the arena's :data:`DEFAULT_DEADLINE`.
+        """
+        if deadline is None:
+            deadline = seconds_left if seconds_left is not None else DEFAULT_DEADLINE
+        return self.start(seconds_left if seconds_left is not None else deadline, deadline)
 
     def expired(self) -> bool:
         """Return whether the decision's budget is spent."""

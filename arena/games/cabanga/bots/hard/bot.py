@@ -60,8 +60,6 @@ SPREAD = 4.3
 """The match odds' (``match``) standard deviation of two seats' difference in one round's points."""
 PACE = 2.6 * 1.5
 """The match odds' mean points a round of the leading total."""
-DEFAULT_DEADLINE = 1.0
-"""Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
 
 
 class HardCabanga(CabangaBot):
@@ -155,9 +153,7 @@ class HardCabanga(CabangaBot):
         return {"odds": odds, "rounds_left": left}
 
     def _start_clock(self) -> None:
-        # no clock told (an in-process seat): the default deadline's share
-        left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
-        self.clock.start(left, self.deadline if self.deadline is not None else left)
+        self.clock.open(self.seconds_left, self.deadline)
 
     def play(self, view: CabangaView, choices: Sequence[PlayCard]) -> PlayCard:
         knowledge, model = self._ready(view)

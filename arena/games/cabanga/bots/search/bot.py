@@ -61,7 +61,7 @@ class SearchCabanga(CabangaBot):
         if self.knowledge is None or self.knowledge.seat != view.seat or len(self.knowledge.free) != len(
                 view.hand_sizes):
             self.knowledge = CabangaKnowledge(view.seat, len(view.hand_sizes), assume_full_throws=False)
-        self.clock.start(self.seconds_left, self.deadline)
+        self.clock.open(self.seconds_left, self.deadline)
         return pimc_play(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
                          width=self.width, horizon=self.horizon, max_worlds=self.worlds, report=self.report)
 

@@ -26,8 +26,6 @@ from arena.games.search import SearchClock, seeded_rng
 from arena.sdk import run
 
 NO_CAP_MS = 1e9
-DEFAULT_DEADLINE = 1.0
-"""Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
 
 
 class HardGoofspiel(GoofspielBot):
@@ -81,8 +79,7 @@ class HardGoofspiel(GoofspielBot):
                  sorted(suit - {card.value for card in view.bids[s]}) for s in range(seats)]
         to_come = sorted(card.value for card in view.to_come)
         self.asked[view.trick] = (view.prize.value, view.pot, hands, to_come)
-        left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
-        self.clock.start(left, self.deadline if self.deadline is not None else left)
+        self.clock.open(self.seconds_left, self.deadline)
         value = search_bid(view.seat, view.prize.value, view.pot, hands, to_come, list(view.totals), self.model,
                            self.carry, self.rng, self.clock, max_rollouts=self.rollouts, report=self.report)
         return next(card for card in choices if card.value == value)

@@ -50,8 +50,6 @@ SPREAD = 11.0
 """The standard deviation of two seats' difference in one round's points (greedy plans quitting at 10, 2 seats)."""
 PACE = 8.0
 """The leading total's mean points a round in the same matches (40 points in about 5 rounds)."""
-DEFAULT_DEADLINE = 1.0
-"""Seconds a decision is taken to allow when the arena tells none (the arena's default deadline)."""
 
 
 class HardLama(LamaBot):
@@ -102,8 +100,7 @@ class HardLama(LamaBot):
                 len(self.knowledge.free) != seats:
             self.knowledge = LamaKnowledge(view.seat, seats, climb=self.options.climb, assume_plays=False)
             self.model = LamaModel(view.seat, seats, self.own_quit_at, self.others_quit_at, self.keep_top)
-        left = self.seconds_left if self.seconds_left is not None or self.deadline is not None else DEFAULT_DEADLINE
-        self.clock.start(left, self.deadline if self.deadline is not None else left)
+        self.clock.open(self.seconds_left, self.deadline)
         return pimc_turn(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
                          max_worlds=self.worlds, report=self.report, policies=self.model.policies(),
                          quit_at=self.own_quit_at if self.own_quit_at is not None else GREEDY_QUIT_AT,

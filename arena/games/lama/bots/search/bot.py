@@ -58,7 +58,7 @@ class SearchLama(LamaBot):
                 view.hand_sizes):
             self.knowledge = LamaKnowledge(view.seat, len(view.hand_sizes), climb=self.options.climb,
                                            assume_plays=False)
-        self.clock.start(self.seconds_left, self.deadline)
+        self.clock.open(self.seconds_left, self.deadline)
         return pimc_turn(view, choices, self.knowledge, self.rng, self.clock, options=self.options,
                          max_worlds=self.worlds, report=self.report)
 
