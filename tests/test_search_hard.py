@@ -546,7 +546,6 @@ def test_the_clock_spends_its_share_of_the_deadline_and_never_the_margin(left: f
     assert budget == pytest.approx(max(0.0, min(share * min(deadline, left) + bank / 20, left - 0.03)))
 
 
-
 @pytest.mark.parametrize("told", ["deadline", "clock", "neither"])
 def test_a_search_bot_searches_its_share_of_what_it_was_told(told: str) -> None:
     """Told the match's deadline at its start, the time a request allows, or neither (an in-process seat), each
