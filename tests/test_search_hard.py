@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.core.referee import Clock, referee_match
-from arena.games.base import Decision, Game, MatchState, Prompt
+from arena.games.base import Decision, Game, MatchInfo, MatchState, Prompt
 from arena.games.bot import Bot
 from arena.games.cabanga import CABANGA, CabangaState, Card, PlayCard, Side
 from arena.games.cabanga.bots.greedy.bot import GreedyCabanga
@@ -552,8 +552,6 @@ def test_a_search_bot_searches_its_share_of_what_it_was_told(told: str) -> None:
     hard and medium bot budgets its decision by what it knows: the share of that time (and at most its own cap),
     the arena's default deadline (1 s) when it knows nothing. A bot told only the deadline must not search
     unbounded (the hard bots did) or past that deadline (the medium ones did, at their 100 ms cap)."""
-    from arena.games.base import Clock as MatchClock
-    from arena.games.base import MatchInfo
     from arena.games.cabanga.bots.search.bot import SearchCabanga
     from arena.games.lama.bots.search.bot import SearchLama
 
@@ -566,7 +564,7 @@ def test_a_search_bot_searches_its_share_of_what_it_was_told(told: str) -> None:
         prompt = state.pending()[0]
         if told == "deadline":
             bot.on_match_start(MatchInfo("m", game.name, prompt.seat, ("a", "b", "c")[:seats], {},
-                                         MatchClock(deadline), 3))
+                                         Clock(deadline), 3))
         elif told == "clock":
             bot.on_clock(deadline)
         decision = bot.decide(prompt, state.view(prompt.seat))
@@ -575,6 +573,7 @@ def test_a_search_bot_searches_its_share_of_what_it_was_told(told: str) -> None:
         allowed = 1.0 if told == "neither" else deadline
         assert clock.budget == pytest.approx(min(clock.ms / 1000, 0.4 * allowed, allowed - 0.03)), \
             (type(bot).__name__, told)
+
 
 def test_the_hard_cabanga_bot_searches_throws_and_keeps_to_its_choices() -> None:
     """Asked to throw, the hard bot answers one of the throws it weighs (all, none, all but one), having searched."""
