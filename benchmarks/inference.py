@@ -8,9 +8,10 @@ turn, for the seat to play, it deals ``--worlds`` worlds from what that seat was
 (:func:`arena.games.lama.search.sample_world`), once with the knowledge the hard bot keeps
 (:class:`~arena.games.lama.search.LamaKnowledge`: a seat that drew or quit holds nothing it could have played)
 and once with the view's facts alone (``assume_plays=False``), and counts how many of the other seat's cards each
-world gets right: per value, the lesser of the world's count and the true one. It prints the share of the other
-hand's cards placed right over all those worlds, for both: the view alone is a deal of the unseen cards at random,
-so what the knowledge adds is the difference (1 would be the true hand every time).
+world gets right while that seat is still in the round: per value, the lesser of the world's count and the true
+one. It prints the share of the other hand's cards placed right over all those worlds, for both: the view alone is
+a deal of the unseen cards at random, so what the knowledge adds is the difference (1 would be the true hand every
+time).
 
 The figure a better inference should move: docs/figures.md shows that a hard search dealt the true hands would
 score 0.84 against the medium search where the shipped one scores 0.63.
