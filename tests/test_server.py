@@ -69,3 +69,41 @@ def test_a_start_cancelled_half_way_leaves_nothing_serving(tmp_path: Path, turns
             probe.connect(str(path))
 
     asyncio.run(scenario())
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("closes", [True, False])
+def test_a_goodbye_keeps_the_stream_until_the_bot_closes_its_side(tmp_path: Path, closes: bool) -> None:
+    """A stopping server says goodbye and keeps the stream open until the bot closes its side, so the bot reads its
+    goodbye before the connection goes (a server that ended the stream at once could close the connection under a
+    goodbye not yet read: the bot saw its stream fail, ``Stream removed``); a bot that never closes is cut off when
+    the server's goodbye grace ends."""
+    import grpc
+    from grpc import aio
+
+    from arena.protocol.server import PROTOCOL_VERSION
+    from arena.v2 import arena_pb2_grpc as pb_grpc
+
+    async def main() -> None:
+        server = ArenaServer(goodbye_grace=30.0 if closes else 0.1)
+        address = await server.start(f"unix:{tmp_path / 'arena.sock'}")
+        slot = server.add_slot("bot")
+        async with aio.insecure_channel(address) as channel:
+            call = pb_grpc.ArenaStub(channel).Play()
+            await call.write(pb.BotMessage(hello=pb.Hello(token=slot.token, protocol_version=PROTOCOL_VERSION)))
+            assert (await call.read()).WhichOneof("body") == "welcome"
+            stopping = asyncio.ensure_future(server.stop(grace=60.0))
+            assert (await call.read()).WhichOneof("body") == "goodbye"
+            if closes:
+                await asyncio.sleep(0.2)
+                assert not call.done() and not stopping.done()  # the stream waits for the bot
+                await call.done_writing()
+                assert await call.read() is aio.EOF  # type: ignore[attr-defined]
+                assert await call.code() == grpc.StatusCode.OK
+            else:  # cut off once the grace ends: the stream ends, cleanly or removed under the bot
+                with contextlib.suppress(aio.AioRpcError):
+                    await call.read()
+                assert call.done()
+            await asyncio.wait_for(stopping, 30)
+
+    asyncio.run(main())

@@ -66,6 +66,10 @@ IDLE_CONNECTION_MS = 10_000
 """Milliseconds a connection without a stream is kept (a bot's connection always holds its stream)."""
 REFUSAL_LOG_BURST = 5
 REFUSAL_LOG_WINDOW = 60.0
+GOODBYE_GRACE = 1.0
+"""Seconds a stream stays open after its goodbye was written, for the bot to read it and close its side: a server
+that stops next would otherwise close the connection under a goodbye not yet read (the bot would see its stream
+fail, not the goodbye)."""
 INLINE_WRITE_MIN_TIMEOUT = 0.05
 """Shortest deadline (seconds) for which the asking task writes its request itself. A write takes a fraction of
 a millisecond; a shorter deadline could cancel a healthy write, which would cost the bot its stream."""
@@ -121,6 +125,8 @@ class Connection:
         self.closed_at = 0.0
         self.close_kind = FaultKind.DISCONNECT
         """What the closing costs the bot: a disconnect, or (closed for garbage or a flood) a malformed answer."""
+        self.said_goodbye = False
+        """The arena closed the stream with a goodbye (the bot should close its side next)."""
         self.status: grpc.StatusCode | None = None
         """The status the stream ends with, when the arena ends it for the bot's misconduct."""
         self.credit = MESSAGE_BURST
@@ -264,8 +270,9 @@ class Slot:
 
     def goodbye(self, reason: str) -> None:
         """Tell the bot to stop, then close its stream."""
-        if self.connection is not None:
+        if self.connection is not None and not self.connection.closed.is_set():
             self.connection.send(pb.ArenaMessage(goodbye=pb.Goodbye(reason=reason)))
+            self.connection.said_goodbye = True
             self.connection.close(reason)
 
 
@@ -372,6 +379,8 @@ class _Servicer:
         reader = asyncio.create_task(self._read(context, connection))
         try:
             await connection.flushed.wait()  # the connection is closed and has written its last message
+            if connection.said_goodbye and not reader.done():  # until the bot closes its side, briefly
+                await asyncio.wait((reader,), timeout=self._server.goodbye_grace)
         finally:
             reader.cancel()
             connection.close("stream ended")
@@ -404,12 +413,14 @@ class ArenaServer:
     """The gRPC server that bots connect to, with its slots (one per expected bot stream).
 
     ``max_waiting`` streams may wait for their hello at once, ``peer_waiting`` of them from one peer host;
-    ``max_connections`` connections are kept at once (more are closed as they come).
+    ``max_connections`` connections are kept at once (more are closed as they come). A stream told goodbye stays
+    open until the bot closes its side, ``goodbye_grace`` seconds at most (:data:`GOODBYE_GRACE`).
     """
 
     def __init__(self, *, max_waiting: int | None = None, peer_waiting: int | None = None,
-                 max_connections: int | None = None) -> None:
+                 max_connections: int | None = None, goodbye_grace: float = GOODBYE_GRACE) -> None:
         self._slots: dict[str, Slot] = {}
+        self.goodbye_grace = goodbye_grace
         self._server: aio.Server | None = None
         self.address = ""
         self.addresses: list[str] = []
