@@ -8,10 +8,13 @@ import secrets
 import socket
 from pathlib import Path
 
+import grpc
 import pytest
+from grpc import aio
 
-from arena.protocol.server import ArenaServer, Connection, Outgoing, Slot
+from arena.protocol.server import PROTOCOL_VERSION, ArenaServer, Connection, Outgoing, Slot
 from arena.v2 import arena_pb2 as pb
+from arena.v2 import arena_pb2_grpc as pb_grpc
 
 
 def request(text: str) -> pb.DecisionRequest:
@@ -78,11 +81,6 @@ def test_a_goodbye_keeps_the_stream_until_the_bot_closes_its_side(tmp_path: Path
     goodbye before the connection goes (a server that ended the stream at once could close the connection under a
     goodbye not yet read: the bot saw its stream fail, ``Stream removed``); a bot that never closes is cut off when
     the server's goodbye grace ends."""
-    import grpc
-    from grpc import aio
-
-    from arena.protocol.server import PROTOCOL_VERSION
-    from arena.v2 import arena_pb2_grpc as pb_grpc
 
     async def main() -> None:
         server = ArenaServer(goodbye_grace=30.0 if closes else 0.1)
