@@ -42,36 +42,38 @@ from arena.games.lama import LamaState, LamaView
 from arena.games.lama import search as lama_search
 from arena.games.search import told_events
 
-Placer = Callable[[MatchState, int, View, bool, random.Random], tuple[int, int]]
-"""Deals one world for the seat asked (with the inferences, or from the facts alone) and returns how many of the
-other hands' cards it places right, and how many there are."""
+Placer = Callable[[MatchState, int, View, bool, random.Random, int], tuple[int, int]]
+"""Deals ``worlds`` worlds for the seat asked (with the inferences, or from the facts alone) from one reading of
+what it was told, and returns how many of the other hands' cards they place right in all, and how many there are."""
 
 
-def lama_placed(state: MatchState, seat: int, view: View, infer: bool, rng: random.Random) -> tuple[int, int]:
-    """One L.A.M.A. world: the other seats' cards placed right (per value), of those still in the round."""
+def lama_placed(state: MatchState, seat: int, view: View, infer: bool, rng: random.Random,
+                worlds: int) -> tuple[int, int]:
+    """L.A.M.A. worlds: the other seats' cards placed right (per value), of those still in the round."""
     assert isinstance(state, LamaState) and isinstance(view, LamaView)
     knowledge = lama_search.knowledge_from(state, seat, assume_plays=infer)
-    world = lama_search.sample_world(view, knowledge, rng)
-    right = cards = 0
-    for other in range(state.seats):
-        if other != seat and state._in_round[other]:
+    others = [s for s in range(state.seats) if s != seat and state._in_round[s]]
+    right = 0
+    for _ in range(worlds):
+        world = lama_search.sample_world(view, knowledge, rng)
+        for other in others:
             right += sum(min(a, b) for a, b in zip(world._hands[other], state._hands[other], strict=True))
-            cards += state._sizes[other]
-    return right, cards
+    return right, worlds * sum(state._sizes[s] for s in others)
 
 
-def cabanga_placed(state: MatchState, seat: int, view: View, infer: bool, rng: random.Random) -> tuple[int, int]:
-    """One Cabanga! world: the other seats' cards placed right."""
+def cabanga_placed(state: MatchState, seat: int, view: View, infer: bool, rng: random.Random,
+                   worlds: int) -> tuple[int, int]:
+    """Cabanga! worlds: the other seats' cards placed right."""
     assert isinstance(state, CabangaState) and isinstance(view, CabangaView)
-    knowledge = cabanga_search.knowledge_from(state, seat, assume_full_throws=infer)
-    world = cabanga_search.WorldSampler(view, knowledge).sample(rng)
+    sampler = cabanga_search.WorldSampler(view, cabanga_search.knowledge_from(state, seat, assume_full_throws=infer))
     true = cabanga_search.pack_world(state)
-    right = cards = 0
-    for other in range(state.seats):
-        if other != seat:
+    others = [s for s in range(state.seats) if s != seat]
+    right = 0
+    for _ in range(worlds):
+        world = sampler.sample(rng)
+        for other in others:
             right += sum((a & b).bit_count() for a, b in zip(world.hands[other], true.hands[other], strict=True))
-            cards += true.sizes[other]
-    return right, cards
+    return right, worlds * sum(true.sizes[s] for s in others)
 
 
 PLACERS: dict[str, Placer] = {"lama": lama_placed, "cabanga": cabanga_placed}
@@ -97,11 +99,9 @@ def measure(game_name: str, seats: int, matches: int, worlds: int, bot: str, see
                 seat = prompt.seat
                 view = state.view(seat)
                 for infer in (True, False):
-                    for _ in range(worlds):
-                        placed, total = placer(state, seat, view, infer, rng)
-                        right[infer] += placed
-                        if infer:
-                            cards += total
+                    placed, total = placer(state, seat, view, infer, rng, worlds)
+                    right[infer] += placed
+                cards += total
                 decisions += 1
                 events = told_events(state, seat)
                 bots[seat].on_events(events[told[seat]:])
