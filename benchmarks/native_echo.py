@@ -1,6 +1,6 @@
 """What a native seat would save: the bare stream's server CPU per round trip, grpc.aio against C++.
 
-Run: python benchmarks/native_echo.py [--rounds N] [--turns N] [--json]
+Run: python benchmarks/native_echo.py [--rounds N] [--turns N] [--python-frames] [--h2] [--no-native] [--json]
 
 Issue 38 asks for the arena's CPU per decision under 150 us; docs/figures.md finds most of what is left in
 grpc.aio's own work (its poller thread handing every completion to the event loop). Before a native seat is
@@ -12,7 +12,14 @@ server's CPU per round trip (user and kernel, from ``os.times`` and ``getrusage`
 the median over the turns (grpc.aio's figures include its server's start and the client's launch, as
 ``benchmarks/decision.py``'s bare figure does: a few microseconds a round trip at 3,000; the C++ CPU is counted from
 its server's start, its wall time includes the client's launch too). It needs the C++ toolchain of the C++
-example bot (see .ci/run).
+example bot (see .ci/run); ``--no-native`` leaves the C++ server out.
+
+Two more servers say what a transport in Python without gRPC's C core would cost, served in this process on
+asyncio's own loop (no poller thread, no hand-over of completions) to the same gRPC client:
+``--python-frames`` reads and writes the HTTP/2 frames itself (``FramedEcho``: one stream, the client's headers
+not decoded, flow control only as far as this ping-pong needs it: a floor for measuring, not a server), and
+``--h2`` does the same through the ``h2`` package (python-hyper's HTTP/2 state machine, not a dependency of the
+arena: ``pip install h2``).
 """
 
 from __future__ import annotations
@@ -22,17 +29,23 @@ from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O 
 # isort: split
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from protocol import ECHO_CLIENT, bare_round_trip  # the bare stream of benchmarks/protocol.py
+
+from arena.v2 import arena_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = Path(__file__).resolve().parent / "native_echo" / "echo.cc"
@@ -86,18 +99,195 @@ def python_turn(rounds: int) -> tuple[float, float, float]:
     return (after.user - before.user) / rounds, (after.system - before.system) / rounds, wall
 
 
+# HTTP/2 frame types (RFC 9113, section 6) and the few header blocks the framed server writes, in HPACK (RFC 7541):
+# ":status: 200" (static entry 8), "content-type: application/grpc" (a literal of static name 31), and the
+# trailer "grpc-status: 0" (a literal with a new name)
+DATA, HEADERS, SETTINGS, PING, WINDOW_UPDATE = 0, 1, 4, 6, 8
+END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+RESPONSE_HEADERS = b"\x88\x0f\x10\x10application/grpc"
+OK_TRAILERS = b"\x00\x0bgrpc-status\x010"
+
+
+def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    """Return one HTTP/2 frame."""
+    return struct.pack(">I", len(payload))[1:] + struct.pack(">BBI", kind, flags, stream) + payload
+
+
+def grpc_message(message: pb.ArenaMessage) -> bytes:
+    """Return ``message`` as a gRPC length-prefixed message (not compressed)."""
+    body = message.SerializeToString()
+    return b"\x00" + len(body).to_bytes(4, "big") + body
+
+
+def echo_request(number: int, rounds: int) -> pb.ArenaMessage:
+    """Return the ping-pong's ``number``th message: a request as protocol.py's echo sends, a goodbye at the end."""
+    if number > rounds:
+        return pb.ArenaMessage(goodbye=pb.Goodbye(reason="done"))
+    return pb.ArenaMessage(request=pb.DecisionRequest(request_id=number, choices=["R7:left"]))
+
+
+class FramedEcho(asyncio.Protocol):
+    """The ping-pong served on asyncio's loop with HTTP/2 frames read and written here (measuring only)."""
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds = rounds
+        self.sent = 0
+        self.stream = 0
+        self.buffer = bytearray()
+        self.messages = bytearray()
+        self.unacknowledged = 0
+        self.preface = False
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, pipe: asyncio.BaseTransport) -> None:
+        assert isinstance(pipe, asyncio.Transport)
+        self.transport = pipe
+        # SETTINGS_MAX_CONCURRENT_STREAMS 4, SETTINGS_INITIAL_WINDOW_SIZE 1 MiB; the connection's window 16 MiB
+        settings = struct.pack(">HIHI", 3, 4, 4, 1 << 20)
+        pipe.write(frame(SETTINGS, 0, 0, settings) + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", 1 << 24)))
+
+    def _next(self) -> bytes:
+        self.sent += 1
+        out = frame(DATA, 0, self.stream, grpc_message(echo_request(self.sent, self.rounds)))
+        if self.sent > self.rounds:
+            out += frame(HEADERS, END_STREAM | END_HEADERS, self.stream, OK_TRAILERS)
+        return out
+
+    def data_received(self, data: bytes) -> None:
+        assert self.transport is not None
+        buffer = self.buffer
+        buffer += data
+        if not self.preface:
+            if len(buffer) < len(PREFACE):
+                return
+            del buffer[:len(PREFACE)]
+            self.preface = True
+        out: list[bytes] = []
+        at = 0
+        while len(buffer) - at >= 9:
+            length = int.from_bytes(buffer[at:at + 3], "big")
+            if len(buffer) - at < 9 + length:
+                break
+            kind, flags = buffer[at + 3], buffer[at + 4]
+            stream = int.from_bytes(buffer[at + 5:at + 9], "big") & 0x7FFFFFFF
+            payload = bytes(buffer[at + 9:at + 9 + length])
+            at += 9 + length
+            if kind == DATA:
+                self.messages += payload
+                self.unacknowledged += length
+                while len(self.messages) >= 5 and len(self.messages) >= 5 + (
+                        size := int.from_bytes(self.messages[1:5], "big")):
+                    del self.messages[:5 + size]
+                    out.append(self._next())
+                if self.unacknowledged > 1 << 19:
+                    grant = self.unacknowledged.to_bytes(4, "big")
+                    out.append(frame(WINDOW_UPDATE, 0, 0, grant) + frame(WINDOW_UPDATE, 0, stream, grant))
+                    self.unacknowledged = 0
+            elif kind == HEADERS:  # the call's start (its header block is not read)
+                self.stream = stream
+                out.append(frame(HEADERS, END_HEADERS, stream, RESPONSE_HEADERS))
+            elif kind == SETTINGS and not flags & ACK:
+                out.append(frame(SETTINGS, ACK, 0))
+            elif kind == PING and not flags & ACK:
+                out.append(frame(PING, ACK, 0, payload))
+        del buffer[:at]
+        if out:
+            self.transport.write(b"".join(out))
+
+
+class H2Echo(asyncio.Protocol):
+    """The ping-pong served on asyncio's loop through the ``h2`` package's HTTP/2 state machine."""
+
+    def __init__(self, rounds: int) -> None:
+        h2_config: Any = importlib.import_module("h2.config")
+        h2_connection: Any = importlib.import_module("h2.connection")
+        self.events: Any = importlib.import_module("h2.events")
+        self.connection: Any = h2_connection.H2Connection(h2_config.H2Configuration(client_side=False))
+        self.rounds = rounds
+        self.sent = 0
+        self.messages = bytearray()
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, pipe: asyncio.BaseTransport) -> None:
+        assert isinstance(pipe, asyncio.Transport)
+        self.transport = pipe
+        self.connection.initiate_connection()
+        pipe.write(self.connection.data_to_send())
+
+    def data_received(self, data: bytes) -> None:
+        assert self.transport is not None
+        connection, events = self.connection, self.events
+        for event in connection.receive_data(data):
+            if isinstance(event, events.DataReceived):
+                connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                self.messages += event.data
+                while len(self.messages) >= 5 and len(self.messages) >= 5 + (
+                        size := int.from_bytes(self.messages[1:5], "big")):
+                    del self.messages[:5 + size]
+                    self.sent += 1
+                    connection.send_data(event.stream_id, grpc_message(echo_request(self.sent, self.rounds)))
+                    if self.sent > self.rounds:
+                        connection.send_headers(event.stream_id, [("grpc-status", "0")], end_stream=True)
+            elif isinstance(event, events.RequestReceived):
+                connection.send_headers(event.stream_id, [(":status", "200"), ("content-type", "application/grpc")])
+        out = connection.data_to_send()
+        if out:
+            self.transport.write(out)
+
+
+async def _serve_echo(protocol: Callable[[], asyncio.Protocol]) -> None:
+    """Serve one ping-pong with ``protocol`` on a Unix socket until the client process ends."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "echo.sock"
+        server = await asyncio.get_running_loop().create_unix_server(protocol, str(path))
+        client = await asyncio.create_subprocess_exec(sys.executable, "-c", ECHO_CLIENT, f"unix:{path}")
+        await client.wait()
+        server.close()
+        await server.wait_closed()
+        if client.returncode:
+            raise SystemExit(f"native_echo: the client failed ({client.returncode})")
+
+
+def asyncio_turn(protocol: Callable[[], asyncio.Protocol], rounds: int) -> tuple[float, float, float]:
+    """One ping-pong served by ``protocol`` in this process: its user and kernel CPU and wall time per round trip."""
+    before = os.times()
+    start = time.perf_counter()
+    asyncio.run(_serve_echo(protocol))
+    wall = (time.perf_counter() - start) / rounds
+    after = os.times()
+    return (after.user - before.user) / rounds, (after.system - before.system) / rounds, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3000, help="round trips per turn (default 3000)")
     parser.add_argument("--turns", type=int, default=4, help="turns of each server, alternating (default 4)")
+    parser.add_argument("--python-frames", action="store_true",
+                        help="also serve it on asyncio's loop with the HTTP/2 frames written here (FramedEcho)")
+    parser.add_argument("--h2", action="store_true", help="also serve it on asyncio's loop through the h2 package")
+    parser.add_argument("--no-native", action="store_true", help="leave the C++ server out (no build)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
+    if args.h2:
+        try:
+            importlib.import_module("h2")
+        except ImportError:
+            sys.exit("native_echo: --h2 needs the h2 package (pip install h2)")
+    servers: dict[str, Callable[[], tuple[float, float, float]]] = {
+        "grpc.aio": lambda: python_turn(args.rounds)}
+    if args.python_frames:
+        servers["python-frames"] = lambda: asyncio_turn(lambda: FramedEcho(args.rounds), args.rounds)
+    if args.h2:
+        servers["python-h2"] = lambda: asyncio_turn(lambda: H2Echo(args.rounds), args.rounds)
     with tempfile.TemporaryDirectory() as folder:
-        program = build(Path(folder))
-        runs: dict[str, list[tuple[float, float, float]]] = {"grpc.aio": [], "c++": []}
+        if not args.no_native:
+            program = build(Path(folder))
+            servers["c++"] = lambda: native_turn(program, args.rounds)
+        runs: dict[str, list[tuple[float, float, float]]] = {server: [] for server in servers}
         for _ in range(args.turns):
-            runs["grpc.aio"].append(python_turn(args.rounds))
-            runs["c++"].append(native_turn(program, args.rounds))
+            for server, turn in servers.items():
+                runs[server].append(turn())
     for server, turns in runs.items():
         user, kernel, wall = (statistics.median(t[i] for t in turns) * 1e6 for i in range(3))
         totals = [round((t[0] + t[1]) * 1e6, 1) for t in turns]
