@@ -13,7 +13,10 @@ memory. Streams waiting for their hello are few and short-lived.
 
 Every bot the arena launches has a server of its own (:meth:`ArenaServer.private`), on a Unix socket that only
 its jail holds: its waiting room, its connections (at most :data:`PRIVATE_CONNECTIONS`) and its refusals are its
-own, so a bot that floods can only keep itself out. The shared server, for remote bots (``--listen``), bounds
+own, so a bot that floods can only keep itself out. Unix sockets are served by the arena's own HTTP/2 server on
+the event loop (:mod:`arena.protocol.http2`: a third of grpc.aio's CPU a message), TCP addresses by gRPC's
+(``unix_transport="grpc"``, or ``ARENA_UNIX_TRANSPORT=grpc`` in the environment, serves Unix sockets by gRPC's
+too). The shared server, for remote bots (``--listen``), bounds
 its waiting room per peer host (:data:`PEER_WAITING_STREAMS`) and its connections. Refusals are logged at most
 :data:`REFUSAL_LOG_BURST` lines per :data:`REFUSAL_LOG_WINDOW` seconds per server; the rest are counted.
 """
@@ -23,11 +26,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import secrets
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn, Protocol
 
 from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
 
@@ -37,7 +43,7 @@ from google.protobuf.message import DecodeError
 from grpc import aio
 
 from arena.core.referee import FaultKind, SeatFault
-from arena.protocol import codec
+from arena.protocol import codec, http2
 from arena.text import visible
 from arena.v2 import arena_pb2 as pb
 
@@ -87,6 +93,11 @@ CHANNEL_OPTIONS = [
     ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
     ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
 ]
+
+
+UNIX_TRANSPORTS = ("http2", "grpc")
+UNIX_TRANSPORT = os.environ.get("ARENA_UNIX_TRANSPORT", "http2")
+"""What serves Unix sockets: the arena's own HTTP/2 server (``http2``, the default) or gRPC's (``grpc``)."""
 
 
 class ServerError(RuntimeError):
@@ -282,7 +293,20 @@ def _serialize(message: Outgoing) -> bytes:
 
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+PLAY_PATH = f"/{SERVICE}/Play"
 _EOF: object = aio.EOF  # type: ignore[attr-defined]  # not in the stubs: what a read returns at the stream's end
+
+
+class StreamContext(Protocol):
+    """What the servicer uses of a call: gRPC's ``aio.ServicerContext``, or :class:`arena.protocol.http2.Call`."""
+
+    def peer(self) -> str: ...
+
+    async def read(self) -> Any: ...
+
+    async def write(self, message: Outgoing) -> None: ...
+
+    async def abort(self, code: grpc.StatusCode, details: str) -> NoReturn: ...
 
 
 class RefusalLog:
@@ -324,8 +348,7 @@ class _Servicer:
         self._waiting = 0
         self._waiting_by_peer: collections.Counter[str] = collections.Counter()
 
-    async def _hello(self, request_iterator: AsyncIterator[pb.BotMessage],
-                     context: aio.ServicerContext[pb.BotMessage, Outgoing]) -> Slot:
+    async def _hello(self, request_iterator: AsyncIterator[pb.BotMessage], context: StreamContext) -> Slot:
         """Return the slot a new stream's hello claims; abort the stream (and log why) when there is none."""
         peer = context.peer()
         host = peer_host(peer)
@@ -365,11 +388,7 @@ class _Servicer:
         log.info("%s connected from %s (%s)", slot.name, peer, visible(first.hello.agent[:80]) or "no agent given")
         return slot
 
-    async def Play(
-        self,
-        request_iterator: AsyncIterator[pb.BotMessage],
-        context: aio.ServicerContext[pb.BotMessage, Outgoing],
-    ) -> None:
+    async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: StreamContext) -> None:
         slot = await self._hello(request_iterator, context)
         connection = Connection(slot, context.write)
         connection.send(pb.ArenaMessage(welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, bot_name=slot.name,
@@ -389,7 +408,7 @@ class _Servicer:
         if connection.status is not None:
             await context.abort(connection.status, connection.close_reason)
 
-    async def _read(self, context: aio.ServicerContext[pb.BotMessage, Outgoing], connection: Connection) -> None:
+    async def _read(self, context: StreamContext, connection: Connection) -> None:
         # the stream's reads awaited here, not through its request iterator (an async generator around them):
         # every answer passes here
         read = context.read
@@ -405,6 +424,8 @@ class _Servicer:
         except DecodeError as exc:
             connection.close(f"a message that does not parse: {exc}", FaultKind.MALFORMED,
                              grpc.StatusCode.INVALID_ARGUMENT)
+        except http2.MessageRefused as exc:  # too large or compressed: refused before it is read
+            connection.close(str(exc), FaultKind.MALFORMED, grpc.StatusCode.RESOURCE_EXHAUSTED)
         except Exception as exc:  # the transport failed: the bot is gone
             connection.close(f"{type(exc).__name__}: {exc}")
 
@@ -418,10 +439,16 @@ class ArenaServer:
     """
 
     def __init__(self, *, max_waiting: int | None = None, peer_waiting: int | None = None,
-                 max_connections: int | None = None, goodbye_grace: float = GOODBYE_GRACE) -> None:
+                 max_connections: int | None = None, goodbye_grace: float = GOODBYE_GRACE,
+                 unix_transport: str | None = None) -> None:
         self._slots: dict[str, Slot] = {}
         self.goodbye_grace = goodbye_grace
+        self.unix_transport = UNIX_TRANSPORT if unix_transport is None else unix_transport
+        if self.unix_transport not in UNIX_TRANSPORTS:
+            raise ServerError(f"unknown transport for Unix sockets {self.unix_transport!r} "
+                              f"(ARENA_UNIX_TRANSPORT: one of {', '.join(UNIX_TRANSPORTS)})")
         self._server: aio.Server | None = None
+        self._http2: http2.Http2Server | None = None
         self.address = ""
         self.addresses: list[str] = []
         self.max_waiting = MAX_WAITING_STREAMS if max_waiting is None else max_waiting
@@ -474,16 +501,27 @@ class ArenaServer:
         for where in (address, *also):
             if not where.startswith("unix:"):
                 _check_free(where)
+        servicer = _Servicer(self)
+        own = [where for where in (address, *also) if where.startswith("unix:") and self.unix_transport == "http2"]
+        if own:
+            await self._start_http2(servicer, own)
+        if len(own) == len((address, *also)):
+            self.address = address
+            self.addresses = [address, *also]
+            return self.address
         server = aio.server(options=[*CHANNEL_OPTIONS,
                                      ("grpc.max_allowed_incoming_connections", self.max_connections)])
         # registered by hand rather than with the generated add_ArenaServicer_to_server: its serializer would
         # not take requests that are serialized already
         handlers = {"Play": grpc.stream_stream_rpc_method_handler(
-            _Servicer(self).Play, request_deserializer=pb.BotMessage.FromString, response_serializer=_serialize)}
+            servicer.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=_serialize)}
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
         server.add_registered_method_handlers(SERVICE, handlers)  # type: ignore[attr-defined]  # not in the stubs
         bound = []
         for where in (address, *also):
+            if where in own:
+                bound.append(where)
+                continue
             try:
                 port = server.add_insecure_port(where)
             except RuntimeError as exc:
@@ -503,16 +541,42 @@ class ArenaServer:
             await asyncio.wait([starting])
             starting.exception()  # seen: what is raised here is the cancel, or this same error
             await server.stop(0)
+            if self._http2 is not None:
+                await self._http2.stop(0)
+                self._http2 = None
             raise
         self._server = server
         self.address = bound[0]
         self.addresses = bound
         return self.address
 
+    async def _start_http2(self, servicer: _Servicer, addresses: list[str]) -> None:
+        """Serve the Unix sockets of ``addresses`` by the arena's own HTTP/2 server."""
+        server = http2.Http2Server(
+            servicer.Play, path=PLAY_PATH, decode=pb.BotMessage.FromString, encode=_serialize,
+            max_message=MAX_MESSAGE_BYTES, max_connections=self.max_connections,
+            handshake_timeout=HANDSHAKE_TIMEOUT_MS / 1000, idle_timeout=IDLE_CONNECTION_MS / 1000)
+        for where in addresses:
+            # a start cancelled half-way lets the bind finish, then closes what it bound
+            listening = asyncio.ensure_future(server.listen(Path(where.removeprefix("unix:"))))
+            try:
+                await asyncio.shield(listening)
+            except BaseException as exc:
+                await asyncio.wait([listening])
+                listening.exception()  # seen: what is raised here is the cancel, or this same error
+                await server.stop(0)
+                if isinstance(exc, OSError):
+                    raise ServerError(f"cannot listen on {where!r}: {exc.strerror or exc}") from None
+                raise
+        self._http2 = server
+
     async def stop(self, grace: float = 1.0) -> None:
         """Say goodbye to every bot and stop serving."""
         for slot in list(self._slots.values()):
             slot.goodbye("the arena is shutting down")
+        if self._http2 is not None:
+            await self._http2.stop(grace)
+            self._http2 = None
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
