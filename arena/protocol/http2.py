@@ -22,6 +22,10 @@ flow-control window and for the socket to drain, so a peer that does not read ho
 
 A call's handler is a coroutine ``handler(requests, call)``, as for grpc.aio: :class:`Call` has the parts of
 ``grpc.aio.ServicerContext`` the arena uses (``read``, ``write``, ``abort``, ``peer``).
+
+The same frames make the Python SDK's client (:func:`connect`, :class:`ClientCall`): a bot's one call to the
+arena, on its own loop, where gRPC's client would hand every message over from its poller thread too. It talks to
+this server and to gRPC's (remote bots over TCP), and reads the call's status from its trailers.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import collections
 import contextlib
 import logging
 import struct
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, NoReturn, cast
@@ -97,6 +102,15 @@ class MessageRefused(Exception):
     """A message the arena does not read (larger than allowed, or compressed)."""
 
 
+class CallFailed(Exception):
+    """A call this process made ended with a status other than OK (or its connection could not be made)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code}: {details}")
+        self.code = code
+        self.details = details
+
+
 class CallAborted(Exception):
     """Raised by :meth:`Call.abort`: the call ends with this status."""
 
@@ -145,14 +159,14 @@ def trailers(code: grpc.StatusCode, details: str = "") -> bytes:
 Handler = Callable[[AsyncIterator[Any], "Call"], Awaitable[None]]
 
 
-class Call:
-    """One gRPC call on a stream of a :class:`Http2Connection`: the handler's context.
+class Stream:
+    """One gRPC call's stream on an :class:`Endpoint`: its messages each way and its flow control.
 
-    Messages come in as bytes; ``decode`` turns each into the handler's message when it is read (an error it
-    raises reaches the reader), ``encode`` turns what the handler writes into bytes.
+    Messages come in as bytes; ``decode`` turns each into a message when it is read (an error it raises reaches
+    the reader), ``encode`` turns what is written into bytes.
     """
 
-    def __init__(self, connection: Http2Connection, stream_id: int, decode: Callable[[bytes], Any],
+    def __init__(self, connection: Endpoint, stream_id: int, decode: Callable[[bytes], Any],
                  encode: Callable[[Any], bytes]) -> None:
         self._connection = connection
         self.stream_id = stream_id
@@ -169,14 +183,7 @@ class Call:
         self.send_window = connection.peer_initial_window
         self.receive_window = STREAM_WINDOW
         self._unacknowledged = 0
-        self._headers_sent = False
         self.task: asyncio.Task[None] | None = None
-
-    # ------------------------------------------------------------------------------------- the handler's side
-
-    def peer(self) -> str:
-        """Return the peer, as gRPC names it (``unix:`` and the socket's path)."""
-        return self._connection.peer
 
     async def read(self) -> Any:
         """Return the next message, or :data:`EOF` once the peer has closed its side.
@@ -189,7 +196,7 @@ class Call:
             if self._error is not None:
                 raise self._error
             if self.remote_ended:
-                return EOF
+                return self._end()
             self._waiter = self._connection.loop.create_future()
             try:
                 await self._waiter
@@ -198,11 +205,6 @@ class Call:
         body = self._messages.popleft()
         self.consumed(len(body) + 5)
         return self._decode(body)
-
-    async def requests(self) -> AsyncIterator[Any]:
-        """Yield the messages until the peer closes its side (the handler's request iterator)."""
-        while (message := await self.read()) is not EOF:
-            yield message
 
     async def write(self, message: Any) -> None:
         """Send one message, after waiting for the peer's flow-control window and the socket to drain.
@@ -213,9 +215,7 @@ class Call:
         connection = self._connection
         if self.ended or self._error is not None or connection.closing:
             raise StreamGone("the stream is closed")
-        if not self._headers_sent:
-            self._headers_sent = True
-            connection.send(frame(HEADERS, END_HEADERS, self.stream_id, RESPONSE_HEADERS))
+        self._start()
         data = memoryview(b"\x00" + struct.pack(">I", len(body)) + body)
         written = False
         try:
@@ -240,9 +240,12 @@ class Call:
                 self.reset(CANCEL)
             raise
 
-    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
-        """End the call with ``code`` (raises :class:`CallAborted`, which the call's task ends on)."""
-        raise CallAborted(code, details)
+    def _start(self) -> None:
+        """Send what goes before the first message (nothing here)."""
+
+    def _end(self) -> Any:
+        """Return what a read gives once the peer's side has ended: :data:`EOF`."""
+        return EOF
 
     # ------------------------------------------------------------------------------------ the connection's side
 
@@ -280,25 +283,15 @@ class Call:
         if self.task is not None and not self.task.done():
             self.task.cancel()
 
+    def reset_by_peer(self, code: int) -> None:
+        """The peer reset the stream (RST_STREAM with ``code``)."""
+        self.gone(f"the peer reset the stream (code {code})")
+
     def reset(self, code: int) -> None:
         """Reset the stream (RST_STREAM with ``code``) and forget it."""
         if not self.ended:
             self.ended = True
             self._connection.send(frame(RST_STREAM, 0, self.stream_id, struct.pack(">I", code)))
-        self._connection.forget(self)
-
-    def finish(self, code: grpc.StatusCode, details: str = "") -> None:
-        """End the arena's side with the call's status (trailers; a trailers-only response if nothing was sent)."""
-        if self.ended or self._connection.closing:
-            self._connection.forget(self)
-            return
-        self.ended = True
-        block = trailers(code, details)
-        if not self._headers_sent:
-            block = RESPONSE_HEADERS + block
-        # the peer's side may stay open (gRPC's client takes a RST_STREAM after trailers for a failure): what it
-        # still sends on the stream is dropped
-        self._connection.send(frame(HEADERS, END_HEADERS | END_STREAM, self.stream_id, block))
         self._connection.forget(self)
 
     def unread(self) -> int:
@@ -328,21 +321,105 @@ class Call:
             self._waiter.set_result(None)
 
 
-class Http2Connection(asyncio.Protocol):
-    """One client connection: its frames, its streams' calls and its flow control."""
+class Call(Stream):
+    """A call the server serves: the handler's context (what the arena uses of grpc.aio's ``ServicerContext``)."""
 
-    def __init__(self, server: Http2Server) -> None:
-        self.server = server
-        self.loop = server.loop
-        self.peer = server.peer
-        self.max_message = server.max_message
+    def __init__(self, connection: Http2Connection, stream_id: int, decode: Callable[[bytes], Any],
+                 encode: Callable[[Any], bytes]) -> None:
+        super().__init__(connection, stream_id, decode, encode)
+        self._headers_sent = False
+
+    def peer(self) -> str:
+        """Return the peer, as gRPC names it (``unix:`` and the socket's path)."""
+        return self._connection.peer
+
+    async def requests(self) -> AsyncIterator[Any]:
+        """Yield the messages until the peer closes its side (the handler's request iterator)."""
+        while (message := await self.read()) is not EOF:
+            yield message
+
+    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
+        """End the call with ``code`` (raises :class:`CallAborted`, which the call's task ends on)."""
+        raise CallAborted(code, details)
+
+    def _start(self) -> None:
+        if not self._headers_sent:
+            self._headers_sent = True
+            self._connection.send(frame(HEADERS, END_HEADERS, self.stream_id, RESPONSE_HEADERS))
+
+    def finish(self, code: grpc.StatusCode, details: str = "") -> None:
+        """End the arena's side with the call's status (trailers; a trailers-only response if nothing was sent)."""
+        if self.ended or self._connection.closing:
+            self._connection.forget(self)
+            return
+        self.ended = True
+        block = trailers(code, details)
+        if not self._headers_sent:
+            block = RESPONSE_HEADERS + block
+        # the peer's side may stay open (gRPC's client takes a RST_STREAM after trailers for a failure): what it
+        # still sends on the stream is dropped
+        self._connection.send(frame(HEADERS, END_HEADERS | END_STREAM, self.stream_id, block))
+        self._connection.forget(self)
+
+
+class ClientCall(Stream):
+    """A call this process made (:func:`connect`): write messages, read the server's until its status."""
+
+    def __init__(self, connection: ClientConnection, stream_id: int, decode: Callable[[bytes], Any],
+                 encode: Callable[[Any], bytes]) -> None:
+        super().__init__(connection, stream_id, decode, encode)
+        self.responded = False
+        """The server's response headers came."""
+        self.code: grpc.StatusCode | None = None
+        self.details = ""
+
+    def ended_with(self, code: grpc.StatusCode, details: str) -> None:
+        """The server ended the call with this status."""
+        self.code, self.details = code, details
+        self.end_remote()
+
+    def _end(self) -> Any:
+        if self.code is grpc.StatusCode.OK:
+            return EOF
+        raise CallFailed(self.code or grpc.StatusCode.UNKNOWN, self.details)
+
+    def reset_by_peer(self, code: int) -> None:
+        if self.code is None:  # after the status, a reset only ends what the server no longer reads
+            super().reset_by_peer(code)
+
+    def done_writing(self) -> None:
+        """End this side of the call (END_STREAM): the server reads to its end; the reads go on."""
+        if not self.ended and not self._connection.closing:
+            self.ended = True
+            self._connection.send(frame(DATA, END_STREAM, self.stream_id))
+
+    def close(self) -> None:
+        """End this side (END_STREAM) unless it ended, and the connection (GOAWAY, then the socket closes)."""
+        self.done_writing()
+        self._connection.close(NO_ERROR, "the call is over")
+
+
+class Endpoint(asyncio.Protocol):
+    """One HTTP/2 connection, either end: its frames, its streams and its flow control.
+
+    ``idle_timeout``: seconds a connection without a stream is kept; ``frame_budget``: frames the peer may send
+    between two writes of this end (None: no bound, for either).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, peer: str, max_message: int,
+                 idle_timeout: float | None, frame_budget: int | None) -> None:
+        self.loop = loop
+        self.peer = peer
+        self.max_message = max_message
+        self.idle_timeout = idle_timeout
+        self.frame_budget = frame_budget
         self.transport: asyncio.Transport | None = None
         self._buffer = bytearray()
         self._preface = False
         self._settled = False  # the peer's first SETTINGS came: the handshake is done
         self._decoder = hpack.Decoder(max_header_list_size=MAX_HEADER_LIST_SIZE)
         self._continuation: tuple[int, int, bytearray] | None = None  # a header block still coming
-        self.calls: dict[int, Call] = {}
+        self.calls: dict[int, Stream] = {}
         self._last_stream = 0
         self._opened = 0
         self.peer_initial_window = DEFAULT_WINDOW
@@ -361,17 +438,7 @@ class Http2Connection(asyncio.Protocol):
     def connection_made(self, pipe: asyncio.BaseTransport) -> None:
         # a cast, not an isinstance check: uvloop's transports (Ray's async actors run on uvloop) have the methods
         # of asyncio.Transport without deriving from it
-        self.transport = writer = cast(asyncio.Transport, pipe)
-        if not self.server.admit(self):
-            self.closing = True
-            writer.abort()
-            return
-        settings = struct.pack(">HIHIHI", SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS,
-                               SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
-                               SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE)
-        writer.write(frame(SETTINGS, 0, 0, settings)
-                     + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", CONNECTION_WINDOW - DEFAULT_WINDOW)))
-        self._timer = self.loop.call_later(self.server.handshake_timeout, self._timed_out, "no HTTP/2 handshake")
+        self.transport = cast(asyncio.Transport, pipe)
 
     def data_received(self, data: bytes) -> None:
         if self.closing:
@@ -392,7 +459,6 @@ class Http2Connection(asyncio.Protocol):
             call.gone("the connection was lost")
         self.calls.clear()
         self._release()
-        self.server.discard(self)
 
     def pause_writing(self) -> None:
         self.paused = True
@@ -432,7 +498,7 @@ class Http2Connection(asyncio.Protocol):
         self._receive_window += size
         self.send(frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", size)))
 
-    def forget(self, call: Call) -> None:
+    def forget(self, call: Stream) -> None:
         """Drop an ended call; its unread bytes go back to the connection's window."""
         if self.calls.pop(call.stream_id, None) is not None:
             unread = call.unread()
@@ -486,8 +552,8 @@ class Http2Connection(asyncio.Protocol):
                 payload = bytes(buffer[at + 9:at + 9 + length])
                 at += 9 + length
                 self._unanswered += 1
-                if self._unanswered > MAX_FRAMES_UNANSWERED:
-                    raise Http2Error(ENHANCE_YOUR_CALM, f"more than {MAX_FRAMES_UNANSWERED} frames unanswered")
+                if self.frame_budget is not None and self._unanswered > self.frame_budget:
+                    raise Http2Error(ENHANCE_YOUR_CALM, f"more than {self.frame_budget} frames unanswered")
                 self._frame(kind, flags, stream, payload)
         finally:
             del buffer[:at]
@@ -520,7 +586,7 @@ class Http2Connection(asyncio.Protocol):
             self._idle_check(stream)
             call = self.calls.get(stream)
             if call is not None:
-                call.gone(f"the bot reset the stream (code {int.from_bytes(payload, 'big')})")
+                call.reset_by_peer(int.from_bytes(payload, "big"))
                 self.forget(call)
         elif kind == PRIORITY:
             if not stream or len(payload) != 5:
@@ -600,31 +666,11 @@ class Http2Connection(asyncio.Protocol):
             headers = {bytes(name): bytes(value) for name, value in self._decoder.decode(block, raw=True)}
         except (hpack.HPACKError, ValueError) as exc:
             raise Http2Error(COMPRESSION_ERROR, f"a header block that does not decode: {exc}") from None
-        call = self.calls.get(stream)
-        if call is not None:  # trailers: the peer's side ends
-            if not flags & END_STREAM or call.remote_ended:
-                raise Http2Error(PROTOCOL_ERROR, f"a second header block on stream {stream}")
-            call.end_remote()
-            return
-        if stream <= self._last_stream or not stream % 2:
-            raise Http2Error(PROTOCOL_ERROR, f"HEADERS for stream {stream}, which the peer may not open")
-        self._last_stream = stream
-        self._opened += 1
-        if self._opened > MAX_STREAMS_PER_CONNECTION:
-            raise Http2Error(ENHANCE_YOUR_CALM, f"more than {MAX_STREAMS_PER_CONNECTION} streams")
-        if len(self.calls) >= MAX_CONCURRENT_STREAMS:
-            self.send(frame(RST_STREAM, 0, stream, struct.pack(">I", REFUSED_STREAM)))
-            return
-        method, path = headers.get(b":method"), headers.get(b":path", b"")
-        if method != b"POST" or not headers.get(b"content-type", b"").startswith(b"application/grpc"):
-            raise Http2Error(PROTOCOL_ERROR, "not a gRPC call")
-        self._cancel_timer()
-        call = Call(self, stream, self.server.decode, self.server.encode)
-        self.calls[stream] = call
-        if flags & END_STREAM:
-            call.end_remote()
-        handler = self.server.handler if path == self.server.path else unimplemented(path)
-        call.task = self.loop.create_task(self.server.run(call, handler))
+        self._on_headers(flags, stream, headers)
+
+    def _on_headers(self, flags: int, stream: int, headers: dict[bytes, bytes]) -> None:
+        """Take a decoded header block (what it means depends on the end)."""
+        raise NotImplementedError
 
     def _settings(self, flags: int, stream: int, payload: bytes) -> None:
         if stream:
@@ -696,7 +742,8 @@ class Http2Connection(asyncio.Protocol):
 
     def _start_idle_timer(self) -> None:
         self._cancel_timer()
-        self._timer = self.loop.call_later(self.server.idle_timeout, self._timed_out, "idle, with no stream")
+        if self.idle_timeout is not None:
+            self._timer = self.loop.call_later(self.idle_timeout, self._timed_out, "idle, with no stream")
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -706,6 +753,156 @@ class Http2Connection(asyncio.Protocol):
     def _timed_out(self, why: str) -> None:
         self._timer = None
         self.close(NO_ERROR, why)
+
+
+class Http2Connection(Endpoint):
+    """A connection the server accepted: the peer opens the calls."""
+
+    def __init__(self, server: Http2Server) -> None:
+        super().__init__(server.loop, peer=server.peer, max_message=server.max_message,
+                         idle_timeout=server.idle_timeout, frame_budget=MAX_FRAMES_UNANSWERED)
+        self.server = server
+
+    def connection_made(self, pipe: asyncio.BaseTransport) -> None:
+        super().connection_made(pipe)
+        assert self.transport is not None
+        if not self.server.admit(self):
+            self.closing = True
+            self.transport.abort()
+            return
+        settings = struct.pack(">HIHIHI", SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS,
+                               SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
+                               SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE)
+        self.transport.write(frame(SETTINGS, 0, 0, settings)
+                             + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", CONNECTION_WINDOW - DEFAULT_WINDOW)))
+        self._timer = self.loop.call_later(self.server.handshake_timeout, self._timed_out, "no HTTP/2 handshake")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.server.discard(self)
+
+    def _on_headers(self, flags: int, stream: int, headers: dict[bytes, bytes]) -> None:
+        call = self.calls.get(stream)
+        if call is not None:  # trailers: the peer's side ends
+            if not flags & END_STREAM or call.remote_ended:
+                raise Http2Error(PROTOCOL_ERROR, f"a second header block on stream {stream}")
+            call.end_remote()
+            return
+        if stream <= self._last_stream or not stream % 2:
+            raise Http2Error(PROTOCOL_ERROR, f"HEADERS for stream {stream}, which the peer may not open")
+        self._last_stream = stream
+        self._opened += 1
+        if self._opened > MAX_STREAMS_PER_CONNECTION:
+            raise Http2Error(ENHANCE_YOUR_CALM, f"more than {MAX_STREAMS_PER_CONNECTION} streams")
+        if len(self.calls) >= MAX_CONCURRENT_STREAMS:
+            self.send(frame(RST_STREAM, 0, stream, struct.pack(">I", REFUSED_STREAM)))
+            return
+        method, path = headers.get(b":method"), headers.get(b":path", b"")
+        if method != b"POST" or not headers.get(b"content-type", b"").startswith(b"application/grpc"):
+            raise Http2Error(PROTOCOL_ERROR, "not a gRPC call")
+        self._cancel_timer()
+        call = Call(self, stream, self.server.decode, self.server.encode)
+        self.calls[stream] = call
+        if flags & END_STREAM:
+            call.end_remote()
+        handler = self.server.handler if path == self.server.path else unimplemented(path)
+        call.task = self.loop.create_task(self.server.run(call, handler))
+
+
+class ClientConnection(Endpoint):
+    """A connection this process made for one call (:func:`connect`)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, peer: str, path: str, authority: str, agent: str,
+                 decode: Callable[[bytes], Any], encode: Callable[[Any], bytes], max_message: int) -> None:
+        super().__init__(loop, peer=peer, max_message=max_message, idle_timeout=None, frame_budget=None)
+        self._preface = True  # a client reads no preface: the server's first frame is its SETTINGS
+        self._last_stream = 1
+        self.call = ClientCall(self, 1, decode, encode)
+        self.calls[1] = self.call
+        self._request = [(b":method", b"POST"), (b":scheme", b"http"), (b":path", path.encode()),
+                         (b":authority", authority.encode()), (b"content-type", b"application/grpc"),
+                         (b"te", b"trailers"), (b"user-agent", agent.encode())]
+
+    def connection_made(self, pipe: asyncio.BaseTransport) -> None:
+        super().connection_made(pipe)
+        assert self.transport is not None
+        settings = struct.pack(">HIHIHI", SETTINGS_ENABLE_PUSH, 0, SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
+                               SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE)
+        block = b"".join(_literal(name, value) for name, value in self._request)
+        self.transport.write(PREFACE + frame(SETTINGS, 0, 0, settings)
+                             + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", CONNECTION_WINDOW - DEFAULT_WINDOW))
+                             + frame(HEADERS, END_HEADERS, 1, block))
+
+    def _on_headers(self, flags: int, stream: int, headers: dict[bytes, bytes]) -> None:
+        call = self.calls.get(stream)
+        if call is None:
+            return  # a call already ended (the stream id was checked as opened)
+        assert isinstance(call, ClientCall)
+        if call.remote_ended:
+            raise Http2Error(PROTOCOL_ERROR, f"a header block after the end of stream {stream}")
+        if not call.responded:
+            call.responded = True
+            status = headers.get(b":status", b"")
+            if status != b"200":
+                call.ended_with(grpc.StatusCode.UNAVAILABLE if status in (b"502", b"503", b"504")
+                                else grpc.StatusCode.UNKNOWN, f"HTTP status {status.decode(errors='replace')}")
+                return
+            if not flags & END_STREAM:
+                return
+        elif not flags & END_STREAM:
+            raise Http2Error(PROTOCOL_ERROR, f"a second header block on stream {stream} that does not end it")
+        call.ended_with(*grpc_status(headers))
+
+
+def grpc_status(headers: dict[bytes, bytes]) -> tuple[grpc.StatusCode, str]:
+    """Return the status and message a call's trailers give (UNKNOWN when they give none, or one not known)."""
+    try:
+        number = int(headers.get(b"grpc-status", b""))
+    except ValueError:
+        return grpc.StatusCode.UNKNOWN, "the call ended without a status"
+    code = next((c for c in grpc.StatusCode if c.value[0] == number), grpc.StatusCode.UNKNOWN)
+    return code, urllib.parse.unquote(headers.get(b"grpc-message", b"").decode("ascii", errors="replace"))
+
+
+def target(address: str) -> tuple[str, int] | str:
+    """Return where a gRPC target names (``unix:PATH``, ``unix://PATH``, ``[dns:///]HOST:PORT``): a Unix socket's
+    path, or a host and port. Raises ValueError for a target this client does not reach."""
+    if address.startswith("unix://"):
+        return address.removeprefix("unix://")
+    if address.startswith("unix:"):
+        return address.removeprefix("unix:")
+    rest = address.removeprefix("dns:///").removeprefix("ipv4:").removeprefix("ipv6:")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ValueError(f"not an address this client reaches: {address!r} (unix:PATH or HOST:PORT)")
+    return host.strip("[]"), int(port)
+
+
+async def connect(address: str, path: str, *, decode: Callable[[bytes], Any], encode: Callable[[Any], bytes],
+                  max_message: int, agent: str = "arena-sdk") -> ClientCall:
+    """Open a connection to the gRPC server at ``address`` and start a bidirectional call to ``path`` on it.
+
+    Raises :class:`CallFailed` (UNAVAILABLE) when the connection cannot be made.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        where = target(address)
+    except ValueError as exc:
+        raise CallFailed(grpc.StatusCode.UNAVAILABLE, str(exc)) from None
+
+    def protocol() -> ClientConnection:
+        authority = "localhost" if isinstance(where, str) else f"{where[0]}:{where[1]}"
+        return ClientConnection(loop, peer=address, path=path, authority=authority, agent=agent, decode=decode,
+                                encode=encode, max_message=max_message)
+
+    try:
+        if isinstance(where, str):
+            _, connection = await loop.create_unix_connection(protocol, where)
+        else:
+            _, connection = await loop.create_connection(protocol, *where)
+    except OSError as exc:
+        raise CallFailed(grpc.StatusCode.UNAVAILABLE, f"cannot connect to {address}: {exc.strerror or exc}") from None
+    return connection.call
 
 
 def unimplemented(path: bytes) -> Handler:

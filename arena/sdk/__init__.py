@@ -34,20 +34,14 @@ import traceback
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
-
-# isort: split
-import grpc
 from google.protobuf.any_pb2 import Any as AnyMessage
-from grpc import aio
 
 from arena.games import ENVIRONMENT, get_game, register_text
 from arena.games.base import Clock, Decision, Event, GameError, MatchInfo, MatchResult, Prompt, decision_text
 from arena.games.bot import Bot, take_debug
 from arena.games.codec import GameCodec
-from arena.protocol import codec
+from arena.protocol import codec, http2
 from arena.v2 import arena_pb2 as pb
-from arena.v2 import arena_pb2_grpc as pb_grpc
 
 if TYPE_CHECKING:
     from arena.core.referee import LocalSeat
@@ -57,11 +51,9 @@ __all__ = ["Bot", "local_seat", "run", "serve"]
 log = logging.getLogger("arena.sdk")
 
 PROTOCOL_VERSION = codec.PROTOCOL_VERSION
-CHANNEL_OPTIONS = [
-    ("grpc.enable_retries", 0),
-    ("grpc.enable_http_proxy", 0),
-    ("grpc.max_receive_message_length", 16 << 20),
-]
+PLAY = f"/{pb.DESCRIPTOR.services_by_name['Arena'].full_name}/Play"
+MAX_RECEIVE_BYTES = 16 << 20
+"""The largest message the SDK reads from the arena (a match's end with all its events is the largest)."""
 SAFETY_MARGIN_MS = 2
 """Milliseconds kept in hand when judging whether a request can still be answered in time."""
 
@@ -130,56 +122,60 @@ def serve(bot: Bot, address: str, token: str, *, agent: str | None = None) -> in
 
 
 async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
-    # One loop, reading inline. A request that waited in the stream while the bot was busy is skipped once
-    # its time has run out: its age comes from the arena's clock (sent_time_ms) and the offset between the
-    # clocks measured at the Welcome, so no clock synchronisation is needed.
+    # One loop, reading inline, on the arena's stream (gRPC's Arena.Play over HTTP/2, spoken by
+    # arena.protocol.http2 on this loop: gRPC's own client would hand every message over from a thread of its
+    # own). A request that waited in the stream while the bot was busy is skipped once its time has run out: its
+    # age comes from the arena's clock (sent_time_ms) and the offset between the clocks measured at the Welcome,
+    # so no clock synchronisation is needed.
     offset_ms: float | None = None
-    async with aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
-        call = pb_grpc.ArenaStub(channel).Play()
-        try:
-            await call.write(pb.BotMessage(hello=pb.Hello(
-                token=token, protocol_version=PROTOCOL_VERSION, agent=agent)))
-            seat = 0
-            game_codec: GameCodec | str = "no match has started"  # the match's game's codec, or why there is none
-            while True:
+    try:
+        call = await http2.connect(address, PLAY, decode=pb.ArenaMessage.FromString,
+                                   encode=pb.BotMessage.SerializeToString, max_message=MAX_RECEIVE_BYTES,
+                                   agent=f"arena-sdk ({agent})"[:200])
+    except http2.CallFailed as exc:
+        print(f"arena: stream failed: {exc}", file=sys.stderr)
+        return 1
+    try:
+        await call.write(pb.BotMessage(hello=pb.Hello(token=token, protocol_version=PROTOCOL_VERSION, agent=agent)))
+        seat = 0
+        game_codec: GameCodec | str = "no match has started"  # the match's game's codec, or why there is none
+        while True:
+            message = await call.read()
+            if message is http2.EOF:
+                log.info("the arena closed the stream")
+                return 0
+            which = message.WhichOneof("body")
+            if which == "request":
+                request = message.request
+                age_ms = 0.0
+                if offset_ms is not None and request.sent_time_ms:
+                    age_ms = max(0.0, time.time_ns() / 1e6 - offset_ms - request.sent_time_ms)
+                    if age_ms > request.timeout_ms - SAFETY_MARGIN_MS:
+                        continue  # too late to count: the arena has applied the default already
+                await call.write(pb.BotMessage(answer=_answer(bot, request, seat, game_codec, age_ms)))
+            elif which == "welcome":
+                if message.welcome.arena_time_ms:
+                    offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
+            elif which == "match_start":
+                seat = message.match_start.seat
+                take_debug(bot)  # what the last match's end wrote is no answer's
                 try:
-                    message = await call.read()
-                except grpc.RpcError as exc:
-                    detail = f"{exc.code()}: {exc.details()}" if isinstance(exc, grpc.Call) else repr(exc)
-                    print(f"arena: stream failed: {detail}", file=sys.stderr)
-                    return 1
-                if message is aio.EOF:  # type: ignore[attr-defined]
-                    log.info("the arena closed the stream")
-                    return 0
-                which = message.WhichOneof("body")
-                if which == "request":
-                    request = message.request
-                    age_ms = 0.0
-                    if offset_ms is not None and request.sent_time_ms:
-                        age_ms = max(0.0, time.time_ns() / 1e6 - offset_ms - request.sent_time_ms)
-                        if age_ms > request.timeout_ms - SAFETY_MARGIN_MS:
-                            continue  # too late to count: the arena has applied the default already
-                    await call.write(pb.BotMessage(answer=_answer(bot, request, seat, game_codec, age_ms)))
-                elif which == "welcome":
-                    if message.welcome.arena_time_ms:
-                        offset_ms = time.time_ns() / 1e6 - message.welcome.arena_time_ms
-                elif which == "match_start":
-                    seat = message.match_start.seat
-                    take_debug(bot)  # what the last match's end wrote is no answer's
-                    try:
-                        game_codec = codec.codec_for(message.match_start.game)
-                    except codec.WireError as exc:  # every request of the match is answered with this crash
-                        game_codec = f"this bot cannot play {message.match_start.game!r}: {exc}"
-                        print(f"arena: {game_codec}", file=sys.stderr)
-                    bot.on_match_start(_info(message.match_start))
-                elif which == "match_end":
-                    end = message.match_end
-                    events = _events(end.events, game_codec) if isinstance(game_codec, GameCodec) else []
-                    bot.on_match_end(MatchResult(tuple(end.totals), tuple(end.places)), events)
-                elif which == "goodbye":
-                    return 0
-        finally:
-            call.cancel()
+                    game_codec = codec.codec_for(message.match_start.game)
+                except codec.WireError as exc:  # every request of the match is answered with this crash
+                    game_codec = f"this bot cannot play {message.match_start.game!r}: {exc}"
+                    print(f"arena: {game_codec}", file=sys.stderr)
+                bot.on_match_start(_info(message.match_start))
+            elif which == "match_end":
+                end = message.match_end
+                events = _events(end.events, game_codec) if isinstance(game_codec, GameCodec) else []
+                bot.on_match_end(MatchResult(tuple(end.totals), tuple(end.places)), events)
+            elif which == "goodbye":
+                return 0
+    except (http2.CallFailed, http2.StreamGone, http2.MessageRefused) as exc:
+        print(f"arena: stream failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        call.close()
 
 
 def _events(messages: Iterable[AnyMessage], game_codec: GameCodec) -> list[Event]:

@@ -441,3 +441,103 @@ def test_the_arena_serves_a_launched_bots_socket_by_its_own_server_and_grpc_clie
             await server.stop(0)
 
     asyncio.run(main())
+
+
+# ------------------------------------------------------------------------------------------------ the client side
+
+
+@pytest.mark.parametrize("where", ["unix", "tcp"])
+def test_the_client_talks_to_grpcs_own_server_and_reads_its_status(tmp_path: Path, where: str) -> None:
+    """The SDK's client against gRPC's server (what remote bots meet over TCP): messages both ways, OK at the end,
+    and a failure's status and message (percent-encoded by gRPC) as the server sent them."""
+    class Servicer:
+        async def echo(self, requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+            async for request in requests:
+                if request == b"fail":
+                    await context.abort(grpc.StatusCode.PERMISSION_DENIED, "not you: ünïcode 100%")
+                yield request
+
+    async def main() -> None:
+        server = aio.server()
+        handler = grpc.stream_stream_rpc_method_handler(Servicer().echo)
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.Echo", {"Play": handler}),))
+        address = f"unix:{tmp_path / 'g.sock'}"
+        if where == "tcp":
+            address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+        else:
+            server.add_insecure_port(address)
+        await server.start()
+        try:
+            call = await http2.connect(address, PATH, decode=bytes, encode=bytes, max_message=1 << 20)
+            for body in (b"one", b"", b"x" * 100_000):  # the last one over several frames and window updates
+                await call.write(body)
+                assert await call.read() == body
+            call.close()
+            call = await http2.connect(address, PATH, decode=bytes, encode=bytes, max_message=1 << 20)
+            await call.write(b"fail")
+            with pytest.raises(http2.CallFailed) as failed:
+                await call.read()
+            assert failed.value.code == grpc.StatusCode.PERMISSION_DENIED
+            assert failed.value.details == "not you: ünïcode 100%"
+            call.close()
+        finally:
+            await server.stop(0)
+
+    asyncio.run(main())
+
+
+def test_the_client_reads_to_the_end_then_eof_and_says_why_it_cannot_connect(tmp_path: Path) -> None:
+    async def main() -> None:
+        server = Http2Server(echo, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
+                             max_connections=8, handshake_timeout=5, idle_timeout=10)
+        await server.listen(tmp_path / "h2.sock")
+        try:
+            call = await http2.connect(f"unix:{tmp_path / 'h2.sock'}", PATH, decode=bytes, encode=bytes,
+                                       max_message=MAX_MESSAGE)
+            await call.write(b"last")
+            call.done_writing()  # this side ends: the echo ends the call once it has answered
+            assert await call.read() == b"last"
+            assert await call.read() is http2.EOF and call.code is grpc.StatusCode.OK
+            with pytest.raises(http2.StreamGone):
+                await call.write(b"after the end")
+            call.close()
+            with pytest.raises(http2.CallFailed, match=r"UNAVAILABLE.*cannot connect"):
+                await http2.connect(f"unix:{tmp_path / 'nothing.sock'}", PATH, decode=bytes, encode=bytes,
+                                    max_message=MAX_MESSAGE)
+        finally:
+            await server.stop(0)
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(("address", "where"), [
+    ("unix:/run/arena/arena.sock", "/run/arena/arena.sock"), ("unix:///tmp/a.sock", "/tmp/a.sock"),
+    ("127.0.0.1:50051", ("127.0.0.1", 50051)), ("dns:///arena.example:443", ("arena.example", 443)),
+    ("[::1]:7000", ("::1", 7000)), ("ipv4:10.0.0.1:9", ("10.0.0.1", 9)),
+])
+def test_a_grpc_target_names_a_socket_or_a_host_and_port(address: str, where: object) -> None:
+    assert http2.target(address) == where
+
+
+@pytest.mark.parametrize("address", ["arena.example", "host:port", ":50051"])
+def test_a_target_the_client_cannot_reach_is_an_error(address: str) -> None:
+    with pytest.raises(ValueError, match="not an address"):
+        http2.target(address)
+
+
+def test_the_sdk_says_why_its_stream_failed_and_exits_1(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A bot whose token is refused: the SDK prints the arena's status and message, and serve returns 1."""
+    from arena.games.lama.bots.greedy.bot import GreedyLama
+    from arena.sdk import serve
+
+    async def main() -> int:
+        server = ArenaServer.private()
+        address = await server.start(f"unix:{tmp_path / 'arena.sock'}")
+        try:
+            return await asyncio.to_thread(serve, GreedyLama(), address, "not-a-token-anyone-was-given")
+        finally:
+            await server.stop(0)
+
+    assert asyncio.run(main()) == 1
+    err = capfd.readouterr().err
+    assert "arena: stream failed: StatusCode.UNAUTHENTICATED: missing, unknown or already used token" in err
