@@ -61,3 +61,18 @@ def test_forgetting_a_stopped_process_frees_its_lane_for_every_deal_and_only_its
     ledger.forget(("c", 0))  # a lane that never played: nothing to forget
     ledger.forget(("a", 0))
     assert ledger.lane("c", DEAL, []) == ("c", 0)
+
+
+def test_a_probe_sees_its_ledgers_plays_and_keeps_its_own() -> None:
+    """Planning ahead (ProcessPool.prepare) plays matches on a probe: the ledger itself learns nothing of them, and
+    a probe costs nothing however much the ledger has seen (it was a deep copy, growing with every match)."""
+    ledger = DealLedger()
+    other = DealKey("cabanga", 99)
+    ledger.played([("a", 0)], DEAL)
+    probe = ledger.probe()
+    assert probe.seen(("a", 0), DEAL) and probe.lane("a", DEAL, []) == ("a", 1)
+    probe.played([("a", 1)], DEAL)
+    probe.played([("a", 0)], other)
+    assert probe.lane("a", DEAL, []) == ("a", 2) and probe.seen(("a", 0), other)
+    assert not ledger.seen(("a", 1), DEAL) and not ledger.seen(("a", 0), other)
+    assert ledger.lane("a", DEAL, []) == ("a", 1)

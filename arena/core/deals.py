@@ -34,14 +34,26 @@ class DealKey:
 
 
 class DealLedger:
-    """Remembers, per lane, the deals its current process has played, and picks lanes that have not."""
+    """Remembers, per lane, the deals its current process has played, and picks lanes that have not.
 
-    def __init__(self) -> None:
+    A ledger made by :meth:`probe` sees what its parent has seen and notes plays of its own only: for planning
+    matches ahead without copying what every process has played (which grows with every match of a ladder).
+    """
+
+    def __init__(self, parent: DealLedger | None = None) -> None:
         self._seen: dict[Lane, set[DealKey]] = {}
+        self._parent = parent
 
     def seen(self, lane: Lane, deal: DealKey) -> bool:
         """Return whether the process of ``lane`` has played ``deal``."""
-        return deal in self._seen.get(lane, ())
+        return deal in self._seen.get(lane, ()) or (self._parent is not None and self._parent.seen(lane, deal))
+
+    def probe(self) -> DealLedger:
+        """Return a ledger on top of this one (of its class): it sees this one's plays, and what is noted in it
+        stays in it."""
+        probe = object.__new__(type(self))
+        DealLedger.__init__(probe, self)
+        return probe
 
     def lane(self, bot: str, deal: DealKey, taken: Collection[Lane]) -> Lane:
         """Return the lowest lane of ``bot`` not in ``taken`` whose process has not played ``deal``.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import functools
 import os
 import shutil
@@ -238,7 +237,7 @@ class ProcessPool:
             return 0  # no room: the next seating stops idle processes first
         # the lanes the matches will get, each after the one before; a lane another table's match holds now is
         # not counted out (that match is likely over by then; if not, the seating starts one more)
-        probe = copy.deepcopy(self.ledger)
+        probe = self.ledger.probe()
         started = 0
         for _ in range(matches):
             lanes = self._lanes(launched, deal, set(), probe)
