@@ -413,6 +413,8 @@ class Endpoint(asyncio.Protocol):
         self.max_message = max_message
         self.idle_timeout = idle_timeout
         self.frame_budget = frame_budget
+        self.refused: Callable[..., None] = log.info
+        """Where a connection ended for the peer's misconduct is told (a server's bounded log)."""
         self.transport: asyncio.Transport | None = None
         self._buffer = bytearray()
         self._preface = False
@@ -512,7 +514,7 @@ class Endpoint(asyncio.Protocol):
         if self.closing:
             return
         if code != NO_ERROR:
-            log.info("closed a connection from %s: %s", self.peer, reason)
+            self.refused("closed a connection on %s: %s", self.peer, reason)
         if self.transport is not None:
             debug = reason.encode()[:256]
             self.transport.write(frame(GOAWAY, 0, 0, struct.pack(">II", self._last_stream, code) + debug))
@@ -762,6 +764,7 @@ class Http2Connection(Endpoint):
         super().__init__(server.loop, peer=server.peer, max_message=server.max_message,
                          idle_timeout=server.idle_timeout, frame_budget=MAX_FRAMES_UNANSWERED)
         self.server = server
+        self.refused = server.refused
 
     def connection_made(self, pipe: asyncio.BaseTransport) -> None:
         super().connection_made(pipe)
@@ -922,8 +925,13 @@ class Http2Server:
     """Serves ``handler`` for the calls to ``path`` on Unix sockets, with at most ``max_connections`` at once."""
 
     def __init__(self, handler: Handler, *, path: str, decode: Callable[[bytes], Any], encode: Callable[[Any], bytes],
-                 max_message: int, max_connections: int, handshake_timeout: float, idle_timeout: float) -> None:
+                 max_message: int, max_connections: int, handshake_timeout: float, idle_timeout: float,
+                 refused: Callable[..., None] | None = None) -> None:
         self.handler = handler
+        self.refused: Callable[..., None] = refused if refused is not None else log.warning
+        """Logs a refused connection, or one closed for a protocol error (a message and its arguments, as
+        ``logging``'s): a peer that reconnects or errs in a loop must not flood the log, so the arena passes its
+        rate-bounded refusal log."""
         self.path = path.encode()
         self.decode = decode
         self.encode = encode
@@ -947,7 +955,7 @@ class Http2Server:
     def admit(self, connection: Http2Connection) -> bool:
         """Return whether a new connection may stay (false once ``max_connections`` are open)."""
         if len(self.connections) >= self.max_connections:
-            log.warning("refused a connection on %s: %d are open already", self.peer, len(self.connections))
+            self.refused("refused a connection on %s: %d are open already", self.peer, len(self.connections))
             return False
         self.connections.add(connection)
         return True

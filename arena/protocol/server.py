@@ -555,7 +555,8 @@ class ArenaServer:
         server = http2.Http2Server(
             servicer.Play, path=PLAY_PATH, decode=pb.BotMessage.FromString, encode=_serialize,
             max_message=MAX_MESSAGE_BYTES, max_connections=self.max_connections,
-            handshake_timeout=HANDSHAKE_TIMEOUT_MS / 1000, idle_timeout=IDLE_CONNECTION_MS / 1000)
+            handshake_timeout=HANDSHAKE_TIMEOUT_MS / 1000, idle_timeout=IDLE_CONNECTION_MS / 1000,
+            refused=self.refusals)
         for where in addresses:
             # a start cancelled half-way lets the bind finish, then closes what it bound
             listening = asyncio.ensure_future(server.listen(Path(where.removeprefix("unix:"))))

@@ -541,3 +541,29 @@ def test_the_sdk_says_why_its_stream_failed_and_exits_1(tmp_path: Path, capfd: p
     assert asyncio.run(main()) == 1
     err = capfd.readouterr().err
     assert "arena: stream failed: StatusCode.UNAUTHENTICATED: missing, unknown or already used token" in err
+
+
+def test_refused_connections_go_to_the_arenas_bounded_refusal_log(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """A bot that connects over and over past its server's bound is refused each time, and the log says so a
+    bounded number of times (the arena's RefusalLog), however many times it tries."""
+    from arena.protocol import server as server_module
+
+    async def main() -> int:
+        server = ArenaServer.private()
+        await server.start(f"unix:{tmp_path / 'arena.sock'}")
+        try:
+            held = [await Peer.open(tmp_path / "arena.sock") for _ in range(server_module.PRIVATE_CONNECTIONS)]
+            for peer in held:
+                assert (await peer.next_frame())[0] == SETTINGS  # type: ignore[index]  # all admitted
+            for _ in range(20):
+                extra = await Peer.open(tmp_path / "arena.sock")
+                assert await extra.next_frame() is None  # closed at once
+            return server.refusals.total
+        finally:
+            await server.stop(0)
+
+    with caplog.at_level("WARNING", logger="arena.protocol.server"):
+        assert asyncio.run(main()) == 20
+    refusals = [r for r in caplog.records if "refused a connection" in r.getMessage()]
+    assert 1 <= len(refusals) <= server_module.REFUSAL_LOG_BURST
