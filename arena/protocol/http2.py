@@ -824,7 +824,7 @@ class ClientConnection(Endpoint):
         self.calls[1] = self.call
         self._request = [(b":method", b"POST"), (b":scheme", b"http"), (b":path", path.encode()),
                          (b":authority", authority.encode()), (b"content-type", b"application/grpc"),
-                         (b"te", b"trailers"), (b"user-agent", agent.encode())]
+                         (b"te", b"trailers"), (b"user-agent", _visible_ascii(agent)[:200].encode())]
 
     def connection_made(self, pipe: asyncio.BaseTransport) -> None:
         super().connection_made(pipe)
@@ -855,6 +855,12 @@ class ClientConnection(Endpoint):
         elif not flags & END_STREAM:
             raise Http2Error(PROTOCOL_ERROR, f"a second header block on stream {stream} that does not end it")
         call.ended_with(*grpc_status(headers))
+
+
+def _visible_ascii(text: str) -> str:
+    """Return ``text`` with every character outside printable ASCII as '?': a header's value (RFC 9113, 8.2.1,
+    forbids some characters in one, and a strict server resets a call that carries them)."""
+    return "".join(c if " " <= c <= "~" else "?" for c in text)
 
 
 def grpc_status(headers: dict[bytes, bytes]) -> tuple[grpc.StatusCode, str]:

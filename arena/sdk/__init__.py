@@ -131,7 +131,7 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
     try:
         call = await http2.connect(address, PLAY, decode=pb.ArenaMessage.FromString,
                                    encode=pb.BotMessage.SerializeToString, max_message=MAX_RECEIVE_BYTES,
-                                   agent=f"arena-sdk ({agent})"[:200])
+                                   agent=f"arena-sdk ({agent})")
     except http2.CallFailed as exc:
         print(f"arena: stream failed: {exc}", file=sys.stderr)
         return 1

@@ -567,3 +567,35 @@ def test_refused_connections_go_to_the_arenas_bounded_refusal_log(tmp_path: Path
         assert asyncio.run(main()) == 20
     refusals = [r for r in caplog.records if "refused a connection" in r.getMessage()]
     assert 1 <= len(refusals) <= server_module.REFUSAL_LOG_BURST
+
+
+def test_the_clients_headers_are_a_grpc_call_and_its_agent_only_printable_ascii(tmp_path: Path) -> None:
+    """What the client opens a call with, read raw: a gRPC call to the path, and the bot's agent (its author's
+    text) with the characters a header may not carry (RFC 9113, 8.2.1: NUL, CR, LF...) replaced, and cut."""
+    seen: list[dict[str, str]] = []
+
+    async def main() -> None:
+        got = asyncio.get_running_loop().create_future()
+
+        async def raw(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            assert await reader.readexactly(len(PREFACE)) == PREFACE
+            while True:
+                head = await reader.readexactly(9)
+                payload = await reader.readexactly(int.from_bytes(head[:3], "big"))
+                if head[3] == HEADERS:
+                    got.set_result(dict(hpack.Decoder().decode(payload)))
+                    writer.close()
+                    return
+
+        server = await asyncio.start_unix_server(raw, str(tmp_path / "raw.sock"))
+        async with server:
+            call = await http2.connect(f"unix:{tmp_path / 'raw.sock'}", PATH, decode=bytes, encode=bytes,
+                                       max_message=MAX_MESSAGE, agent="bøt\r\n\x00 " + "long" * 100)
+            seen.append(await asyncio.wait_for(got, 5))
+            call.close()
+
+    asyncio.run(main())
+    headers = seen[0]
+    assert (headers[":method"], headers[":path"], headers["te"]) == ("POST", PATH, "trailers")
+    assert headers["content-type"] == "application/grpc"
+    assert headers["user-agent"].startswith("b?t??? long") and len(headers["user-agent"]) == 200
