@@ -1,6 +1,6 @@
 """What a native seat would save: the bare stream's server CPU per round trip, grpc.aio against C++.
 
-Run: python benchmarks/native_echo.py [--rounds N] [--turns N] [--python-frames] [--h2] [--no-native] [--json]
+Run: python benchmarks/native_echo.py [--rounds N] [--turns N] [--arena-http2] [--h2] [--no-native] [--json]
 
 Issue 38 asks for the arena's CPU per decision under 150 us; docs/figures.md finds most of what is left in
 grpc.aio's own work (its poller thread handing every completion to the event loop). Before a native seat is
@@ -14,12 +14,10 @@ the median over the turns (grpc.aio's figures include its server's start and the
 its server's start, its wall time includes the client's launch too). It needs the C++ toolchain of the C++
 example bot (see .ci/run); ``--no-native`` leaves the C++ server out.
 
-Two more servers say what a transport in Python without gRPC's C core would cost, served in this process on
-asyncio's own loop (no poller thread, no hand-over of completions) to the same gRPC client:
-``--python-frames`` reads and writes the HTTP/2 frames itself (``FramedEcho``: one stream, the client's headers
-not decoded, flow control only as far as this ping-pong needs it: a floor for measuring, not a server), and
-``--h2`` does the same through the ``h2`` package (python-hyper's HTTP/2 state machine, not a dependency of the
-arena: ``pip install h2``).
+Two more servers say what a transport in Python without gRPC's C core costs, served in this process on asyncio's
+own loop (no poller thread, no hand-over of completions) to the same gRPC client: ``--arena-http2`` by the arena's
+own HTTP/2 server (:mod:`arena.protocol.http2`, which serves the launched bots), and ``--h2`` through the ``h2``
+package (python-hyper's HTTP/2 state machine, not a dependency of the arena: ``pip install h2``).
 """
 
 from __future__ import annotations
@@ -34,17 +32,17 @@ import json
 import os
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from protocol import ECHO_CLIENT, bare_round_trip  # the bare stream of benchmarks/protocol.py
 
+from arena.protocol import http2
 from arena.v2 import arena_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,21 +97,6 @@ def python_turn(rounds: int) -> tuple[float, float, float]:
     return (after.user - before.user) / rounds, (after.system - before.system) / rounds, wall
 
 
-# HTTP/2 frame types (RFC 9113, section 6) and the few header blocks the framed server writes, in HPACK (RFC 7541):
-# ":status: 200" (static entry 8), "content-type: application/grpc" (a literal of static name 31), and the
-# trailer "grpc-status: 0" (a literal with a new name)
-DATA, HEADERS, SETTINGS, PING, WINDOW_UPDATE = 0, 1, 4, 6, 8
-END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-RESPONSE_HEADERS = b"\x88\x0f\x10\x10application/grpc"
-OK_TRAILERS = b"\x00\x0bgrpc-status\x010"
-
-
-def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
-    """Return one HTTP/2 frame."""
-    return struct.pack(">I", len(payload))[1:] + struct.pack(">BBI", kind, flags, stream) + payload
-
-
 def grpc_message(message: pb.ArenaMessage) -> bytes:
     """Return ``message`` as a gRPC length-prefixed message (not compressed)."""
     body = message.SerializeToString()
@@ -127,73 +110,18 @@ def echo_request(number: int, rounds: int) -> pb.ArenaMessage:
     return pb.ArenaMessage(request=pb.DecisionRequest(request_id=number, choices=["R7:left"]))
 
 
-class FramedEcho(asyncio.Protocol):
-    """The ping-pong served on asyncio's loop with HTTP/2 frames read and written here (measuring only)."""
+def arena_echo(rounds: int) -> http2.Handler:
+    """Return the ping-pong as a handler of the arena's own server: the hello, then a request and its answer at a
+    time, as protocol.py's echo servicer does through grpc.aio."""
 
-    def __init__(self, rounds: int) -> None:
-        self.rounds = rounds
-        self.sent = 0
-        self.stream = 0
-        self.buffer = bytearray()
-        self.messages = bytearray()
-        self.unacknowledged = 0
-        self.preface = False
-        self.transport: asyncio.Transport | None = None
+    async def handler(requests: AsyncIterator[Any], call: http2.Call) -> None:
+        await call.read()  # the hello
+        for number in range(1, rounds + 1):
+            await call.write(echo_request(number, rounds))
+            await call.read()
+        await call.write(echo_request(rounds + 1, rounds))
 
-    def connection_made(self, pipe: asyncio.BaseTransport) -> None:
-        assert isinstance(pipe, asyncio.Transport)
-        self.transport = pipe
-        # SETTINGS_MAX_CONCURRENT_STREAMS 4, SETTINGS_INITIAL_WINDOW_SIZE 1 MiB; the connection's window 16 MiB
-        settings = struct.pack(">HIHI", 3, 4, 4, 1 << 20)
-        pipe.write(frame(SETTINGS, 0, 0, settings) + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", 1 << 24)))
-
-    def _next(self) -> bytes:
-        self.sent += 1
-        out = frame(DATA, 0, self.stream, grpc_message(echo_request(self.sent, self.rounds)))
-        if self.sent > self.rounds:
-            out += frame(HEADERS, END_STREAM | END_HEADERS, self.stream, OK_TRAILERS)
-        return out
-
-    def data_received(self, data: bytes) -> None:
-        assert self.transport is not None
-        buffer = self.buffer
-        buffer += data
-        if not self.preface:
-            if len(buffer) < len(PREFACE):
-                return
-            del buffer[:len(PREFACE)]
-            self.preface = True
-        out: list[bytes] = []
-        at = 0
-        while len(buffer) - at >= 9:
-            length = int.from_bytes(buffer[at:at + 3], "big")
-            if len(buffer) - at < 9 + length:
-                break
-            kind, flags = buffer[at + 3], buffer[at + 4]
-            stream = int.from_bytes(buffer[at + 5:at + 9], "big") & 0x7FFFFFFF
-            payload = bytes(buffer[at + 9:at + 9 + length])
-            at += 9 + length
-            if kind == DATA:
-                self.messages += payload
-                self.unacknowledged += length
-                while len(self.messages) >= 5 and len(self.messages) >= 5 + (
-                        size := int.from_bytes(self.messages[1:5], "big")):
-                    del self.messages[:5 + size]
-                    out.append(self._next())
-                if self.unacknowledged > 1 << 19:
-                    grant = self.unacknowledged.to_bytes(4, "big")
-                    out.append(frame(WINDOW_UPDATE, 0, 0, grant) + frame(WINDOW_UPDATE, 0, stream, grant))
-                    self.unacknowledged = 0
-            elif kind == HEADERS:  # the call's start (its header block is not read)
-                self.stream = stream
-                out.append(frame(HEADERS, END_HEADERS, stream, RESPONSE_HEADERS))
-            elif kind == SETTINGS and not flags & ACK:
-                out.append(frame(SETTINGS, ACK, 0))
-            elif kind == PING and not flags & ACK:
-                out.append(frame(PING, ACK, 0, payload))
-        del buffer[:at]
-        if out:
-            self.transport.write(b"".join(out))
+    return handler
 
 
 class H2Echo(asyncio.Protocol):
@@ -236,24 +164,37 @@ class H2Echo(asyncio.Protocol):
             self.transport.write(out)
 
 
-async def _serve_echo(protocol: Callable[[], asyncio.Protocol]) -> None:
-    """Serve one ping-pong with ``protocol`` on a Unix socket until the client process ends."""
+async def _serve_echo(protocol: Callable[[], asyncio.Protocol] | None, rounds: int) -> None:
+    """Serve one ping-pong on a Unix socket until the client process ends: with ``protocol``, or (None) with the
+    arena's own HTTP/2 server."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "echo.sock"
-        server = await asyncio.get_running_loop().create_unix_server(protocol, str(path))
+        own: http2.Http2Server | None = None
+        server: asyncio.AbstractServer | None = None
+        if protocol is None:
+            own = http2.Http2Server(arena_echo(rounds), path="/arena.v2.Arena/Play", decode=bytes,
+                                    encode=pb.ArenaMessage.SerializeToString, max_message=1 << 16,
+                                    max_connections=8, handshake_timeout=5.0, idle_timeout=10.0)
+            await own.listen(path)
+        else:
+            server = await asyncio.get_running_loop().create_unix_server(protocol, str(path))
         client = await asyncio.create_subprocess_exec(sys.executable, "-c", ECHO_CLIENT, f"unix:{path}")
         await client.wait()
-        server.close()
-        await server.wait_closed()
+        if own is not None:
+            await own.stop(0)
+        if server is not None:
+            server.close()
+            await server.wait_closed()
         if client.returncode:
             raise SystemExit(f"native_echo: the client failed ({client.returncode})")
 
 
-def asyncio_turn(protocol: Callable[[], asyncio.Protocol], rounds: int) -> tuple[float, float, float]:
-    """One ping-pong served by ``protocol`` in this process: its user and kernel CPU and wall time per round trip."""
+def asyncio_turn(protocol: Callable[[], asyncio.Protocol] | None, rounds: int) -> tuple[float, float, float]:
+    """One ping-pong served in this process by ``protocol``, or (None) by the arena's own HTTP/2 server: its user
+    and kernel CPU and wall time per round trip."""
     before = os.times()
     start = time.perf_counter()
-    asyncio.run(_serve_echo(protocol))
+    asyncio.run(_serve_echo(protocol, rounds))
     wall = (time.perf_counter() - start) / rounds
     after = os.times()
     return (after.user - before.user) / rounds, (after.system - before.system) / rounds, wall
@@ -263,8 +204,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3000, help="round trips per turn (default 3000)")
     parser.add_argument("--turns", type=int, default=4, help="turns of each server, alternating (default 4)")
-    parser.add_argument("--python-frames", action="store_true",
-                        help="also serve it on asyncio's loop with the HTTP/2 frames written here (FramedEcho)")
+    parser.add_argument("--arena-http2", action="store_true",
+                        help="also serve it by the arena's own HTTP/2 server (arena/protocol/http2.py)")
     parser.add_argument("--h2", action="store_true", help="also serve it on asyncio's loop through the h2 package")
     parser.add_argument("--no-native", action="store_true", help="leave the C++ server out (no build)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
@@ -276,8 +217,8 @@ def main() -> None:
             sys.exit("native_echo: --h2 needs the h2 package (pip install h2)")
     servers: dict[str, Callable[[], tuple[float, float, float]]] = {
         "grpc.aio": lambda: python_turn(args.rounds)}
-    if args.python_frames:
-        servers["python-frames"] = lambda: asyncio_turn(lambda: FramedEcho(args.rounds), args.rounds)
+    if args.arena_http2:
+        servers["arena-http2"] = lambda: asyncio_turn(None, args.rounds)
     if args.h2:
         servers["python-h2"] = lambda: asyncio_turn(lambda: H2Echo(args.rounds), args.rounds)
     with tempfile.TemporaryDirectory() as folder:
