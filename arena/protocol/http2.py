@@ -172,8 +172,11 @@ class Stream:
         self.stream_id = stream_id
         self._decode = decode
         self._encode = encode
-        self._messages: collections.deque[bytes] = collections.deque()
+        self._messages: collections.deque[tuple[bytes, int]] = collections.deque()
+        """Whole messages not read yet, each with how many of its bytes were granted again as they came."""
         self._partial = bytearray()
+        self._early = 0
+        """Bytes at the head of ``_partial`` granted again as they came (a message larger than half a window)."""
         self._waiter: asyncio.Future[None] | None = None
         self._error: Exception | None = None
         self.remote_ended = False
@@ -202,8 +205,8 @@ class Stream:
                 await self._waiter
             finally:
                 self._waiter = None
-        body = self._messages.popleft()
-        self.consumed(len(body) + 5)
+        body, early = self._messages.popleft()
+        self.consumed(len(body) + 5 - early)
         return self._decode(body)
 
     async def write(self, message: Any) -> None:
@@ -266,8 +269,13 @@ class Stream:
                                           f"bytes the arena reads"))
                 return
             if len(partial) < 5 + size:
+                if 5 + size > STREAM_WINDOW // 2:  # it could not come whole within the window: granted as it comes
+                    self.consumed(len(partial) - self._early)
+                    self._early = len(partial)
                 break
-            self._messages.append(bytes(partial[5:5 + size]))
+            early = min(self._early, 5 + size)
+            self._early -= early
+            self._messages.append((bytes(partial[5:5 + size]), early))
             del partial[:5 + size]
         self._wake()
 
@@ -296,7 +304,8 @@ class Stream:
 
     def unread(self) -> int:
         """Return the bytes received but not read: the connection's window gets them back when the call goes."""
-        return sum(len(m) + 5 for m in self._messages) + len(self._partial) + self._unacknowledged
+        return (sum(len(m) + 5 - early for m, early in self._messages) + len(self._partial) - self._early
+                + self._unacknowledged)
 
     def consumed(self, size: int) -> None:
         """Count ``size`` bytes as read; grant them again to the peer once half the window is read."""
@@ -312,8 +321,9 @@ class Stream:
         """Fail the reads after the messages already whole (what was partly received is dropped)."""
         if self._error is None:
             self._error = error
-        self._unacknowledged += len(self._partial)
+        self._unacknowledged += len(self._partial) - self._early
         self._partial.clear()
+        self._early = 0
         self._wake()
 
     def _wake(self) -> None:

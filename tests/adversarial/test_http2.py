@@ -468,10 +468,12 @@ def test_the_client_talks_to_grpcs_own_server_and_reads_its_status(tmp_path: Pat
             server.add_insecure_port(address)
         await server.start()
         try:
-            call = await http2.connect(address, PATH, decode=bytes, encode=bytes, max_message=1 << 20)
-            for body in (b"one", b"", b"x" * 100_000):  # the last one over several frames and window updates
+            call = await http2.connect(address, PATH, decode=bytes, encode=bytes, max_message=2 << 20)
+            # the last two over several frames and window updates, the last larger than a stream's window: it is
+            # granted again as it comes, or it could never come whole
+            for body in (b"one", b"", b"x" * 100_000, b"y" * (1 << 20)):
                 await call.write(body)
-                assert await call.read() == body
+                assert await asyncio.wait_for(call.read(), 10) == body
             call.close()
             call = await http2.connect(address, PATH, decode=bytes, encode=bytes, max_message=1 << 20)
             await call.write(b"fail")
@@ -599,3 +601,24 @@ def test_the_clients_headers_are_a_grpc_call_and_its_agent_only_printable_ascii(
     assert (headers[":method"], headers[":path"], headers["te"]) == ("POST", PATH, "trailers")
     assert headers["content-type"] == "application/grpc"
     assert headers["user-agent"].startswith("b?t??? long") and len(headers["user-agent"]) == 200
+
+
+def test_a_message_larger_than_a_streams_window_comes_whole_both_ways(tmp_path: Path) -> None:
+    """A message may be larger than the window a stream is given (up to the largest message read): its bytes are
+    granted again as they come, so it comes whole; through gRPC's own client, to the arena's server and back."""
+    async def main() -> None:
+        server = Http2Server(echo, path=PATH, decode=bytes, encode=bytes, max_message=2 << 20,
+                             max_connections=8, handshake_timeout=5, idle_timeout=10)
+        await server.listen(tmp_path / "h2.sock")
+        try:
+            async with aio.insecure_channel(f"unix:{tmp_path / 'h2.sock'}") as channel:
+                call = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
+                for body in (b"a" * (http2.STREAM_WINDOW + 1), b"b" * (1 << 20), b"small"):
+                    await call.write(body)
+                    assert await asyncio.wait_for(call.read(), 10) == body
+                await call.done_writing()
+                assert await call.code() == grpc.StatusCode.OK
+        finally:
+            await server.stop(0)
+
+    asyncio.run(main())
