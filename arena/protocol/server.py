@@ -14,7 +14,7 @@ memory. Streams waiting for their hello are few and short-lived.
 Every bot the arena launches has a server of its own (:meth:`ArenaServer.private`), on a Unix socket that only
 its jail holds: its waiting room, its connections (at most :data:`PRIVATE_CONNECTIONS`) and its refusals are its
 own, so a bot that floods can only keep itself out. Unix sockets are served by the arena's own HTTP/2 server on
-the event loop (:mod:`arena.protocol.http2`: a third of grpc.aio's CPU a message), TCP addresses by gRPC's
+the event loop (:mod:`arena.protocol.http2`: less than half grpc.aio's CPU a message), TCP addresses by gRPC's
 (``unix_transport="grpc"``, or ``ARENA_UNIX_TRANSPORT=grpc`` in the environment, serves Unix sockets by gRPC's
 too). The shared server, for remote bots (``--listen``), bounds
 its waiting room per peer host (:data:`PEER_WAITING_STREAMS`) and its connections. Refusals are logged at most
