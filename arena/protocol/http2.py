@@ -37,6 +37,7 @@ import contextlib
 import logging
 import struct
 import urllib.parse
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, NoReturn, cast
@@ -100,7 +101,8 @@ class StreamGone(Exception):
 
 
 class MessageRefused(Exception):
-    """A message the arena does not read (larger than allowed, or compressed)."""
+    """A message the arena does not read: larger than allowed (compressed or inflated), compressed by an encoding it
+    does not read, or broken."""
 
 
 class CallFailed(Exception):
@@ -173,8 +175,11 @@ class Stream:
         self.stream_id = stream_id
         self._decode = decode
         self._encode = encode
-        self._messages: collections.deque[tuple[bytes, int]] = collections.deque()
-        """Whole messages not read yet, each with how many of its bytes were granted again as they came."""
+        self._messages: collections.deque[tuple[bytes, int, bool]] = collections.deque()
+        """Whole messages not read yet, each with how many of its bytes were granted again as they came, and
+        whether it is compressed."""
+        self.encoding = b"identity"
+        """How the peer compresses the messages it flags as compressed (its ``grpc-encoding``)."""
         self._partial = bytearray()
         self._early = 0
         """Bytes at the head of ``_partial`` granted again as they came (a message larger than half a window)."""
@@ -206,9 +211,28 @@ class Stream:
                 await self._waiter
             finally:
                 self._waiter = None
-        body, early = self._messages.popleft()
+        body, early, compressed = self._messages.popleft()
         self.consumed(len(body) + 5 - early)
-        return self._decode(body)
+        return self._decode(self._decompress(body) if compressed else body)
+
+    def _decompress(self, body: bytes) -> bytes:
+        """Return a compressed message's bytes, at most the largest message read (a small message may inflate to
+        gigabytes). Raises :class:`MessageRefused` for another encoding, a larger message or a broken one."""
+        window = _ENCODINGS.get(self.encoding)
+        if window is None:
+            raise MessageRefused(f"a message compressed with {self.encoding.decode(errors='replace')!r} "
+                                 f"(the arena reads {', '.join(e.decode() for e in _ENCODINGS)})")
+        inflater = zlib.decompressobj(window)
+        limit = self._connection.max_message
+        try:
+            out = inflater.decompress(body, limit + 1)
+        except zlib.error as exc:
+            raise MessageRefused(f"a compressed message that does not inflate: {exc}") from None
+        if len(out) > limit or inflater.unconsumed_tail:
+            raise MessageRefused(f"a compressed message over the {limit} bytes the arena reads once inflated")
+        if not inflater.eof:
+            raise MessageRefused("a compressed message cut short")
+        return out
 
     async def write(self, message: Any) -> None:
         """Send one message, after waiting for the peer's flow-control window and the socket to drain.
@@ -262,8 +286,8 @@ class Stream:
         partial += data
         while len(partial) >= 5:
             size = int.from_bytes(partial[1:5], "big")
-            if partial[0]:
-                self._fail(MessageRefused("a compressed message (the arena reads none)"))
+            if partial[0] > 1:
+                self._fail(MessageRefused(f"a message flagged {partial[0]} (0: plain, 1: compressed)"))
                 return
             if size > self._connection.max_message:
                 self._fail(MessageRefused(f"a message of {size} bytes, over the {self._connection.max_message} "
@@ -276,7 +300,7 @@ class Stream:
                 break
             early = min(self._early, 5 + size)
             self._early -= early
-            self._messages.append((bytes(partial[5:5 + size]), early))
+            self._messages.append((bytes(partial[5:5 + size]), early, partial[0] == 1))
             del partial[:5 + size]
         self._wake()
 
@@ -305,7 +329,7 @@ class Stream:
 
     def unread(self) -> int:
         """Return the bytes received but not read: the connection's window gets them back when the call goes."""
-        return (sum(len(m) + 5 - early for m, early in self._messages) + len(self._partial) - self._early
+        return (sum(len(m) + 5 - early for m, early, _ in self._messages) + len(self._partial) - self._early
                 + self._unacknowledged)
 
     def consumed(self, size: int) -> None:
@@ -816,6 +840,7 @@ class Http2Connection(Endpoint):
             raise Http2Error(PROTOCOL_ERROR, "not a gRPC call")
         self._cancel_timer()
         call = Call(self, stream, self.server.decode, self.server.encode)
+        call.encoding = headers.get(b"grpc-encoding", b"identity")
         self.calls[stream] = call
         if flags & END_STREAM:
             call.end_remote()
@@ -866,6 +891,11 @@ class ClientConnection(Endpoint):
         elif not flags & END_STREAM:
             raise Http2Error(PROTOCOL_ERROR, f"a second header block on stream {stream} that does not end it")
         call.ended_with(*grpc_status(headers))
+
+
+_ENCODINGS = {b"gzip": 16 + zlib.MAX_WBITS, b"deflate": zlib.MAX_WBITS}
+"""The compressions gRPC's clients use (``grpc-encoding``), by zlib's window bits: what a client of gRPC's own
+server may send, so the arena reads them too."""
 
 
 def _visible_ascii(text: str) -> str:

@@ -622,3 +622,68 @@ def test_a_message_larger_than_a_streams_window_comes_whole_both_ways(tmp_path: 
             await server.stop(0)
 
     asyncio.run(main())
+
+
+def test_messages_compressed_as_grpcs_clients_do_are_read_and_a_compression_bomb_is_not(tmp_path: Path) -> None:
+    """gRPC's clients may compress (gzip, deflate) what they send, as gRPC's own server reads: so does the arena's.
+    A message that would inflate past the largest message read is refused before it is inflated whole."""
+    import gzip
+
+    seen: list[str] = []
+
+    async def reader(requests: AsyncIterator[bytes], call: Call) -> None:
+        try:
+            async for message in requests:
+                await call.write(message)
+        except http2.MessageRefused as exc:
+            seen.append(str(exc))
+            await call.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+
+    async def main() -> None:
+        server = Http2Server(reader, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
+                             max_connections=8, handshake_timeout=5, idle_timeout=10)
+        await server.listen(tmp_path / "h2.sock")
+        try:
+            for compression in (grpc.Compression.Gzip, grpc.Compression.Deflate):
+                async with aio.insecure_channel(f"unix:{tmp_path / 'h2.sock'}", compression=compression) as channel:
+                    call = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
+                    for body in (b"z" * 900, b"hello"):
+                        await call.write(body)
+                        assert await asyncio.wait_for(call.read(), 5) == body
+                    await call.done_writing()
+                    assert await call.code() == grpc.StatusCode.OK
+            bomb = gzip.compress(bytes(1 << 19))  # half a kilobyte that inflates to half a megabyte
+            assert len(bomb) < MAX_MESSAGE
+            gzip_headers = hpack.Encoder().encode([(":method", "POST"), (":scheme", "http"), (":path", PATH),
+                                                   (":authority", "x"), ("content-type", "application/grpc"),
+                                                   ("grpc-encoding", "gzip")])
+            peer = await Peer.open(tmp_path / "h2.sock")
+            peer.send(frame(HEADERS, END_HEADERS, 1, gzip_headers) + frame(DATA, 0, 1, message(bomb, True)))
+            end = await peer.until(HEADERS, 1)
+            assert dict(hpack.Decoder().decode(end[3]))["grpc-status"] == str(
+                grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+        finally:
+            await server.stop(0)
+
+    asyncio.run(main())
+    assert len(seen) == 1 and "once inflated" in seen[0]
+
+
+def test_a_bot_that_compresses_its_stream_is_welcomed_by_the_arena(tmp_path: Path) -> None:
+    """Through the arena's server itself: a gRPC bot with gzip on says hello, compressed, and is let in."""
+    async def main() -> None:
+        server = ArenaServer.private()
+        address = await server.start(f"unix:{tmp_path / 'arena.sock'}")
+        try:
+            slot = server.add_slot("zipped")
+            async with aio.insecure_channel(address, compression=grpc.Compression.Gzip) as channel:
+                call = channel.stream_stream("/arena.v2.Arena/Play", request_serializer=bytes,
+                                             response_deserializer=pb.ArenaMessage.FromString)()
+                await call.write(pb.BotMessage(hello=pb.Hello(token=slot.token, protocol_version=2,
+                                                              agent="z" * 500)).SerializeToString())
+                assert (await asyncio.wait_for(call.read(), 5)).WhichOneof("body") == "welcome"
+                assert slot.online
+        finally:
+            await server.stop(0)
+
+    asyncio.run(main())
