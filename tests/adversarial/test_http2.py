@@ -3,7 +3,8 @@
 Each test serves an echo call (every message written back, the call ended when the peer ends its side) on a Unix
 socket and talks to it with raw frames, or with a gRPC client where the behaviour a bot sees is the point. A
 protocol error must end the peer's connection (GOAWAY with the code RFC 9113 names) and leave the server serving
-the next one; a peer may never make it hold more than its bounds.
+the next one; a peer may never make it hold more than its bounds. The last tests are the same module's client (the
+Python SDK's) against gRPC's own server and the arena's, and what it sends.
 """
 
 from __future__ import annotations
