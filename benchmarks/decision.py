@@ -12,7 +12,8 @@ and prints per configuration, the median over --runs runs (each run a fresh serv
   bots_cpu_us    the bot processes' CPU per decision (their jails' processes included), from each thread's
                  ``/proc/PID/task/TID/schedstat``;
   loop_thread_cpu_us  the part of arena_cpu_us spent by the thread that runs the event loop (the rest is
-                 gRPC's own threads: its poller);
+                 gRPC's own threads, its poller, when gRPC serves the bots: ARENA_UNIX_TRANSPORT=grpc or an
+                 older arena; the arena's own server runs on the loop's thread);
   kernel_cpu_us  the part of arena_cpu_us spent in the kernel on the arena's behalf (system calls: sending,
                  receiving, polling, waking threads), from ``os.times``;
   ratio          arena_cpu_us / bots_cpu_us;
@@ -21,7 +22,8 @@ and prints per configuration, the median over --runs runs (each run a fresh serv
 
 Then ``bare``: a bare grpc.aio bidirectional stream ping-pong between two Python processes over a Unix socket
 with the arena's gRPC settings (:mod:`arena.protocol.transport`), the round trip's median wall time and the
-server side's CPU per round trip: the floor a request and its answer cost with nothing of ours around them.
+server side's CPU per round trip: what a request and its answer cost through gRPC's own transport with nothing of
+ours around them (the arena's own server costs less than half that: ``benchmarks/native_echo.py``).
 The bare and arena figures are taken in turns (one bare run before each run of the matches), so a slow spell of a
 shared machine weighs on both.
 

@@ -4,8 +4,9 @@ Run: python benchmarks/protocol.py [--matches N] [--turns N] [--json]
 
 Prints, in one run:
   bare          round trip of one message each way on a bare grpc.aio bidirectional stream between two Python
-                processes over a Unix socket, with the arena's gRPC settings (arena.protocol.transport): the transport
-                the arena uses for local bots;
+                processes over a Unix socket, with the arena's gRPC settings (arena.protocol.transport): gRPC's own
+                transport, which the arena's server for local bots (arena.protocol.http2) replaced, and the SDK's
+                client too (benchmarks/native_echo.py --arena-http2 serves the same ping-pong by the arena's own);
   bare_default  the same with gRPC's default settings, for reference (measured in a process of its own);
   arena         per decision in whole 4-seat Cabanga! matches with the bundled random bots: the referee's
                 median and p99 ask-to-answer latency, and the wall time of the matches per decision;
