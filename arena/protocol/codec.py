@@ -41,6 +41,9 @@ if TYPE_CHECKING:  # a bot imports this module: it must not load the referee
 
 PROTOCOL_VERSION = 2
 """The version of the envelope this arena and this SDK speak (``Hello.protocol_version``)."""
+SERVICE = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+PLAY_PATH = f"/{SERVICE}/Play"
+"""The one call a bot makes, as HTTP/2 names it (``:path``): the arena serves it, the SDK opens it."""
 
 WireError = CodecError
 """A protobuf message that does not describe a valid game value."""

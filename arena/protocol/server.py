@@ -292,8 +292,6 @@ def _serialize(message: Outgoing) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-SERVICE = pb.DESCRIPTOR.services_by_name["Arena"].full_name
-PLAY_PATH = f"/{SERVICE}/Play"
 _EOF: object = aio.EOF  # type: ignore[attr-defined]  # not in the stubs: what a read returns at the stream's end
 
 
@@ -515,8 +513,8 @@ class ArenaServer:
         # not take requests that are serialized already
         handlers = {"Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=_serialize)}
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
-        server.add_registered_method_handlers(SERVICE, handlers)  # type: ignore[attr-defined]  # not in the stubs
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(codec.SERVICE, handlers),))
+        server.add_registered_method_handlers(codec.SERVICE, handlers)  # type: ignore[attr-defined]  # not in the stubs
         bound = []
         for where in (address, *also):
             if where in own:
@@ -553,7 +551,7 @@ class ArenaServer:
     async def _start_http2(self, servicer: _Servicer, addresses: list[str]) -> None:
         """Serve the Unix sockets of ``addresses`` by the arena's own HTTP/2 server."""
         server = http2.Http2Server(
-            servicer.Play, path=PLAY_PATH, decode=pb.BotMessage.FromString, encode=_serialize,
+            servicer.Play, path=codec.PLAY_PATH, decode=pb.BotMessage.FromString, encode=_serialize,
             max_message=MAX_MESSAGE_BYTES, max_connections=self.max_connections,
             handshake_timeout=HANDSHAKE_TIMEOUT_MS / 1000, idle_timeout=IDLE_CONNECTION_MS / 1000,
             refused=self.refusals)

@@ -51,7 +51,6 @@ __all__ = ["Bot", "local_seat", "run", "serve"]
 log = logging.getLogger("arena.sdk")
 
 PROTOCOL_VERSION = codec.PROTOCOL_VERSION
-PLAY = f"/{pb.DESCRIPTOR.services_by_name['Arena'].full_name}/Play"
 MAX_RECEIVE_BYTES = 16 << 20
 """The largest message the SDK reads from the arena (a match's end with all its events is the largest)."""
 SAFETY_MARGIN_MS = 2
@@ -129,7 +128,7 @@ async def _serve(bot: Bot, address: str, token: str, agent: str) -> int:
     # so no clock synchronisation is needed.
     offset_ms: float | None = None
     try:
-        call = await http2.connect(address, PLAY, decode=pb.ArenaMessage.FromString,
+        call = await http2.connect(address, codec.PLAY_PATH, decode=pb.ArenaMessage.FromString,
                                    encode=pb.BotMessage.SerializeToString, max_message=MAX_RECEIVE_BYTES,
                                    agent=f"arena-sdk ({agent})")
     except http2.CallFailed as exc:
