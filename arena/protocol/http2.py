@@ -128,6 +128,15 @@ def frame(kind: int, flags: int, stream: int, payload: bytes | memoryview = b"")
     return struct.pack(">I", len(payload))[1:] + struct.pack(">BBI", kind, flags, stream) + bytes(payload)
 
 
+def opening(key: int, value: int) -> bytes:
+    """Return what either end says first: its SETTINGS (its stream window, its largest header list, and the one
+    setting of its own, ``key``) and the connection's window raised to :data:`CONNECTION_WINDOW`."""
+    settings = struct.pack(">HIHIHI", key, value, SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
+                           SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE)
+    raise_window = struct.pack(">I", CONNECTION_WINDOW - DEFAULT_WINDOW)
+    return frame(SETTINGS, 0, 0, settings) + frame(WINDOW_UPDATE, 0, 0, raise_window)
+
+
 def _hpack_length(value: int) -> bytes:
     """Return ``value`` as an HPACK integer with a 7-bit prefix and no Huffman flag (RFC 7541, 5.1)."""
     if value < 127:
@@ -808,11 +817,7 @@ class Http2Connection(Endpoint):
             self.closing = True
             self.transport.abort()
             return
-        settings = struct.pack(">HIHIHI", SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS,
-                               SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
-                               SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE)
-        self.transport.write(frame(SETTINGS, 0, 0, settings)
-                             + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", CONNECTION_WINDOW - DEFAULT_WINDOW)))
+        self.transport.write(opening(SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS))
         self._timer = self.loop.call_later(self.server.handshake_timeout, self._timed_out, "no HTTP/2 handshake")
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -865,12 +870,8 @@ class ClientConnection(Endpoint):
     def connection_made(self, pipe: asyncio.BaseTransport) -> None:
         super().connection_made(pipe)
         assert self.transport is not None
-        settings = struct.pack(">HIHIHI", SETTINGS_ENABLE_PUSH, 0, SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
-                               SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE)
         block = b"".join(_literal(name, value) for name, value in self._request)
-        self.transport.write(PREFACE + frame(SETTINGS, 0, 0, settings)
-                             + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", CONNECTION_WINDOW - DEFAULT_WINDOW))
-                             + frame(HEADERS, END_HEADERS, 1, block))
+        self.transport.write(PREFACE + opening(SETTINGS_ENABLE_PUSH, 0) + frame(HEADERS, END_HEADERS, 1, block))
 
     def _on_headers(self, flags: int, stream: int, headers: dict[bytes, bytes]) -> None:
         call = self.calls.get(stream)
