@@ -54,10 +54,12 @@ async def echo(requests: AsyncIterator[bytes], call: Call) -> None:
         await call.write(message)
 
 
-def serve(body: Callable[[Path, Http2Server], Awaitable[None]], tmp_path: Path, *, handshake: float = 5.0,
-          idle: float = 10.0, max_connections: int = 8, loop: str = "asyncio") -> None:
+def serve(body: Callable[[Path, Http2Server], Awaitable[None]], tmp_path: Path, *, handler: http2.Handler = echo,
+          max_message: int = MAX_MESSAGE, handshake: float = 5.0, idle: float = 10.0, max_connections: int = 8,
+          loop: str = "asyncio") -> None:
+    """Serve ``handler`` on a Unix socket in ``tmp_path`` and run ``body(socket_path, server)``, then stop."""
     async def main() -> None:
-        server = Http2Server(echo, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
+        server = Http2Server(handler, path=PATH, decode=bytes, encode=bytes, max_message=max_message,
                              max_connections=max_connections, handshake_timeout=handshake, idle_timeout=idle)
         socket_path = tmp_path / "h2.sock"
         await server.listen(socket_path)
@@ -286,21 +288,15 @@ def test_data_beyond_the_window_is_a_flow_control_error(tmp_path: Path) -> None:
     async def deaf(requests: AsyncIterator[bytes], call: Call) -> None:
         await asyncio.sleep(30)
 
-    async def main() -> None:
-        server = Http2Server(deaf, path=PATH, decode=bytes, encode=bytes, max_message=1 << 20,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            peer = await Peer.open(tmp_path / "h2.sock")
-            peer.send(frame(HEADERS, END_HEADERS, 1, call_headers()))
-            chunk = bytes(http2.MAX_FRAME_SIZE)
-            for _ in range(http2.STREAM_WINDOW // len(chunk) + 1):
-                peer.send(frame(DATA, 0, 1, chunk))
-            assert await asyncio.wait_for(peer.goaway(), 10) == http2.FLOW_CONTROL_ERROR
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        peer = await Peer.open(path)
+        peer.send(frame(HEADERS, END_HEADERS, 1, call_headers()))
+        chunk = bytes(http2.MAX_FRAME_SIZE)
+        for _ in range(http2.STREAM_WINDOW // len(chunk) + 1):
+            peer.send(frame(DATA, 0, 1, chunk))
+        assert await asyncio.wait_for(peer.goaway(), 10) == http2.FLOW_CONTROL_ERROR
 
-    asyncio.run(main())
+    serve(body, tmp_path, handler=deaf, max_message=1 << 20)
 
 
 @pytest.mark.parametrize("compressed", [False, True])
@@ -315,24 +311,18 @@ def test_a_message_too_large_or_compressed_fails_the_call_not_the_server(tmp_pat
             seen.append(str(exc))
             await call.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
 
-    async def main() -> None:
-        server = Http2Server(reader, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            peer = await Peer.open(tmp_path / "h2.sock")
-            size = 10 if compressed else MAX_MESSAGE + 1
-            peer.send(frame(HEADERS, END_HEADERS, 1, call_headers())
-                      + frame(DATA, 0, 1, message(bytes(size), compressed)[:50]))
-            end = await peer.until(HEADERS, 1)
-            end = await peer.until(HEADERS, 1) if not end[1] & END_STREAM else end
-            status = dict(hpack.Decoder().decode(end[3]))
-            assert status["grpc-status"] == str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
-            assert ("compressed" if compressed else f"{MAX_MESSAGE + 1} bytes") in status["grpc-message"]
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        peer = await Peer.open(path)
+        size = 10 if compressed else MAX_MESSAGE + 1
+        peer.send(frame(HEADERS, END_HEADERS, 1, call_headers())
+                  + frame(DATA, 0, 1, message(bytes(size), compressed)[:50]))
+        end = await peer.until(HEADERS, 1)
+        end = await peer.until(HEADERS, 1) if not end[1] & END_STREAM else end
+        status = dict(hpack.Decoder().decode(end[3]))
+        assert status["grpc-status"] == str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+        assert ("compressed" if compressed else f"{MAX_MESSAGE + 1} bytes") in status["grpc-message"]
 
-    asyncio.run(main())
+    serve(body, tmp_path, handler=reader)
     assert len(seen) == 1
 
 
@@ -367,23 +357,17 @@ def test_a_peer_that_does_not_read_holds_up_only_its_own_write(tmp_path: Path) -
                 written.append(i)
                 return
 
-    async def main() -> None:
-        server = Http2Server(flood, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            peer = await Peer.open(tmp_path / "h2.sock")  # its window: 65,535 bytes, never granted more
-            peer.send(frame(HEADERS, END_HEADERS, 1, call_headers()) + frame(DATA, 0, 1, message(b"go")))
-            reset = await peer.until(RST_STREAM, 1)
-            assert int.from_bytes(reset[3], "big") == http2.CANCEL
-            assert written == [1]  # the first write fits the window, the second cannot complete
-            other = await Peer.open(tmp_path / "h2.sock")  # the next peer is served, its first write whole
-            other.send(frame(HEADERS, END_HEADERS, 1, call_headers()) + frame(DATA, 0, 1, message(b"go")))
-            assert await other.messages(1, 1) == [bytes(60_000)]
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        peer = await Peer.open(path)  # its window: 65,535 bytes, never granted more
+        peer.send(frame(HEADERS, END_HEADERS, 1, call_headers()) + frame(DATA, 0, 1, message(b"go")))
+        reset = await peer.until(RST_STREAM, 1)
+        assert int.from_bytes(reset[3], "big") == http2.CANCEL
+        assert written == [1]  # the first write fits the window, the second cannot complete
+        other = await Peer.open(path)  # the next peer is served, its first write whole
+        other.send(frame(HEADERS, END_HEADERS, 1, call_headers()) + frame(DATA, 0, 1, message(b"go")))
+        assert await other.messages(1, 1) == [bytes(60_000)]
 
-    asyncio.run(main())
+    serve(body, tmp_path, handler=flood)
 
 
 def test_grpc_message_trailers_decode_as_sent() -> None:
@@ -402,24 +386,18 @@ def test_a_grpc_client_sees_unimplemented_for_another_method_and_its_status_and_
         await call.read()
         await call.abort(grpc.StatusCode.PERMISSION_DENIED, "not you: ünïcode")
 
-    async def main() -> None:
-        server = Http2Server(aborting, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            async with aio.insecure_channel(f"unix:{tmp_path / 'h2.sock'}") as channel:
-                other = channel.stream_stream("/test.Echo/Other", request_serializer=bytes,
-                                              response_deserializer=bytes)()
-                await other.write(b"hi")  # answered once the message came: the write does not fail
-                assert await other.code() == grpc.StatusCode.UNIMPLEMENTED
-                play = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
-                await play.write(b"hi")
-                assert await play.code() == grpc.StatusCode.PERMISSION_DENIED
-                assert await play.details() == "not you: ünïcode"
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        async with aio.insecure_channel(f"unix:{path}") as channel:
+            other = channel.stream_stream("/test.Echo/Other", request_serializer=bytes,
+                                          response_deserializer=bytes)()
+            await other.write(b"hi")  # answered once the message came: the write does not fail
+            assert await other.code() == grpc.StatusCode.UNIMPLEMENTED
+            play = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
+            await play.write(b"hi")
+            assert await play.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert await play.details() == "not you: ünïcode"
 
-    asyncio.run(main())
+    serve(body, tmp_path, handler=aborting)
 
 
 def test_the_arena_serves_a_launched_bots_socket_by_its_own_server_and_grpc_clients_play_on_it(
@@ -490,27 +468,21 @@ def test_the_client_talks_to_grpcs_own_server_and_reads_its_status(tmp_path: Pat
 
 
 def test_the_client_reads_to_the_end_then_eof_and_says_why_it_cannot_connect(tmp_path: Path) -> None:
-    async def main() -> None:
-        server = Http2Server(echo, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            call = await http2.connect(f"unix:{tmp_path / 'h2.sock'}", PATH, decode=bytes, encode=bytes,
-                                       max_message=MAX_MESSAGE)
-            await call.write(b"last")
-            call.done_writing()  # this side ends: the echo ends the call once it has answered
-            assert await call.read() == b"last"
-            assert await call.read() is http2.EOF and call.code is grpc.StatusCode.OK
-            with pytest.raises(http2.StreamGone):
-                await call.write(b"after the end")
-            call.close()
-            with pytest.raises(http2.CallFailed, match=r"UNAVAILABLE.*cannot connect"):
-                await http2.connect(f"unix:{tmp_path / 'nothing.sock'}", PATH, decode=bytes, encode=bytes,
-                                    max_message=MAX_MESSAGE)
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        call = await http2.connect(f"unix:{path}", PATH, decode=bytes, encode=bytes,
+                                   max_message=MAX_MESSAGE)
+        await call.write(b"last")
+        call.done_writing()  # this side ends: the echo ends the call once it has answered
+        assert await call.read() == b"last"
+        assert await call.read() is http2.EOF and call.code is grpc.StatusCode.OK
+        with pytest.raises(http2.StreamGone):
+            await call.write(b"after the end")
+        call.close()
+        with pytest.raises(http2.CallFailed, match=r"UNAVAILABLE.*cannot connect"):
+            await http2.connect(f"unix:{tmp_path / 'nothing.sock'}", PATH, decode=bytes, encode=bytes,
+                                max_message=MAX_MESSAGE)
 
-    asyncio.run(main())
+    serve(body, tmp_path)
 
 
 @pytest.mark.parametrize(("address", "where"), [
@@ -607,22 +579,16 @@ def test_the_clients_headers_are_a_grpc_call_and_its_agent_only_printable_ascii(
 def test_a_message_larger_than_a_streams_window_comes_whole_both_ways(tmp_path: Path) -> None:
     """A message may be larger than the window a stream is given (up to the largest message read): its bytes are
     granted again as they come, so it comes whole; through gRPC's own client, to the arena's server and back."""
-    async def main() -> None:
-        server = Http2Server(echo, path=PATH, decode=bytes, encode=bytes, max_message=2 << 20,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            async with aio.insecure_channel(f"unix:{tmp_path / 'h2.sock'}") as channel:
-                call = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
-                for body in (b"a" * (http2.STREAM_WINDOW + 1), b"b" * (1 << 20), b"small"):
-                    await call.write(body)
-                    assert await asyncio.wait_for(call.read(), 10) == body
-                await call.done_writing()
-                assert await call.code() == grpc.StatusCode.OK
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        async with aio.insecure_channel(f"unix:{path}") as channel:
+            call = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
+            for body in (b"a" * (http2.STREAM_WINDOW + 1), b"b" * (1 << 20), b"small"):
+                await call.write(body)
+                assert await asyncio.wait_for(call.read(), 10) == body
+            await call.done_writing()
+            assert await call.code() == grpc.StatusCode.OK
 
-    asyncio.run(main())
+    serve(body, tmp_path, max_message=2 << 20)
 
 
 def test_messages_compressed_as_grpcs_clients_do_are_read_and_a_compression_bomb_is_not(tmp_path: Path) -> None:
@@ -640,33 +606,27 @@ def test_messages_compressed_as_grpcs_clients_do_are_read_and_a_compression_bomb
             seen.append(str(exc))
             await call.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
 
-    async def main() -> None:
-        server = Http2Server(reader, path=PATH, decode=bytes, encode=bytes, max_message=MAX_MESSAGE,
-                             max_connections=8, handshake_timeout=5, idle_timeout=10)
-        await server.listen(tmp_path / "h2.sock")
-        try:
-            for compression in (grpc.Compression.Gzip, grpc.Compression.Deflate):
-                async with aio.insecure_channel(f"unix:{tmp_path / 'h2.sock'}", compression=compression) as channel:
-                    call = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
-                    for body in (b"z" * 900, b"hello"):
-                        await call.write(body)
-                        assert await asyncio.wait_for(call.read(), 5) == body
-                    await call.done_writing()
-                    assert await call.code() == grpc.StatusCode.OK
-            bomb = gzip.compress(bytes(1 << 19))  # half a kilobyte that inflates to half a megabyte
-            assert len(bomb) < MAX_MESSAGE
-            gzip_headers = hpack.Encoder().encode([(":method", "POST"), (":scheme", "http"), (":path", PATH),
-                                                   (":authority", "x"), ("content-type", "application/grpc"),
-                                                   ("grpc-encoding", "gzip")])
-            peer = await Peer.open(tmp_path / "h2.sock")
-            peer.send(frame(HEADERS, END_HEADERS, 1, gzip_headers) + frame(DATA, 0, 1, message(bomb, True)))
-            end = await peer.until(HEADERS, 1)
-            assert dict(hpack.Decoder().decode(end[3]))["grpc-status"] == str(
-                grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
-        finally:
-            await server.stop(0)
+    async def body(path: Path, server: Http2Server) -> None:
+        for compression in (grpc.Compression.Gzip, grpc.Compression.Deflate):
+            async with aio.insecure_channel(f"unix:{path}", compression=compression) as channel:
+                call = channel.stream_stream(PATH, request_serializer=bytes, response_deserializer=bytes)()
+                for body in (b"z" * 900, b"hello"):
+                    await call.write(body)
+                    assert await asyncio.wait_for(call.read(), 5) == body
+                await call.done_writing()
+                assert await call.code() == grpc.StatusCode.OK
+        bomb = gzip.compress(bytes(1 << 19))  # half a kilobyte that inflates to half a megabyte
+        assert len(bomb) < MAX_MESSAGE
+        gzip_headers = hpack.Encoder().encode([(":method", "POST"), (":scheme", "http"), (":path", PATH),
+                                               (":authority", "x"), ("content-type", "application/grpc"),
+                                               ("grpc-encoding", "gzip")])
+        peer = await Peer.open(path)
+        peer.send(frame(HEADERS, END_HEADERS, 1, gzip_headers) + frame(DATA, 0, 1, message(bomb, True)))
+        end = await peer.until(HEADERS, 1)
+        assert dict(hpack.Decoder().decode(end[3]))["grpc-status"] == str(
+            grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
 
-    asyncio.run(main())
+    serve(body, tmp_path, handler=reader)
     assert len(seen) == 1 and "once inflated" in seen[0]
 
 
