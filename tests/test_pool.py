@@ -23,11 +23,17 @@ from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.process import LaunchError
 from arena.launch.procs import processes_naming
 from arena.launch.runner import serving
-from arena.launch.sandbox import choose_sandbox
+from arena.launch.sandbox import Isolation, Sandbox, choose_sandbox, detect_sandbox, own_cgroups
 from arena.launch.session import BotSession
+from arena.launch.supervisor_constants import CGROUP_PREFIX
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
+MACHINE = detect_sandbox()
+CGROUPS = Sandbox(Isolation.LIMITS, MACHINE.cgroups, MACHINE.reason)
+"""Bots under limits in cgroups (not jailed: not what these tests are about, and it costs time)."""
+CGROUPS_DUE = os.environ.get("CI") == "true" and os.geteuid() == 0 and any(own_cgroups())
+"""Root on a machine with cgroup v1 hierarchies under CI: no cgroups there is a failure, not a skip."""
 
 
 def quick(name: str) -> BotSpec:
@@ -43,7 +49,8 @@ def with_pool(body: Callable[[ProcessPool], Awaitable[T]], **options: object) ->
     """Run ``body`` with a pool of unjailed bots (the jail is not what these tests are about, and costs time)."""
     async def run() -> T:
         async with serving() as server:
-            pool = ProcessPool(server, sandbox=choose_sandbox("limits"), keep=None, **options)  # type: ignore[arg-type]
+            options.setdefault("sandbox", choose_sandbox("limits"))
+            pool = ProcessPool(server, keep=None, **options)  # type: ignore[arg-type]
             try:
                 return await body(pool)
             finally:
@@ -72,6 +79,36 @@ def test_idle_processes_beyond_the_memory_budget_go_least_recently_used_first() 
         assert pool.figures.peak_memory == 400 and pool.figures.peak_processes == 4
 
     with_pool(body, memory_budget=350, meter=meter)
+
+
+def freezer_state(pool: ProcessPool, lane: tuple[str, int]) -> str:
+    """Return the freezer state of the cgroup of ``lane``'s bot, once it has settled (FREEZING passes)."""
+    session = pool._running[lane]
+    assert session.process is not None and session.process.pid is not None
+    group = pool._groups[lane[0]]
+    folder = next(f for controller, f in group.parents if controller == "freezer")
+    state = Path(folder, f"{CGROUP_PREFIX}{session.process.pid}", "freezer.state")
+    end = time.monotonic() + 10
+    while (text := state.read_text().strip()) == "FREEZING" and time.monotonic() < end:
+        time.sleep(0.01)
+    return text
+
+
+@pytest.mark.process
+@pytest.mark.skipif(CGROUPS.cgroups is None and not CGROUPS_DUE, reason=f"no cgroups here: {CGROUPS.reason}")
+def test_an_idle_process_is_frozen_until_it_plays_again_every_time() -> None:
+    """The pool freezes its idle processes after each seating, and a process seated again is thawed; told once:
+    a word to a supervisor wakes it and writes the freezer."""
+    async def body(pool: ProcessPool) -> None:
+        for deal, seated, idle in [(1, "a", None), (2, "b", "a"), (3, "a", "b"), (4, "b", "a"), (5, "b", "a")]:
+            await pool.seat([quick(seated)], deal=DealKey("cabanga", deal))
+            end = time.monotonic() + 10
+            while idle is not None and freezer_state(pool, (idle, 0)) != "FROZEN" and time.monotonic() < end:
+                await asyncio.sleep(0.01)  # the supervisor reads the word when it is scheduled
+            assert freezer_state(pool, (seated, 0)) == "THAWED", deal
+            assert idle is None or freezer_state(pool, (idle, 0)) == "FROZEN", deal
+
+    with_pool(body, sandbox=CGROUPS)
 
 
 @pytest.mark.process

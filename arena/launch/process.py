@@ -181,6 +181,8 @@ class BotProcess:
         self._proc: subprocess.Popen[bytes] | None = None
         self._pump: _LogPump | None = None
         self._ended: asyncio.Future[str] | None = None
+        self._frozen = False
+        """Whether the supervisor was told to freeze the bot, and nothing since to thaw it."""
 
     @property
     def pid(self) -> int | None:
@@ -316,15 +318,20 @@ class BotProcess:
 
     def new_match(self) -> None:
         """Tell the supervisor a match begins: the bot is thawed, its CPU allowance starts again."""
+        self._frozen = False
         self._control(b"renew\n")
 
     def freeze(self) -> None:
         """Tell the supervisor the bot waits, warm, for a later match: it is frozen (with cgroups), and
-        spends nothing meanwhile."""
-        self._control(b"freeze\n")
+        spends nothing meanwhile. Once: a pool freezes its idle processes after every seating, and a word to
+        a supervisor wakes it (and writes the freezer) each time."""
+        if not self._frozen:
+            self._frozen = True
+            self._control(b"freeze\n")
 
     def thaw(self) -> None:
         """Tell the supervisor to thaw a frozen bot (before it is asked to leave)."""
+        self._frozen = False
         self._control(b"thaw\n")
 
     def note(self, line: str) -> None:
