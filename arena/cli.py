@@ -35,6 +35,7 @@ from arena.ladder.estimate import Evidence, SequentialTest, Verdict, mean_score_
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
+from arena.ladder.workers import WorkerExecutor
 from arena.launch import tempdir
 from arena.launch.botlist import BotListError, BotSpec, bundled_aliases, bundled_folder, load_bot_list, merge_bot_lists
 from arena.launch.jail import shared_folders
@@ -924,6 +925,11 @@ def _duration(seconds: float) -> str:
               help="Start no new match after this many hours of this run (matches being played finish).")
 @click.option("--tables", type=click.IntRange(min=1), default=None, show_default="cores",
               help="Matches played at once; with --cluster, across the cluster (default: its CPUs).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, show_default="cores, at most --tables",
+              help="Processes that play this machine's tables, each serving its tables' bots on an event loop of "
+                   "its own (one loop for every table makes each table wait for the others' turns); each keeps "
+                   "its own warm bot processes within its share of --memory-budget. 1 plays every table in the "
+                   "ladder's own process. This process stays the only scheduler and writer.")
 @click.option("--cluster", "cluster", metavar="ADDRESS", default=None,
               help="Play on a Ray cluster: ray://HOST:PORT, or auto for the one started on this machine "
                    "(pip install 'arena[cluster]'). This process stays the only scheduler and writer; each "
@@ -959,8 +965,9 @@ def _duration(seconds: float) -> str:
               help="TrueSkill's dynamics factor: 0 for programs that do not change; more (e.g. 0.083) for bots "
                    "that learn between matches. A database rated with another tau is rated again.")
 def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matches: int | None, hours: float | None,
-           tables: int | None, cluster: str | None, ship: Path | None, seed: int | None, db_path: Path,
-           options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int, log_dir: Path | None,
+           tables: int | None, workers: int | None, cluster: str | None, ship: Path | None, seed: int | None,
+           db_path: Path, options: tuple[str, ...], deadline: float, time_bank: float, max_faults: int,
+           log_dir: Path | None,
            sandbox_mode: str, sealed_window_ms: float, memory_budget_mb: int | None, until_decided: bool, zone: float,
            alpha: float, beta: float, tau: float) -> None:
     """Run a TrueSkill ladder between bot processes and store everything in a SQLite database.
@@ -972,6 +979,9 @@ def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matc
     the same command resumes where it stood. The leaderboard is printed at the end; `arena leaderboard`
     shows it at any time.
     """
+    if workers is not None and cluster is not None:
+        raise CommandError("--workers is for this machine's tables; on a cluster each node's tables are one Ray "
+                           "actor of their own")
     game, opts, bots = game_and_bots(game_name, options, bots_paths)
     if matches is None and hours is None and not bots_paths and not until_decided:
         matches = DEFAULT_LADDER_MATCHES
@@ -979,7 +989,8 @@ def ladder(bots_paths: tuple[Path, ...], game_name: str | None, seats: int, matc
     _run_ladder(game, opts, bots, seats, matches, hours, tables, seed, db_path, Clock(deadline, time_bank),
                 max_faults, log_dir, test if until_decided else None, None, tau, sandbox_mode,
                 sealed_window_ms / 1000, cluster, ship,
-                memory_budget=memory_budget_mb * 1024 * 1024 if memory_budget_mb is not None else None)
+                memory_budget=memory_budget_mb * 1024 * 1024 if memory_budget_mb is not None else None,
+                workers=workers)
 
 
 def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matches: int | None,
@@ -987,7 +998,7 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
                 max_faults: int, log_dir: Path | None, test: SequentialTest | None,
                 pairs: tuple[tuple[str, str], ...] | None, tau: float, sandbox_mode: str, sealed_window: float,
                 cluster: str | None = None, ship: Path | None = None, heading: str = "",
-                memory_budget: int | None = None) -> Board:
+                memory_budget: int | None = None, workers: int | None = None) -> Board:
     """Run a ladder (``arena ladder``, ``arena compare``), here or on a Ray cluster; print its board, return it.
 
     ``heading`` is the first line said (default: the ladder's own, with its share of table time outside matches
@@ -996,7 +1007,8 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
     sandbox = pick_sandbox(sandbox_mode) if cluster is None else None
     config = LadderConfig(game, opts, seats, seed or 0, bots, matches=matches, hours=hours, tables=tables or 1,
                           clock=clock, max_faults=max_faults, log_dir=log_dir, sandbox=sandbox,
-                          sealed_window=sealed_window, until_decided=test, pairs=pairs, memory_budget=memory_budget)
+                          sealed_window=sealed_window, until_decided=test, pairs=pairs, memory_budget=memory_budget,
+                          workers=workers)
     try:
         config.check()
     except LadderError as exc:
@@ -1020,6 +1032,8 @@ def _run_ladder(game: Game, opts: Options, bots: list[BotSpec], seats: int, matc
             ([f"for {_duration(hours * 3600)}"] if hours is not None else [])
         budget = " or ".join(limits) or "until stopped (Ctrl-C)"
         place = f"{tables or 'a table per CPU'}{' tables' if tables else ''}" if cluster else f"{config.tables} tables"
+        if isinstance(runner.executor, WorkerExecutor):
+            place += f" in {runner.executor.workers} worker processes"
         place += f" on the Ray cluster at {cluster}" if cluster else ""
         click.echo(heading or f"ladder: {game.title}, {seats} seats, {len(bots)} bots, {place}, database "
                    f"{db_path} ({before} matches stored), {budget}", err=True)

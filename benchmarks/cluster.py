@@ -104,7 +104,7 @@ class InstantExecutor:
     unpickled, as :class:`arena.ladder.cluster.RayExecutor` does."""
 
     def __init__(self, tables: int, record: MatchRecord) -> None:
-        self.tables = tables
+        self.tables = self.slots = tables
         self.result = pickle.dumps(Played.of(record, 0.0, 0.0))
 
     async def start(self) -> None:

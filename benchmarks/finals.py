@@ -65,7 +65,7 @@ EMPTY_REPLAY = replay_format.compress({})
 class FieldExecutor:
     """Plays each job in-process: the field's policies drive the pure game engine (no referee, no processes)."""
 
-    tables = 1
+    tables = slots = 1
 
     def __init__(self, game: str, field: Mapping[str, Factory], run: int) -> None:
         self.game = get_game(game)

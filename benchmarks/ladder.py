@@ -1,11 +1,12 @@
 """The ladder's throughput and overhead: matches per hour, and the share of table time spent outside matches.
 
 Run: python benchmarks/ladder.py [--matches N] [--tables K] [--seats S] [--game GAME ...] [--sandbox MODE ...]
-     [--sealed-window-ms W] [--field N ...] [--memory-budget MB] [--json]
+     [--sealed-window-ms W] [--field N ...] [--memory-budget MB] [--workers W] [--json]
 
 For each game, runs a fresh ladder (a temporary database) of the bundled example bots
 (arena/games/GAME/bots/bots.toml) at S seats (default 4) on K tables (default 2) until N matches are stored
-(default 200), exactly as `arena ladder` does, and prints:
+(default 200), exactly as `arena ladder` does (its tables in worker processes, one per core: --workers W as
+`arena ladder --workers`), and prints:
   matches/h   matches stored per hour of wall time;
   outside     the share of table time (wall time x tables) not spent inside a match: bot process starts
               and connections, scheduling, rating, storing, server start and stop, tables idle at the end
@@ -47,6 +48,7 @@ from arena.ladder.executor import LocalExecutor
 from arena.ladder.ladder import Ladder, LadderConfig
 from arena.ladder.readmodel import ReadModel
 from arena.ladder.store import Store
+from arena.ladder.workers import WorkerExecutor
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.pool import PoolFigures
 from arena.launch.procs import descendants
@@ -108,7 +110,7 @@ def field_of(bots: list[BotSpec], size: int) -> list[BotSpec]:
 
 def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mode: str = "auto",
             sealed_window_ms: float = 0.0, field: int | None = None,
-            memory_budget_mb: int | None = None) -> dict[str, Any]:
+            memory_budget_mb: int | None = None, workers: int | None = None) -> dict[str, Any]:
     """Run one ladder in a temporary database and return its figures."""
     game = get_game(game_name)
     bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
@@ -117,6 +119,8 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
     extra: dict[str, Any] = {"sealed_window": sealed_window_ms / 1000} if sealed_window_ms else {}
     if memory_budget_mb is not None:
         extra["memory_budget"] = memory_budget_mb * 1024 * 1024
+    if workers is not None:
+        extra["workers"] = workers
     sandbox = choose_sandbox(mode)
     config = LadderConfig(game, game.options(), seats, seed, bots, matches=matches, tables=tables,
                           sandbox=sandbox, **extra)
@@ -126,13 +130,17 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
             ladder = Ladder(config, store)
             with ProcessSampler() as sampler:
                 timing = asyncio.run(ladder.run())
-            pool = ladder.executor.pool if isinstance(ladder.executor, LocalExecutor) else None
-            figures = pool.figures if pool is not None else PoolFigures()
+            executor = ladder.executor
+            pool = executor.pool if isinstance(executor, LocalExecutor) else None
+            figures = (pool.figures if pool is not None else executor.figures if isinstance(executor, WorkerExecutor)
+                       else PoolFigures())
             stored = store.match_count()
             steps = ReadModel(store).steps()
         finally:
             store.close()
     capacity = timing.wall * tables
+    budget = (pool.memory_budget or 0) if pool is not None else (
+        executor.memory_budget if isinstance(executor, WorkerExecutor) else 0)
     known = timing.seating + timing.scheduling + timing.rating + timing.storing
 
     def share(seconds: float) -> float:
@@ -140,6 +148,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
 
     return {
         "game": game.name, "sandbox": sandbox.level, "seats": seats, "tables": tables, "bots": len(bots),
+        "workers": executor.workers if isinstance(executor, WorkerExecutor) else 1,
         "matches": stored,
         "process_starts": timing.starts, "wall_s": round(timing.wall, 3),
         "matches_per_hour": round(stored / timing.wall * 3600) if timing.wall > 0 else 0,
@@ -157,7 +166,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
         "pool_starts_ahead": figures.ahead, "pool_hits": figures.hits, "pool_misses": figures.misses,
         "pool_evicted": figures.evicted, "pool_peak_processes": figures.peak_processes,
         "pool_peak_mib": round(figures.peak_memory / 1024 / 1024, 1),
-        "memory_budget_mib": round((pool.memory_budget or 0) / 1024 / 1024) if pool is not None else 0,
+        "memory_budget_mib": round(budget / 1024 / 1024),
     }
 
 
@@ -177,18 +186,22 @@ def main(argv: list[str] | None = None) -> int:
                              "list as it is); repeat to measure several fields in turn")
     parser.add_argument("--memory-budget", type=int, default=None, metavar="MB",
                         help="the warm pool's memory budget (default: arena ladder's, half the machine's memory)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes playing the tables (default: arena ladder's, one per core up to the "
+                             "tables; 1: every table in the ladder's own process)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
     for game, mode, field in [(g, m, f) for g in args.game or game_names() for m in args.sandbox or ["auto"]
                               for f in args.field or [None]]:
         figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.sealed_window_ms, field,
-                          args.memory_budget)
+                          args.memory_budget, args.workers)
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
         print(f"{figures['game']} ({figures['sandbox']}): {figures['bots']} bots, {figures['matches']} matches, "
               f"{figures['seats']} seats, "
-              f"{figures['tables']} tables, {figures['process_starts']} process starts in {figures['wall_s']:.1f} s: "
+              f"{figures['tables']} tables in {figures['workers']} process{'es' * (figures['workers'] != 1)}, "
+              f"{figures['process_starts']} process starts in {figures['wall_s']:.1f} s: "
               f"{figures['matches_per_hour']} matches/h ({figures['seconds_per_match'] * 1000:.0f} ms and "
               f"{figures['steps_per_match']:.0f} steps a match); outside matches {figures['outside_share']:.2%} "
               f"of table time (target < 5%): seating {figures['seating_share']:.2%}, scheduling "

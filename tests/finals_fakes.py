@@ -45,7 +45,7 @@ class StrengthExecutor:
     def __init__(self, epsilon: Mapping[str, float], tables: int = 1, broken: Collection[str] = (),
                  delay: float = 0.0) -> None:
         self.epsilon = dict(epsilon)
-        self.tables = tables
+        self.tables = self.slots = tables
         self.broken = set(broken)
         self.delay = delay
         self.jobs: list[tuple[int, int, tuple[str, ...]]] = []

@@ -25,6 +25,7 @@ from arena.games import get_game
 from arena.ladder.executor import LocalExecutor
 from arena.ladder.ladder import Ladder, LadderConfig, Timing
 from arena.ladder.store import Store
+from arena.ladder.workers import WorkerExecutor
 from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool
 from arena.launch.process import BotProcess, LaunchError, log_file_name, machine_sandbox
@@ -47,10 +48,11 @@ def memory_bots(count: int) -> list[BotSpec]:
     return [BotSpec(f"memory-{i}", ("{python}", "-m", "tests.bots.memory"), ROOT) for i in range(count)]
 
 
-def run_ladder(folder: Path, seats: int, tables: int, bots: int, ledger: type[DealLedger] = DealLedger
-               ) -> tuple[Timing, dict[str, list[str]], int]:
-    """Run a Cabanga! ladder of ``DEAL_SETS`` deal sets of memory bots; return its timing, every log by file and
-    the processes its pool started (at seating and ahead)."""
+def run_ladder(folder: Path, seats: int, tables: int, bots: int, ledger: type[DealLedger] = DealLedger,
+               workers: int = 1) -> tuple[Timing, dict[str, list[str]], int]:
+    """Run a Cabanga! ladder of ``DEAL_SETS`` deal sets of memory bots on one process's tables, or on
+    ``workers`` worker processes' (:mod:`arena.ladder.workers`, each with its own pool and ledger); return its
+    timing, every log by file and the processes the pools started (at seating and ahead)."""
     game = get_game("cabanga")
     config = LadderConfig(game, game.options({"rounds": 1}), seats, 11, memory_bots(bots),
                           matches=DEAL_SETS * seats, tables=tables, clock=Clock(2.0), log_dir=folder / "logs")
@@ -59,13 +61,19 @@ def run_ladder(folder: Path, seats: int, tables: int, bots: int, ledger: type[De
         return ProcessPool(server, log_dir=folder / "logs", keep=None, ledger=ledger())
 
     store = Store(folder / "ladder.db")
-    try:
+    executor: LocalExecutor | WorkerExecutor
+    if workers > 1:
+        executor = WorkerExecutor(tables, workers=workers, seats=seats, log_dir=folder / "logs")
+    else:
         executor = LocalExecutor(tables, seats=seats, make_pool=make_pool)
+    try:
         timing = asyncio.run(Ladder(config, store, on_note=lambda _: None, executor=executor).run())
         assert store.match_count() == DEAL_SETS * seats
     finally:
         store.close()
     logs = {str(path): path.read_text().splitlines() for path in sorted((folder / "logs").glob("*.log"))}
+    if isinstance(executor, WorkerExecutor):
+        return timing, logs, executor.figures.starts
     assert executor.pool is not None
     return timing, logs, executor.pool.starts
 
@@ -91,6 +99,21 @@ def test_no_bot_process_ever_sees_a_deal_again(tmp_path: Path, seats: int, table
     assert len(marks) == processes == len({mark for mark, _ in marks})
     assert all(others == "0" for _, others in marks), "a process found another process's mark in its scratch"
     assert processes <= bots * (seats + tables - 1)
+
+
+@pytest.mark.process
+def test_no_bot_process_of_any_worker_sees_a_deal_again(tmp_path: Path) -> None:
+    """Two tables in two worker processes, each with a pool and a ledger of its own: a process lives in one worker,
+    and each worker is given two rotations of every deal set, so it needs two processes of each bot, no more."""
+    seats, bots = 4, 4
+    _, logs, processes = run_ladder(tmp_path, seats, 2, bots, workers=2)
+    assert lines(logs, "REPEAT") == [], "a process was seated at a deal it had played"
+    starts = Counter(line.split(" ", 3)[3] for line in lines(logs, "deal") if line.split()[1] == "1")
+    assert sorted(starts.values()) == [seats * seats] * DEAL_SETS
+    assert processes == bots * seats
+    # the workers' processes share the log folder, each in a file of its own
+    marks = [line.split(" ")[1:] for line in lines(logs, "process")]
+    assert len(logs) == len(marks) == len({mark for mark, _ in marks}) == processes
 
 
 @pytest.mark.process

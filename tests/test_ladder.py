@@ -35,7 +35,7 @@ from arena.core.referee import random_seat, referee_match
 from arena.games import get_game
 from arena.ladder.estimate import SequentialTest, Verdict
 from arena.ladder.executor import Job, Played
-from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, rotation_seating
+from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, deal_seed, ramp, rotation_seating
 from arena.ladder.ratings import Rating, TrueSkillSystem
 from arena.ladder.scheduler import FairScheduler, FieldState
 from arena.ladder.store import Finished, Store, StoreError
@@ -131,7 +131,7 @@ class FakeExecutor:
     """The most seconds a match waits before it is played (at random: the tables interleave)."""
 
     def __init__(self, tables: int, broken: set[str], seatings: list[list[str]]) -> None:
-        self.tables = tables
+        self.tables = self.slots = tables
         self.broken = broken
         self.seatings = seatings
         self.rng = random.Random(len(seatings))  # for the interleaving only
@@ -188,11 +188,11 @@ def fake_tables() -> Fakes:
 def in_process_players(fake_tables: Fakes, monkeypatch: pytest.MonkeyPatch) -> Fakes:
     """Make every ladder the command line runs play with :class:`FakeExecutor` (in-process random players) in
     place of bot processes."""
-    def executor(tables: int, **_: Any) -> FakeExecutor:
-        fake_tables.made.append(FakeExecutor(tables, fake_tables.broken, fake_tables.seatings))
+    def executor(config: LadderConfig) -> FakeExecutor:
+        fake_tables.made.append(FakeExecutor(config.tables, fake_tables.broken, fake_tables.seatings))
         return fake_tables.made[-1]
 
-    monkeypatch.setattr(ladder_module, "LocalExecutor", executor)
+    monkeypatch.setattr(ladder_module, "local_executor", executor)
     return fake_tables
 
 
@@ -819,3 +819,13 @@ def test_the_ladder_plans_each_deal_set_with_the_pools_warm_processes_in_view(tm
     asyncio.run(ladder.run())
     assert len(seen) == 3 and all(warm == WarmExecutor.held for warm in seen)
     store.close()
+
+
+def test_the_ramp_is_each_tables_time_before_its_first_match_and_after_its_last() -> None:
+    # two tables, four table tasks (an executor that queues a match behind each table's): the two earliest
+    # beginnings and the two latest ends are the tables' own; a task that got no match counts for nothing
+    spans = [(1.0, 9.0), (2.0, 8.0), (1.5, 9.5), (3.0, 7.0), (None, None)]
+    assert ramp(spans, 2, 0.0, 10.0) == pytest.approx((1.0 + 1.5) + (0.5 + 1.0))
+    # a table that never played is idle the whole run
+    assert ramp([(1.0, 9.0)], 2, 0.0, 10.0) == pytest.approx(1.0 + 1.0 + 10.0)
+    assert ramp([], 1, 0.0, 10.0) == pytest.approx(10.0)

@@ -342,6 +342,10 @@ class RayExecutor:
     def tables(self) -> int:
         return self._tables or (self.requested or 0)
 
+    @property
+    def slots(self) -> int:
+        return self.tables
+
     def _note(self, text: str) -> None:
         (self.on_note or (lambda t: log.warning("%s", t)))(text)
 

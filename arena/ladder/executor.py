@@ -98,6 +98,12 @@ class Executor(Protocol):
         """Return how many matches it plays at once."""
         ...
 
+    @property
+    def slots(self) -> int:
+        """Return how many matches it takes at once: :attr:`tables`, or more when it queues a table's next match
+        behind the one it plays, to start it as soon as that one ends."""
+        ...
+
     async def start(self) -> None:
         """Get ready to play (start servers, reach the cluster)."""
         ...
@@ -124,16 +130,19 @@ class Executor(Protocol):
 
 
 def ladder_pool(server: ArenaServer, *, log_dir: Path | None, sandbox: Sandbox | None,
-                memory_budget: int | None = None, tables: int = 1, cpu_shares: int = CPU_SHARES) -> ProcessPool:
+                memory_budget: int | None = None, tables: int = 1, cpu_shares: int = CPU_SHARES,
+                log_numbering: tuple[int, int] = (0, 1)) -> ProcessPool:
     """Return the warm process pool of a ladder's tables on this machine, within ``memory_budget`` bytes
     (default: :func:`arena.launch.pool.default_memory_budget`).
 
     A process never plays a deal twice (:mod:`arena.core.deals`), so a deal set of n seats needs n processes of
     each of its n bots; the pool keeps them warm for whichever table plays that bot next, as many as the memory
-    budget holds, the least recently used stopped beyond it. Its processes log in ``log_dir`` (``BOT-K.log``).
+    budget holds, the least recently used stopped beyond it. Its processes log in ``log_dir`` (``BOT-K.log``,
+    numbered by ``log_numbering``: :attr:`ProcessPool.log_numbering`).
     """
     return ProcessPool(server, log_dir=log_dir, keep=None, sandbox=sandbox, tables=tables, cpu_shares=cpu_shares,
-                       memory_budget=memory_budget if memory_budget is not None else default_memory_budget())
+                       memory_budget=memory_budget if memory_budget is not None else default_memory_budget(),
+                       log_numbering=log_numbering)
 
 
 class LocalExecutor:
@@ -146,8 +155,10 @@ class LocalExecutor:
 
     def __init__(self, tables: int = 1, *, seats: int = 4, log_dir: Path | None = None,
                  sandbox: Sandbox | None = None, memory_budget: int | None = None,
-                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None, cpu_shares: int = CPU_SHARES) -> None:
+                 make_pool: Callable[[ArenaServer], ProcessPool] | None = None, cpu_shares: int = CPU_SHARES,
+                 log_numbering: tuple[int, int] = (0, 1)) -> None:
         self._tables = tables
+        self.log_numbering = log_numbering
         self.cpu_shares = cpu_shares
         """Each bot's CPU share where there are cgroups: fewer than a bot's default for matches that yield to
         others (a contest's scrimmages)."""
@@ -162,6 +173,10 @@ class LocalExecutor:
 
     @property
     def tables(self) -> int:
+        return self._tables
+
+    @property
+    def slots(self) -> int:
         return self._tables
 
     @property
@@ -181,7 +196,7 @@ class LocalExecutor:
             else:
                 self.pool = ladder_pool(server, log_dir=log_dir, sandbox=self.sandbox,
                                         memory_budget=self.memory_budget, tables=self._tables,
-                                        cpu_shares=self.cpu_shares)
+                                        cpu_shares=self.cpu_shares, log_numbering=self.log_numbering)
         except BaseException:
             await stack.aclose()
             raise

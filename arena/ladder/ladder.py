@@ -54,6 +54,7 @@ from arena.ladder.finals import Cut, CutOut, CutRecord, active_order, cut_board,
 from arena.ladder.ratings import Outcome, Rating, RatingError, RatingSystem, TrueSkillSystem
 from arena.ladder.scheduler import FairScheduler, FieldState, Scheduler
 from arena.ladder.store import DealSet, Finished, LadderIdentity, Store
+from arena.ladder.workers import WorkerExecutor, default_workers
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
 from arena.launch.sandbox import Sandbox
@@ -159,6 +160,10 @@ class LadderConfig:
     scheduler looks for open pairs there first."""
     cut: Cut | None = None
     """With ``top``: the progressive cut (:mod:`arena.ladder.finals`), recorded in the store."""
+    workers: int | None = None
+    """The processes that play this machine's tables, each with an event loop of its own
+    (:mod:`arena.ladder.workers`): default one per core, at most one per table; 1 plays every table in the
+    ladder's own process, as does a ladder with a remote bot (which connects to that process's server)."""
     whole_deals: bool = False
     """A spent budget (matches, hours, every pair decided) plans no new deal set, but the sets planned are played
     whole: every bot of a set gets every hand (a finals' budget is rounded up to whole deal sets)."""
@@ -240,6 +245,30 @@ class Timing:
         return max(0.0, 1.0 - self.in_matches / capacity) if capacity > 0 else 0.0
 
 
+def ramp(spans: Sequence[tuple[float | None, float | None]], tables: int, start: float, end: float) -> float:
+    """Return the table time before each table's first match and after its last, from the (first match's
+    beginning, last match's end) of each of the ladder's table tasks between ``start`` and ``end``: the
+    ``tables`` earliest beginnings and latest ends (an executor that queues a table's next match has more tasks
+    than tables); a table with no match counts whole."""
+    firsts = sorted(first for first, _ in spans if first is not None)[:tables]
+    lasts = sorted((last for _, last in spans if last is not None), reverse=True)[:tables]
+    idle = tables - min(len(firsts), len(lasts))
+    return idle * (end - start) + sum(f - start for f in firsts[:tables - idle]) + sum(
+        end - last for last in lasts[:tables - idle])
+
+
+def local_executor(config: LadderConfig) -> Executor:
+    """Return the executor of ``config``'s tables on this machine: its worker processes
+    (:class:`arena.ladder.workers.WorkerExecutor`), or with one worker this process
+    (:class:`arena.ladder.executor.LocalExecutor`)."""
+    workers = config.workers or default_workers(config.tables)
+    if workers > 1 and not any(bot.remote for bot in config.bots):
+        return WorkerExecutor(config.tables, workers=workers, seats=config.seats, log_dir=config.log_dir,
+                              sandbox=config.sandbox, memory_budget=config.memory_budget)
+    return LocalExecutor(config.tables, seats=config.seats, log_dir=config.log_dir, sandbox=config.sandbox,
+                         memory_budget=config.memory_budget)
+
+
 class Ladder:
     """Runs a ladder against a :class:`Store` (opened for writing)."""
 
@@ -250,8 +279,8 @@ class Ladder:
                  scheduler: Scheduler | None = None) -> None:
         """Check ``config``, claim ``store`` for it and load where the ladder stood.
 
-        ``executor`` plays the matches (default: :class:`arena.ladder.executor.LocalExecutor`, ``config.tables``
-        tables on this machine); the ladder asks it for as many matches at once as it has tables.
+        ``executor`` plays the matches (default: :func:`local_executor`, ``config.tables`` tables on this
+        machine); the ladder asks it for as many matches at once as it takes (:attr:`Executor.slots`).
         ``rating_system`` defaults to TrueSkill with the game's measured draw probability and tau 0,
         ``scheduler`` to :class:`arena.ladder.scheduler.FairScheduler`.
 
@@ -263,9 +292,7 @@ class Ladder:
         self.store = store
         self.on_progress = on_progress
         self.on_note = on_note or (lambda text: log.warning("%s", text))
-        self.executor: Executor = executor or LocalExecutor(config.tables, seats=config.seats,
-                                                            log_dir=config.log_dir, sandbox=config.sandbox,
-                                                            memory_budget=config.memory_budget)
+        self.executor: Executor = executor or local_executor(config)
         self.identity = LadderIdentity(config.game.name, config.seats, config.seed, config.options.to_json(),
                                        config.seed_drawn)
         store.claim(self.identity)
@@ -525,7 +552,7 @@ class Ladder:
                     self.timing.tables = self.config.tables = self.executor.tables
                     self.store.record_settings(self.config.settings())
                 workers = [asyncio.create_task(self._worker(), name=f"ladder-table-{i}")
-                           for i in range(self.executor.tables)]
+                           for i in range(self.executor.slots)]
                 try:
                     # the first table to fail stops the others (a bare gather would leave them running)
                     finished, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
@@ -540,8 +567,7 @@ class Ladder:
         finally:
             end = time.perf_counter()
             self.timing.wall = end - start
-            self.timing.ramp = sum(end - start if first is None or last is None else (first - start) + (end - last)
-                                   for first, last in self._spans)
+            self.timing.ramp = ramp(self._spans, self.timing.tables, start, end)
         return self.timing
 
     async def _worker(self) -> None:

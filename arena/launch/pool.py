@@ -137,8 +137,12 @@ class ProcessPool:
     def __init__(self, server: ArenaServer, *, log_dir: Path | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT, keep: int | None = 0, sandbox: Sandbox | None = None,
                  ledger: DealLedger | None = None, memory_budget: int | None = None, meter: Meter | None = None,
-                 clock: Callable[[], float] = time.monotonic, tables: int = 1, cpu_shares: int = CPU_SHARES) -> None:
+                 clock: Callable[[], float] = time.monotonic, tables: int = 1, cpu_shares: int = CPU_SHARES,
+                 log_numbering: tuple[int, int] = (0, 1)) -> None:
         self.server = server
+        self.log_numbering = log_numbering
+        """(first, step): the k-th process of a bot logs in ``BOT-(first + k * step).log``, so that the pools of
+        several workers (:mod:`arena.ladder.workers`) share a log folder without sharing a file."""
         self.cpu_shares = cpu_shares
         """Each bot's CPU share where there are cgroups (:func:`arena.launch.sandbox.make_bot_group`)."""
         self.ledger = ledger if ledger is not None else DealLedger()
@@ -212,7 +216,9 @@ class ProcessPool:
         return lanes
 
     def _new_session(self, lane: Lane, bot: BotSpec, name: str) -> BotSession:
-        log_path = self.log_dir / log_file_name(bot.log_key, lane[1]) if self.log_dir is not None else None
+        first, step = self.log_numbering
+        log_path = (self.log_dir / log_file_name(bot.log_key, first + lane[1] * step) if self.log_dir is not None
+                    else None)
         session = BotSession(bot, name, shared=self.server, sandbox=self.sandbox, log_path=log_path,
                              folder=None if bot.remote else self._session_folder(),
                              group=None if bot.remote else self._group(bot))

@@ -112,16 +112,21 @@ def test_helper_processes_holding_connections_cannot_exhaust_the_arenas_descript
     arena.healthy()
     before = _open_fds()
     name = "hostile-fds"
+    log = arena.log_dir / log_file_name(name, 0)
     try:
         record = arena.play(hostile(name, "fd-flood", "300"), deadline=DEFAULT_DEADLINE)
-        during = _open_fds()
         # forking after gRPC started may cost the attacker its own stream: its fault, nobody else's
         only_the_attacker(record, FaultKind.DISCONNECT, FaultKind.TIMEOUT, FaultKind.CRASH)
+        # the helpers go on connecting after the match (the bot is stopped only when retired): wait until each
+        # has all it could get, and count the arena's descriptors while they hold them
+        end = time.monotonic() + 30
+        while log.read_text().count("fd-flood helper holds") < 4 and time.monotonic() < end:
+            arena.run(lambda: asyncio.sleep(0.05))  # the loop turns: the arena accepts, the bot's log is read
+        during = _open_fds()
     finally:
         arena.retire(name)
+    assert log.read_text().count("fd-flood helper holds") == 4, "the helpers did not all open their connections"
     assert during - before < 60, f"the arena held {during - before} more descriptors during the flood"
-    held = (arena.log_dir / log_file_name(name, 0)).read_text().count("fd-flood helper holds")
-    assert held == 4, "the helpers did not all open their connections"
     arena.healthy()
 
 

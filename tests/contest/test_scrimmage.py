@@ -35,7 +35,7 @@ class FakeExecutor:
     """Plays each job with in-process random seats; stops the run (as a kill would) after ``stop_after`` matches."""
 
     def __init__(self, tables: int = 2, stop_after: int | None = None) -> None:
-        self.tables = tables
+        self.tables = self.slots = tables
         self.jobs: list[Job] = []
         self.stop_after = stop_after
         self.started = self.closed = False

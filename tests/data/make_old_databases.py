@@ -39,7 +39,7 @@ NAMES = ("alpha", "bravo", "charlie", "delta", "crashy")
 class InProcess:
     """An executor of random in-process players (the ladder's executor interface)."""
 
-    tables = 2
+    tables = slots = 2
 
     async def start(self) -> None:
         return None

@@ -1,0 +1,126 @@
+"""The ladder's tables in worker processes (arena/ladder/workers.py): how matches are dealt over the workers, and
+what the head sees when a bot does not start or a worker dies. That no process of any worker plays a deal twice
+is tests/test_deals.py's; that a ladder played by workers stores the same matches as in-process players is
+tests/test_ladder.py's (its real ladders run two tables, so two workers)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from arena.core.referee import Clock
+from arena.games import BOT_LIST, get_game
+from arena.ladder.executor import Job
+from arena.ladder.workers import WorkerError, WorkerExecutor, spread, worker_for
+from arena.launch.botlist import BotSpec, load_bot_list
+from arena.launch.process import LaunchError
+from arena.launch.procs import descendants
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(("seats", "tables", "workers"), [(4, 2, 2), (3, 2, 2), (4, 3, 2), (6, 8, 2), (5, 4, 3)])
+def test_each_worker_gets_its_tables_share_of_every_deal_set(seats: int, tables: int, workers: int) -> None:
+    shares = spread(tables, workers)
+    assert sum(shares) == tables and max(shares) - min(shares) <= 1
+    deal_sets = 60
+    given: Counter[int] = Counter()
+    for deal in range(deal_sets):
+        rotations = Counter(worker_for(deal, r, seats, tables, workers) for r in range(seats))
+        given.update(rotations)
+        # a worker needs a process of each bot per rotation of a deal set it plays: no more than its tables' share
+        for worker, count in rotations.items():
+            assert count <= math.ceil(seats * shares[worker] / tables), (deal, rotations)
+    for worker in range(workers):  # every worker plays, as much as its tables can
+        assert given[worker] == pytest.approx(deal_sets * seats * shares[worker] / tables, abs=seats)
+
+
+def lama_bot(name: str) -> BotSpec:
+    return next(b for b in load_bot_list(ROOT / "arena" / "games" / "lama" / BOT_LIST) if b.name == name)
+
+
+def lama_job(deal: int, bots: tuple[BotSpec, ...], clock: Clock | None = None) -> Job:
+    game = get_game("lama")
+    return Job(deal, 0, bots, 1000 + deal, game, game.options({"rounds": 1}), f"test-{deal}", clock or Clock(2.0))
+
+
+def gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.mark.process
+def test_a_bot_that_does_not_start_is_the_ladders_launch_error_and_the_worker_plays_on() -> None:
+    broken = BotSpec("broken", ("{python}", "-c", "import sys; print('no luck'); sys.exit(3)"), ROOT)
+    quick = lama_bot("lama-random")
+
+    async def scenario() -> None:
+        executor = WorkerExecutor(2, workers=2, seats=2)
+        await executor.start()
+        try:
+            with pytest.raises(LaunchError, match="no luck") as failed:
+                await executor.run(lama_job(0, (quick, broken)))
+            assert list(failed.value.bots) == ["broken"]
+            played = await executor.run(lama_job(1, (quick, quick)))
+            assert played.summary.rated_places is not None and played.replay
+            # worker 0 plays both (rotation 0 of deal sets 0 and 1 at two seats and two tables): it kept the process
+            # that started, and started one more for the second seat
+            assert worker_for(0, 0, 2, 2, 2) == worker_for(1, 0, 2, 2, 2) == 0
+            assert executor.warm() == {"lama-random": 2}
+        finally:
+            await executor.close()
+
+    before = set(descendants(os.getpid()))  # other tests' fixtures may hold processes of their own
+    asyncio.run(scenario())
+    assert set(descendants(os.getpid())) <= before
+
+
+@pytest.mark.process
+def test_a_worker_that_dies_fails_its_match_and_the_other_plays_on(tmp_path: Path) -> None:
+    """A worker killed in the middle of a match: that match fails with :class:`WorkerError` (the ladder stops, and
+    the next run plays it again from its seed), its bots leave by themselves, the other worker plays on."""
+    slow = BotSpec("slow", ("{python}", "-m", "tests.bots.slow_first", "30"), ROOT)
+    quick = lama_bot("lama-random")
+
+    async def scenario() -> None:
+        executor = WorkerExecutor(2, workers=2, seats=2, log_dir=tmp_path)
+        await executor.start()
+        try:
+            first, second = executor.pids
+            assert worker_for(0, 0, 2, 2, 2) == 0
+            match = asyncio.create_task(executor.run(lama_job(0, (slow, slow), Clock(60.0))))
+            end = time.monotonic() + 60
+            while len(list(tmp_path.glob("slow-*.log"))) < 2 and time.monotonic() < end:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(1.0)  # both asked their first decision: the match is under way
+            assert not match.done()
+            bots = descendants(first)
+            assert bots
+            os.kill(first, signal.SIGKILL)
+            with pytest.raises(WorkerError, match=r"worker 0 ended \(exit status -9\)"):
+                await match
+            # deal 2 is worker 0's (rotation 0 of the third deal set at two seats): the other worker plays it
+            assert worker_for(2, 0, 2, 2, 2) == 0
+            played = await executor.run(lama_job(2, (quick, quick)))
+            assert played.summary.rated_places is not None
+            assert second in descendants(os.getpid())
+            end = time.monotonic() + 15
+            while not all(gone(pid) for pid in bots) and time.monotonic() < end:
+                await asyncio.sleep(0.05)
+            assert all(gone(pid) for pid in bots), "the dead worker's bots stayed"
+        finally:
+            await executor.close()
+
+    before = set(descendants(os.getpid()))  # other tests' fixtures may hold processes of their own
+    asyncio.run(scenario())
+    assert set(descendants(os.getpid())) <= before
