@@ -45,10 +45,10 @@ def _sdk_folders() -> list[str]:
 _sdk_cache: list[str] | None = None
 
 
-SDK_FILES = ("__init__.py", "sdk", "protocol/__init__.py", "protocol/codec.py", "protocol/http2.py",
-             "protocol/transport.py", "text.py", "games", "v2")
+SDK_FILES = ("__init__.py", "sdk", "protocol/__init__.py", "protocol/codec.py", "protocol/http2.py", "text.py",
+             "games", "v2")
 """What a Python bot's jail shows of the ``arena`` package, relative to it: the SDK and what it imports (the
-games' folders, the protocol's codec, its HTTP/2 and gRPC environment, the envelope's generated code), never the
+games' folders, the protocol's codec and HTTP/2, the envelope's generated code), never the
 arena's own modules (cli, core, ladder, launch, the protocol's server, tools, web...), nor the games' bundled bots
 (``games/*/bots``, :func:`bundled_bot_folders`). tests/test_bot_files.py checks that the SDK and the bundled bots
 import nothing else (a bundled bot nothing of another's folder)."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import enum
 import logging
 import struct
 import urllib.parse
@@ -42,16 +43,51 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
-from arena.protocol import transport  # noqa: F401  # first: it sets gRPC's I/O before gRPC starts
-
-# isort: split
-import grpc
 import hpack
-from grpc import aio
 
 log = logging.getLogger("arena.protocol.http2")
 
-EOF: Any = aio.EOF  # type: ignore[attr-defined]  # not in the stubs: what a read returns at the stream's end
+
+class _End:
+    """The type of :data:`EOF`."""
+
+    def __repr__(self) -> str:
+        return "EOF"
+
+
+EOF: Any = _End()
+"""What a read returns once the peer's side of the stream has ended (grpc.aio's is its own ``aio.EOF``)."""
+
+
+class StatusCode(enum.Enum):
+    """A call's status: gRPC's codes, named and valued as ``grpc.StatusCode`` (so ``str()`` reads the same), kept
+    here so that the Python SDK, which speaks the stream with this module alone, does not load gRPC's library (13
+    ms and some 10 MiB of every bot process). Where a code comes in, any enum of the same values is taken:
+    ``grpc.StatusCode``'s too (:func:`number`)."""
+
+    OK = (0, "ok")
+    CANCELLED = (1, "cancelled")
+    UNKNOWN = (2, "unknown")
+    INVALID_ARGUMENT = (3, "invalid argument")
+    DEADLINE_EXCEEDED = (4, "deadline exceeded")
+    NOT_FOUND = (5, "not found")
+    ALREADY_EXISTS = (6, "already exists")
+    PERMISSION_DENIED = (7, "permission denied")
+    RESOURCE_EXHAUSTED = (8, "resource exhausted")
+    FAILED_PRECONDITION = (9, "failed precondition")
+    ABORTED = (10, "aborted")
+    OUT_OF_RANGE = (11, "out of range")
+    UNIMPLEMENTED = (12, "unimplemented")
+    INTERNAL = (13, "internal")
+    UNAVAILABLE = (14, "unavailable")
+    DATA_LOSS = (15, "data loss")
+    UNAUTHENTICATED = (16, "unauthenticated")
+
+
+def number(code: enum.Enum) -> int:
+    """Return the number of a status code: of :class:`StatusCode` or ``grpc.StatusCode`` (their values are
+    (number, text))."""
+    return int(code.value[0])
 
 # frame types (RFC 9113, section 6)
 DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = range(10)
@@ -108,7 +144,7 @@ class MessageRefused(Exception):
 class CallFailed(Exception):
     """A call this process made ended with a status other than OK (or its connection could not be made)."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(self, code: StatusCode, details: str) -> None:
         super().__init__(f"{code}: {details}")
         self.code = code
         self.details = details
@@ -117,7 +153,7 @@ class CallFailed(Exception):
 class CallAborted(Exception):
     """Raised by :meth:`Call.abort`: the call ends with this status."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(self, code: enum.Enum, details: str) -> None:
         super().__init__(details)
         self.code = code
         self.details = details
@@ -160,10 +196,10 @@ def _percent_encode(text: str) -> bytes:
     return b"".join(bytes((b,)) if 0x20 <= b <= 0x7E and b != 0x25 else b"%%%02X" % b for b in text.encode())
 
 
-def trailers(code: grpc.StatusCode, details: str = "") -> bytes:
+def trailers(code: enum.Enum, details: str = "") -> bytes:
     """Return the header block of a call's end: ``grpc-status`` and, when not OK, ``grpc-message``."""
-    block = _literal(b"grpc-status", str(code.value[0]).encode())
-    if details and code is not grpc.StatusCode.OK:
+    block = _literal(b"grpc-status", str(number(code)).encode())
+    if details and number(code) != 0:
         block += _literal(b"grpc-message", _percent_encode(details[:1024]))
     return block
 
@@ -382,7 +418,7 @@ class Call(Stream):
         while (message := await self.read()) is not EOF:
             yield message
 
-    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
+    async def abort(self, code: enum.Enum, details: str = "") -> NoReturn:
         """End the call with ``code`` (raises :class:`CallAborted`, which the call's task ends on)."""
         raise CallAborted(code, details)
 
@@ -391,7 +427,7 @@ class Call(Stream):
             self._headers_sent = True
             self._connection.send(frame(HEADERS, END_HEADERS, self.stream_id, RESPONSE_HEADERS))
 
-    def finish(self, code: grpc.StatusCode, details: str = "") -> None:
+    def finish(self, code: enum.Enum, details: str = "") -> None:
         """End the arena's side with the call's status (trailers; a trailers-only response if nothing was sent)."""
         if self.ended or self._connection.closing:
             self._connection.forget(self)
@@ -414,18 +450,18 @@ class ClientCall(Stream):
         super().__init__(connection, stream_id, decode, encode)
         self.responded = False
         """The server's response headers came."""
-        self.code: grpc.StatusCode | None = None
+        self.code: StatusCode | None = None
         self.details = ""
 
-    def ended_with(self, code: grpc.StatusCode, details: str) -> None:
+    def ended_with(self, code: StatusCode, details: str) -> None:
         """The server ended the call with this status."""
         self.code, self.details = code, details
         self.end_remote()
 
     def _end(self) -> Any:
-        if self.code is grpc.StatusCode.OK:
+        if self.code is StatusCode.OK:
             return EOF
-        raise CallFailed(self.code or grpc.StatusCode.UNKNOWN, self.details)
+        raise CallFailed(self.code or StatusCode.UNKNOWN, self.details)
 
     def reset_by_peer(self, code: int) -> None:
         if self.code is None:  # after the status, a reset only ends what the server no longer reads
@@ -884,8 +920,8 @@ class ClientConnection(Endpoint):
             call.responded = True
             status = headers.get(b":status", b"")
             if status != b"200":
-                call.ended_with(grpc.StatusCode.UNAVAILABLE if status in (b"502", b"503", b"504")
-                                else grpc.StatusCode.UNKNOWN, f"HTTP status {status.decode(errors='replace')}")
+                call.ended_with(StatusCode.UNAVAILABLE if status in (b"502", b"503", b"504")
+                                else StatusCode.UNKNOWN, f"HTTP status {status.decode(errors='replace')}")
                 return
             if not flags & END_STREAM:
                 return
@@ -905,13 +941,13 @@ def _visible_ascii(text: str) -> str:
     return "".join(c if " " <= c <= "~" else "?" for c in text)
 
 
-def grpc_status(headers: dict[bytes, bytes]) -> tuple[grpc.StatusCode, str]:
+def grpc_status(headers: dict[bytes, bytes]) -> tuple[StatusCode, str]:
     """Return the status and message a call's trailers give (UNKNOWN when they give none, or one not known)."""
     try:
-        number = int(headers.get(b"grpc-status", b""))
+        value = int(headers.get(b"grpc-status", b""))
     except ValueError:
-        return grpc.StatusCode.UNKNOWN, "the call ended without a status"
-    code = next((c for c in grpc.StatusCode if c.value[0] == number), grpc.StatusCode.UNKNOWN)
+        return StatusCode.UNKNOWN, "the call ended without a status"
+    code = next((c for c in StatusCode if c.value[0] == value), StatusCode.UNKNOWN)
     return code, urllib.parse.unquote(headers.get(b"grpc-message", b"").decode("ascii", errors="replace"))
 
 
@@ -939,7 +975,7 @@ async def connect(address: str, path: str, *, decode: Callable[[bytes], Any], en
     try:
         where = target(address)
     except ValueError as exc:
-        raise CallFailed(grpc.StatusCode.UNAVAILABLE, str(exc)) from None
+        raise CallFailed(StatusCode.UNAVAILABLE, str(exc)) from None
 
     def protocol() -> ClientConnection:
         authority = "localhost" if isinstance(where, str) else f"{where[0]}:{where[1]}"
@@ -952,7 +988,7 @@ async def connect(address: str, path: str, *, decode: Callable[[bytes], Any], en
         else:
             _, connection = await loop.create_connection(protocol, *where)
     except OSError as exc:
-        raise CallFailed(grpc.StatusCode.UNAVAILABLE, f"cannot connect to {address}: {exc.strerror or exc}") from None
+        raise CallFailed(StatusCode.UNAVAILABLE, f"cannot connect to {address}: {exc.strerror or exc}") from None
     return connection.call
 
 
@@ -964,7 +1000,7 @@ def unimplemented(path: bytes) -> Handler:
     async def handler(requests: AsyncIterator[Any], call: Call) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(call.read(), 5.0)
-        await call.abort(grpc.StatusCode.UNIMPLEMENTED, f"no method {path.decode(errors='replace')!r} here")
+        await call.abort(StatusCode.UNIMPLEMENTED, f"no method {path.decode(errors='replace')!r} here")
 
     return handler
 
@@ -1018,7 +1054,7 @@ class Http2Server:
         self._tasks.add(task)
         try:
             await handler(call.requests(), call)
-            call.finish(grpc.StatusCode.OK)
+            call.finish(StatusCode.OK)
         except CallAborted as aborted:
             call.finish(aborted.code, aborted.details)
         except asyncio.CancelledError:
@@ -1028,7 +1064,7 @@ class Http2Server:
             call.reset(CANCEL)
         except Exception:
             log.exception("the call on stream %d failed", call.stream_id)
-            call.finish(grpc.StatusCode.INTERNAL, "the arena failed")
+            call.finish(StatusCode.INTERNAL, "the arena failed")
         finally:
             self._tasks.discard(task)
 

@@ -410,8 +410,9 @@ class _Servicer:
         # the stream's reads awaited here, not through its request iterator (an async generator around them):
         # every answer passes here
         read = context.read
+        end = http2.EOF if isinstance(context, http2.Call) else _EOF
         try:
-            while (message := await read()) is not _EOF:
+            while (message := await read()) is not end:
                 connection.on_message(message)
                 if connection.closed.is_set():
                     return

@@ -458,7 +458,7 @@ def test_the_client_talks_to_grpcs_own_server_and_reads_its_status(tmp_path: Pat
             await call.write(b"fail")
             with pytest.raises(http2.CallFailed) as failed:
                 await call.read()
-            assert failed.value.code == grpc.StatusCode.PERMISSION_DENIED
+            assert failed.value.code == http2.StatusCode.PERMISSION_DENIED
             assert failed.value.details == "not you: ünïcode 100%"
             call.close()
         finally:
@@ -474,7 +474,7 @@ def test_the_client_reads_to_the_end_then_eof_and_says_why_it_cannot_connect(tmp
         await call.write(b"last")
         call.done_writing()  # this side ends: the echo ends the call once it has answered
         assert await call.read() == b"last"
-        assert await call.read() is http2.EOF and call.code is grpc.StatusCode.OK
+        assert await call.read() is http2.EOF and call.code is http2.StatusCode.OK
         with pytest.raises(http2.StreamGone):
             await call.write(b"after the end")
         call.close()
