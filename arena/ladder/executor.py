@@ -223,9 +223,13 @@ class LocalExecutor:
         assert self._free is not None and self.pool is not None, "start() first"
         table = await self._free.get()
         try:
-            return await run_on(self.pool, job, table=table)
+            record, seating, seconds, starts = await play_on(self.pool, job, table=table)
         finally:
             self._free.put_nowait(table)
+        # the table is free: a match waiting for it starts (seated, its first requests sent) before this one's
+        # replay is packed, which then costs the loop's time while that match's bots think
+        await asyncio.sleep(0)
+        return Played.of(record, seating, seconds, starts, self.pool.sandbox.level)
 
     async def release(self) -> None:
         """Say that a table has no more matches to play: the processes of its last match and every idle one
@@ -247,15 +251,14 @@ class LocalExecutor:
             await stack.aclose()
 
 
-async def run_on(pool: ProcessPool, job: Job, table: int = 0) -> Played:
-    """Seat ``job``'s bots from ``pool`` at ``table`` and play it there; raise :class:`LaunchError` when a bot
-    does not start."""
+async def play_on(pool: ProcessPool, job: Job, table: int = 0) -> tuple[MatchRecord, float, float, int]:
+    """Seat ``job``'s bots from ``pool`` at ``table`` and play it there; return its record, the seconds spent
+    seating and playing, and the processes started for it. Raises :class:`LaunchError` when a bot does not start."""
     began = time.perf_counter()
     seats = await pool.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match, table=table)
     starts = pool.started_at(table)
     seated = time.perf_counter()
     record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
                               match_id=job.match, sealed_window=job.sealed_window)
-    seconds = time.perf_counter() - seated
-    return Played.of(record, seated - began, seconds, starts, pool.sandbox.level)
+    return record, seated - began, time.perf_counter() - seated, starts
 
