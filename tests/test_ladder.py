@@ -28,6 +28,7 @@ import pytest
 from click.testing import CliRunner
 from costs import starts_processes
 from ladder_db import seeds, stored_count
+from processes import gone
 
 import arena.ladder.ladder as ladder_module
 from arena.cli import main
@@ -108,14 +109,6 @@ def recomputed_ratings(db: Path) -> dict[str, Rating]:
                                 [None if benched else place for _, place, benched in seated])
             ratings.update(zip(bots, after, strict=True))
     return ratings
-
-
-def gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 # ------------------------------------------------------------------------ scheduling (in-process players)

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import gone
 
 from arena.launch import native
 from arena.launch.botlist import BotListError, BotSpec, parse_bot_list
@@ -90,11 +91,7 @@ def run(sandbox: Sandbox, code: str, scratch: Path, limits: Limits = DEFAULT_LIM
 
 
 def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
-        return False
+    return not gone(pid)
 
 
 # ------------------------------------------------------------------------------------------- the bot list

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from processes import gone
 
 from arena.core.referee import Clock
 from arena.games import BOT_LIST, get_game
@@ -49,14 +50,6 @@ def lama_bot(name: str) -> BotSpec:
 def lama_job(deal: int, bots: tuple[BotSpec, ...], clock: Clock | None = None) -> Job:
     game = get_game("lama")
     return Job(deal, 0, bots, 1000 + deal, game, game.options({"rounds": 1}), f"test-{deal}", clock or Clock(2.0))
-
-
-def gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 @pytest.mark.process
