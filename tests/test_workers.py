@@ -117,3 +117,17 @@ def test_a_worker_that_dies_fails_its_match_and_the_other_plays_on(tmp_path: Pat
     before = set(descendants(os.getpid()))  # other tests' fixtures may hold processes of their own
     asyncio.run(scenario())
     assert set(descendants(os.getpid())) <= before
+
+
+@pytest.mark.process
+def test_a_worker_that_cannot_start_is_said_at_once() -> None:
+    async def scenario() -> None:
+        executor = WorkerExecutor(2, workers=2, seats=2, python="/bin/false")  # a "Python" that exits at once
+        began = time.monotonic()
+        with pytest.raises(WorkerError, match=r"worker \d did not start \(exit status 1\)"):
+            await executor.start()
+        assert time.monotonic() - began < 10  # not the minute it waits for a started worker to stop
+
+    before = set(descendants(os.getpid()))
+    asyncio.run(scenario())
+    assert set(descendants(os.getpid())) <= before

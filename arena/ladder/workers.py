@@ -108,6 +108,15 @@ def worker_for(deal: int, rotation: int, seats: int, tables: int, workers: int) 
     return (deal * seats + rotation) % tables % workers
 
 
+async def _status(worker: _Worker, wait: float = 2.0) -> int | None:
+    """Return the exit status of ``worker``'s process, waiting up to ``wait`` seconds for it (a worker that ends
+    closes its socket first: its status follows); ``None`` if it still runs."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(worker.process.wait), wait)
+    except TimeoutError:
+        return None
+
+
 def _frame(message: object) -> bytes:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     return HEADER.pack(len(data)) + data
@@ -149,9 +158,9 @@ class _Worker:
 
 class WorkerExecutor:
     """Plays jobs on this machine: ``tables`` tables spread over ``workers`` worker processes (default: one per
-    core, at most one per table), each a :class:`LocalExecutor` of its tables within ``memory_budget`` / workers
-    bytes (default :func:`default_memory_budget`). Its bots log in ``log_dir`` (``BOT-K.log``, each worker's
-    processes numbered apart)."""
+    core, at most one per table), each a :class:`LocalExecutor` of its tables within its tables' share of
+    ``memory_budget`` bytes (default :func:`default_memory_budget`). Its bots log in ``log_dir`` (``BOT-K.log``,
+    each worker's processes numbered apart)."""
 
     def __init__(self, tables: int, *, workers: int | None = None, seats: int = 4, log_dir: Path | None = None,
                  sandbox: Sandbox | None = None, memory_budget: int | None = None,
@@ -219,12 +228,12 @@ class WorkerExecutor:
     async def _ready(self, worker: _Worker) -> None:
         log_dir = self.log_dir.resolve() if self.log_dir is not None else None
         settings = Settings(worker.tables, self.seats, log_dir, self.sandbox,
-                            self.memory_budget // self.workers, self.cpu_shares)
-        await _send(worker.writer, ("start", 0, settings))
+                            self.memory_budget * worker.tables // self._tables, self.cpu_shares)
         try:
+            await _send(worker.writer, ("start", 0, settings))
             kind, _, value = await asyncio.wait_for(_receive(worker.reader), START_TIMEOUT)
         except (asyncio.IncompleteReadError, ConnectionError, TimeoutError):
-            raise WorkerError(f"worker {worker.index} did not start (exit status {worker.process.poll()}); "
+            raise WorkerError(f"worker {worker.index} did not start (exit status {await _status(worker)}); "
                               "its error is above") from None
         if kind != "ready":
             raise WorkerError(f"worker {worker.index} did not start: {value}")
@@ -247,10 +256,7 @@ class WorkerExecutor:
                         waiter.set_result(value)
         except (asyncio.IncompleteReadError, ConnectionError, WorkerError, pickle.UnpicklingError, EOFError,
                 ValueError) as exc:
-            try:  # a worker that ended closed its socket first: its status follows
-                status: int | None = await asyncio.wait_for(asyncio.to_thread(worker.process.wait), 2.0)
-            except TimeoutError:
-                status = None
+            status = await _status(worker)
             worker.gone = (f"worker {worker.index} ended (exit status {status})" if status is not None
                            else f"worker {worker.index} broke its stream ({type(exc).__name__})")
         for waiter in worker.waiting.values():
@@ -346,7 +352,7 @@ class WorkerExecutor:
 
     async def _close(self, worker: _Worker) -> None:
         try:
-            if not worker.gone:
+            if not worker.gone and worker.listener is not None:  # ready: it stops its bots, then answers
                 with contextlib.suppress(WorkerError, ConnectionError, TimeoutError):
                     await asyncio.wait_for(self._ask(worker, "close", None), CLOSE_TIMEOUT)
         finally:
