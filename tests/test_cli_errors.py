@@ -54,12 +54,18 @@ def bot_list(path: Path) -> Path:
 @pytest.mark.parametrize("args", [
     ["match", "--bogus"], ["match", "--deadline", "soon"], ["match", "--seats"], ["ladder", "--bogus", "1"],
     ["leaderboard", "--bogus"], ["replay"], ["bogus"], ["match", "--game", "chess"],
-    ["match", "--max-faults", "0"], ["ladder", "--tables", "0"],
+    ["match", "--max-faults", "0"], ["ladder", "--tables", "0"], ["ladder", "--workers", "0"],
 ])
 def test_unknown_or_malformed_options_are_usage_errors(args: list[str]) -> None:
     code, err = run(*args)
     assert code == 2
     one_error(err)
+
+
+def test_workers_on_a_cluster_is_a_one_line_error() -> None:
+    code, err = run("ladder", "--workers", "2", "--cluster", "auto")
+    assert code != 0
+    assert "--workers is for this machine's tables" in one_error(err)
 
 
 def corrupt_databases(folder: Path) -> dict[str, Path]:
@@ -80,6 +86,7 @@ def corrupt_databases(folder: Path) -> dict[str, Path]:
     return {"garbage": garbage, "foreign": foreign, "truncated": db_path, "empty": empty}
 
 
+@pytest.mark.process  # the ladder picks the machine's sandbox first: the first time in a process, it probes the jail
 @pytest.mark.parametrize("kind", ["garbage", "foreign", "truncated"])
 def test_a_corrupt_database_is_a_one_line_error_and_is_left_as_it_was(tmp_path: Path, kind: str) -> None:
     db = corrupt_databases(tmp_path)[kind]
