@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.executor import Job, LocalExecutor, Played
+from arena.ladder.executor import Job, LocalExecutor, Played, StartFailed
 from arena.launch.botlist import BotSpec
 from arena.launch.process import LaunchError
 from arena.launch.sandbox import choose_sandbox
@@ -68,14 +68,6 @@ SHARED_MARKER = ".arena-shared-check"
 
 class ClusterError(RuntimeError):
     """A cluster that cannot be used: Ray missing, no cluster at the address, every table lost."""
-
-
-@dataclass(frozen=True)
-class StartFailed:
-    """A :class:`LaunchError` of a table, as a plain value (it crosses the network back to the head)."""
-
-    message: str
-    bots: tuple[str, ...]
 
 
 def check_shared(path: str, token: str) -> None:

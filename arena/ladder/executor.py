@@ -90,6 +90,15 @@ class Played:
         return cls(record.summary(), replay_format.pack(record), seating, seconds, starts, sandbox)
 
 
+@dataclass(frozen=True)
+class StartFailed:
+    """A :class:`LaunchError` of a table elsewhere (a cluster's node, a worker process), as a plain value that
+    crosses back to the ladder's head, which raises the :class:`LaunchError` again."""
+
+    message: str
+    bots: tuple[str, ...]
+
+
 class Executor(Protocol):
     """Plays jobs: at most :attr:`tables` at once. :meth:`start` before the first, :meth:`close` at the end."""
 

@@ -1,8 +1,9 @@
 """The ladder's tables in worker processes on this machine: an event loop per core.
 
 One arena process serves every table's bots on one event loop, so when two tables' answers arrive together one
-waits for the other's turn; on 2 cores, two tables in one process played 1.3 times the decisions of one table,
-and in two processes 1.9 times (``benchmarks/ladder.py`` and docs/figures.md measure the ladder). A
+waits for the other's turn: on 2 cores, two tables of the random bot in one process played a decision every
+196-215 us, in two processes of a table each every 135-145 us (docs/figures.md, issue 38's fourth pass;
+``benchmarks/ladder.py`` measures the ladder). A
 :class:`WorkerExecutor` spreads the tables over worker processes, as many as there are cores (at most one per
 table). Each worker is a :class:`arena.ladder.executor.LocalExecutor` of its tables (its own arena server, deal
 ledger and pool of warm bot processes, within its share of the memory budget), as a cluster's node is
@@ -10,9 +11,9 @@ ledger and pool of warm bot processes, within its share of the memory budget), a
 it hands a :class:`~arena.ladder.executor.Job` to a worker with a free table and gets the
 :class:`~arena.ladder.executor.Played` back, its replay packed in the worker.
 
-A bot process lives in exactly one worker, so no process plays a deal twice, as in one process. The head plans
-a deal set's rotations over the workers in turn (:meth:`WorkerExecutor.prepare`), and a rotation goes to the
-worker that started its processes ahead when that worker has a table free.
+A bot process lives in exactly one worker, so no process plays a deal twice, as in one process. Each rotation of
+a deal set has its worker (:func:`worker_for`), which starts its processes ahead (:meth:`WorkerExecutor.prepare`)
+and plays it; another worker only when that one is gone.
 
 The head and a worker talk over a Unix socket pair: a message is a 4-byte length and a pickle (both ends are
 this package; no bot sees the socket). A worker ignores Ctrl-C (the head stops it, and the bots with it) and
@@ -20,7 +21,8 @@ stops when the head closes the socket or is gone. A worker that ends unasked fai
 with :class:`WorkerError`, which stops the ladder as any failure of the arena does: the matches not stored are
 played again from their seeds by the next run.
 
-Run by the head only: ``python -m arena.ladder.workers FD`` (the socket's file descriptor).
+Run by the head only: ``python -m arena.ladder.workers FD INDEX WORKERS`` (the socket's file descriptor, and
+which of how many workers it is).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.executor import Job, LocalExecutor, Played
+from arena.ladder.executor import Job, LocalExecutor, Played, StartFailed
 from arena.launch.pool import PoolFigures, default_memory_budget
 from arena.launch.process import LaunchError
 from arena.launch.sandbox import CPU_SHARES, Sandbox
@@ -75,14 +77,6 @@ class Settings:
     sandbox: Sandbox | None
     memory_budget: int
     cpu_shares: int
-
-
-@dataclass(frozen=True)
-class StartFailed:
-    """A :class:`LaunchError` of a worker, as a plain value."""
-
-    message: str
-    bots: tuple[str, ...]
 
 
 def default_workers(tables: int, cpus: int | None = None) -> int:
