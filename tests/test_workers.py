@@ -11,7 +11,9 @@ import os
 import signal
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from processes import gone
@@ -52,30 +54,39 @@ def lama_job(deal: int, bots: tuple[BotSpec, ...], clock: Clock | None = None) -
     return Job(deal, 0, bots, 1000 + deal, game, game.options({"rounds": 1}), f"test-{deal}", clock or Clock(2.0))
 
 
+def with_workers(body: Callable[[WorkerExecutor], Awaitable[None]], **options: Any) -> None:
+    """Run ``body`` with two started workers of a table each, at two seats; then no process they started is left
+    (other tests' fixtures may hold processes of their own)."""
+    async def scenario() -> None:
+        executor = WorkerExecutor(2, workers=2, seats=2, **options)
+        await executor.start()
+        try:
+            await body(executor)
+        finally:
+            await executor.close()
+
+    before = set(descendants(os.getpid()))
+    asyncio.run(scenario())
+    assert set(descendants(os.getpid())) <= before
+
+
 @pytest.mark.process
 def test_a_bot_that_does_not_start_is_the_ladders_launch_error_and_the_worker_plays_on() -> None:
     broken = BotSpec("broken", ("{python}", "-c", "import sys; print('no luck'); sys.exit(3)"), ROOT)
     quick = lama_bot("lama-random")
 
-    async def scenario() -> None:
-        executor = WorkerExecutor(2, workers=2, seats=2)
-        await executor.start()
-        try:
-            with pytest.raises(LaunchError, match="no luck") as failed:
-                await executor.run(lama_job(0, (quick, broken)))
-            assert list(failed.value.bots) == ["broken"]
-            played = await executor.run(lama_job(1, (quick, quick)))
-            assert played.summary.rated_places is not None and played.replay
-            # worker 0 plays both (rotation 0 of deal sets 0 and 1 at two seats and two tables): it kept the process
-            # that started, and started one more for the second seat
-            assert worker_for(0, 0, 2, 2, 2) == worker_for(1, 0, 2, 2, 2) == 0
-            assert executor.warm() == {"lama-random": 2}
-        finally:
-            await executor.close()
+    async def body(executor: WorkerExecutor) -> None:
+        with pytest.raises(LaunchError, match="no luck") as failed:
+            await executor.run(lama_job(0, (quick, broken)))
+        assert list(failed.value.bots) == ["broken"]
+        played = await executor.run(lama_job(1, (quick, quick)))
+        assert played.summary.rated_places is not None and played.replay
+        # worker 0 plays both (rotation 0 of deal sets 0 and 1 at two seats and two tables): it kept the process
+        # that started, and started one more for the second seat
+        assert worker_for(0, 0, 2, 2, 2) == worker_for(1, 0, 2, 2, 2) == 0
+        assert executor.warm() == {"lama-random": 2}
 
-    before = set(descendants(os.getpid()))  # other tests' fixtures may hold processes of their own
-    asyncio.run(scenario())
-    assert set(descendants(os.getpid())) <= before
+    with_workers(body)
 
 
 @pytest.mark.process
@@ -85,38 +96,31 @@ def test_a_worker_that_dies_fails_its_match_and_the_other_plays_on(tmp_path: Pat
     slow = BotSpec("slow", ("{python}", "-m", "tests.bots.slow_first", "30"), ROOT)
     quick = lama_bot("lama-random")
 
-    async def scenario() -> None:
-        executor = WorkerExecutor(2, workers=2, seats=2, log_dir=tmp_path)
-        await executor.start()
-        try:
-            first, second = executor.pids
-            assert worker_for(0, 0, 2, 2, 2) == 0
-            match = asyncio.create_task(executor.run(lama_job(0, (slow, slow), Clock(60.0))))
-            end = time.monotonic() + 60
-            while len(list(tmp_path.glob("slow-*.log"))) < 2 and time.monotonic() < end:
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(1.0)  # both asked their first decision: the match is under way
-            assert not match.done()
-            bots = descendants(first)
-            assert bots
-            os.kill(first, signal.SIGKILL)
-            with pytest.raises(WorkerError, match=r"worker 0 ended \(exit status -9\)"):
-                await match
-            # deal 2 is worker 0's (rotation 0 of the third deal set at two seats): the other worker plays it
-            assert worker_for(2, 0, 2, 2, 2) == 0
-            played = await executor.run(lama_job(2, (quick, quick)))
-            assert played.summary.rated_places is not None
-            assert second in descendants(os.getpid())
-            end = time.monotonic() + 15
-            while not all(gone(pid) for pid in bots) and time.monotonic() < end:
-                await asyncio.sleep(0.05)
-            assert all(gone(pid) for pid in bots), "the dead worker's bots stayed"
-        finally:
-            await executor.close()
+    async def body(executor: WorkerExecutor) -> None:
+        first, second = executor.pids
+        assert worker_for(0, 0, 2, 2, 2) == 0
+        match = asyncio.create_task(executor.run(lama_job(0, (slow, slow), Clock(60.0))))
+        end = time.monotonic() + 60
+        while len(list(tmp_path.glob("slow-*.log"))) < 2 and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # both asked their first decision: the match is under way
+        assert not match.done()
+        bots = descendants(first)
+        assert bots
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(WorkerError, match=r"worker 0 ended \(exit status -9\)"):
+            await match
+        # deal 2 is worker 0's (rotation 0 of the third deal set at two seats): the other worker plays it
+        assert worker_for(2, 0, 2, 2, 2) == 0
+        played = await executor.run(lama_job(2, (quick, quick)))
+        assert played.summary.rated_places is not None
+        assert second in descendants(os.getpid())
+        end = time.monotonic() + 15
+        while not all(gone(pid) for pid in bots) and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        assert all(gone(pid) for pid in bots), "the dead worker's bots stayed"
 
-    before = set(descendants(os.getpid()))  # other tests' fixtures may hold processes of their own
-    asyncio.run(scenario())
-    assert set(descendants(os.getpid())) <= before
+    with_workers(body, log_dir=tmp_path)
 
 
 @pytest.mark.process
