@@ -94,6 +94,11 @@ def freezer_state(pool: ProcessPool, lane: tuple[str, int]) -> str:
     return text
 
 
+def settled(pool: ProcessPool, seated: str, idle: str | None) -> bool:
+    """Return whether the process of bot ``seated`` is thawed and that of ``idle`` (if any) frozen."""
+    return freezer_state(pool, (seated, 0)) == "THAWED" and (idle is None or freezer_state(pool, (idle, 0)) == "FROZEN")
+
+
 @pytest.mark.process
 @pytest.mark.skipif(CGROUPS.cgroups is None and not CGROUPS_DUE, reason=f"no cgroups here: {CGROUPS.reason}")
 def test_an_idle_process_is_frozen_until_it_plays_again_every_time() -> None:
@@ -103,8 +108,8 @@ def test_an_idle_process_is_frozen_until_it_plays_again_every_time() -> None:
         for deal, seated, idle in [(1, "a", None), (2, "b", "a"), (3, "a", "b"), (4, "b", "a"), (5, "b", "a")]:
             await pool.seat([quick(seated)], deal=DealKey("cabanga", deal))
             end = time.monotonic() + 10
-            while idle is not None and freezer_state(pool, (idle, 0)) != "FROZEN" and time.monotonic() < end:
-                await asyncio.sleep(0.01)  # the supervisor reads the word when it is scheduled
+            while not settled(pool, seated, idle) and time.monotonic() < end:
+                await asyncio.sleep(0.01)  # each supervisor reads its word when it is scheduled
             assert freezer_state(pool, (seated, 0)) == "THAWED", deal
             assert idle is None or freezer_state(pool, (idle, 0)) == "FROZEN", deal
 
