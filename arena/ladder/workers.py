@@ -141,7 +141,6 @@ class _Worker:
     writer: asyncio.StreamWriter
     free: int = 0
     """Matches it may still be given: its tables, and one queued behind each (:data:`QUEUED`)."""
-    sandbox: str = ""
     held: Mapping[str, int] = field(default_factory=dict)
     figures: PoolFigures = field(default_factory=PoolFigures)
     waiting: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
@@ -231,7 +230,6 @@ class WorkerExecutor:
                               "its error is above") from None
         if kind != "ready":
             raise WorkerError(f"worker {worker.index} did not start: {value}")
-        worker.sandbox = str(value)
         worker.free = worker.tables * (1 + QUEUED)
         worker.listener = asyncio.get_running_loop().create_task(self._listen(worker),
                                                                  name=f"ladder-worker-{worker.index}")
@@ -356,9 +354,7 @@ class WorkerExecutor:
             worker.writer.close()
             with contextlib.suppress(ConnectionError):
                 await worker.writer.wait_closed()
-            try:
-                await asyncio.wait_for(asyncio.to_thread(worker.process.wait), CLOSE_TIMEOUT)
-            except TimeoutError:
+            if await _status(worker, CLOSE_TIMEOUT) is None:
                 worker.process.kill()
                 await asyncio.to_thread(worker.process.wait)
 
@@ -381,7 +377,7 @@ async def serve(sock: socket.socket, index: int, workers: int) -> None:
         raise
     assert executor.pool is not None
     pool = executor.pool
-    await _send(writer, ("ready", 0, pool.sandbox.level))
+    await _send(writer, ("ready", 0, None))
     tasks: set[asyncio.Task[None]] = set()
 
     def answer(number: int, kind: str, value: object) -> None:
