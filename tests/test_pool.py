@@ -159,6 +159,67 @@ def test_processes_started_ahead_are_seated_warm_and_a_failed_start_charges_its_
 
 
 @pytest.mark.process
+def test_a_match_seated_ahead_holds_its_processes_and_has_played_its_deal_only_once_it_begins() -> None:
+    async def body(pool: ProcessPool) -> None:
+        x = DealKey("cabanga", 20)
+        await pool.seat([quick("a")], deal=x, table=0)  # playing: process 0
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 21), table=1, ahead=True)
+        assert pool._busy[1] == {("a", 1)}  # held for it: another seating keeps off it
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 22), table=2)
+        assert pool._busy[2] == {("a", 2)}
+        # not begun: its deal is not played yet, so once it is given up, process 1 may still play deal 21
+        pool.vacate(1)
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 21), table=1, ahead=True)
+        assert pool._busy[1] == {("a", 1)} and pool.begin(1)
+        pool.vacate(1)
+        pool.vacate(2)
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 21), table=1)  # begun: process 1 played it
+        assert pool._busy[1] == {("a", 2)}
+        assert pool.figures.starts == 3
+
+    with_pool(body)
+
+
+@pytest.mark.process
+def test_a_match_seated_ahead_whose_process_ended_meanwhile_does_not_begin_and_is_seated_again() -> None:
+    async def body(pool: ProcessPool) -> None:
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 30), table=0)
+        pool.vacate(0)
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 31), table=0, ahead=True)
+        process = pool._running[("a", 0)].process
+        assert process is not None and process.pid is not None
+        os.kill(process.pid, signal.SIGKILL)  # its outermost process (the supervisor), idle between matches
+        end = time.monotonic() + 10
+        while pool._running[("a", 0)].ready and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        assert not pool.begin(0) and 0 not in pool._busy  # nothing held for it
+        await pool.seat([quick("a")], deal=DealKey("cabanga", 31), table=0)  # seated again: a new process 0
+        assert pool._busy[0] == {("a", 0)} and pool.restarts == 1 and pool.figures.starts == 2
+
+    with_pool(body)
+
+
+@pytest.mark.process
+def test_a_match_seated_ahead_starts_its_processes_in_turn_unless_its_table_waits_for_them() -> None:
+    """Processes a match seated ahead needs start one at a time with those started ahead (a burst would take the
+    cores from the matches being played), and at once when its table is free (:meth:`ProcessPool.hurry`)."""
+    slow = BotSpec("slow", ("{python}", "-c", "import time; time.sleep(60)"), ROOT)  # never says hello
+
+    async def body(pool: ProcessPool) -> None:
+        pool.ahead_at_once = 1
+        pool.prepare([slow], DEAL)  # takes the one turn, for up to the connect timeout
+        seating = asyncio.ensure_future(pool.seat([quick("a")], deal=DEAL, table=0, ahead=True))
+        await asyncio.sleep(1.0)
+        process = pool._running[("a", 0)].process
+        assert not seating.done() and process is not None and process.pid is None  # waits for its turn, unstarted
+        pool.hurry(0)
+        seats = await asyncio.wait_for(seating, 20)
+        assert len(seats) == 1 and pool._running[("a", 0)].ready
+
+    with_pool(body, connect_timeout=50.0)
+
+
+@pytest.mark.process
 def test_an_arena_killed_while_its_processes_start_ahead_leaves_none_behind(tmp_path: Path) -> None:
     marker = f"arena-pool-test-{os.getpid()}-{time.monotonic_ns()}"
     script = tmp_path / "killed_arena.py"

@@ -21,7 +21,7 @@ from processes import gone
 from arena.core.referee import Clock
 from arena.games import BOT_LIST, get_game
 from arena.ladder.executor import Job
-from arena.ladder.workers import WorkerError, WorkerExecutor, spread, worker_for
+from arena.ladder.workers import WorkerError, WorkerExecutor, _Worker, spread, worker_for
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.process import LaunchError
 from arena.launch.procs import descendants
@@ -43,6 +43,45 @@ def test_each_worker_gets_its_tables_share_of_every_deal_set(seats: int, tables:
             assert count <= math.ceil(seats * shares[worker] / tables), (deal, rotations)
     for worker in range(workers):  # every worker plays, as much as its tables can
         assert given[worker] == pytest.approx(deal_sets * seats * shares[worker] / tables, abs=seats)
+
+
+def test_matches_take_their_workers_places_in_the_order_asked() -> None:
+    """A worker plays its rotations in the ladder's order: a match asked as a place frees does not go before the
+    matches waiting for that worker (a later deal set's rotation played first would hold the processes an earlier
+    one needs, and have the worker start more)."""
+    game = get_game("lama")
+
+    def job(deal: int, rotation: int) -> Job:
+        return Job(deal, rotation, (), deal, game, game.options({}), f"m{deal}-{rotation}")
+
+    async def scenario() -> list[str]:
+        executor = WorkerExecutor(2, workers=2, seats=2)
+        workers = [_Worker(i, 1, None, None, None) for i in range(2)]  # type: ignore[arg-type]
+        executor._workers = workers
+        got: list[str] = []
+
+        async def take(asked: Job) -> None:
+            worker = await executor._table(asked)
+            got.append(f"{asked.label}@{worker.index}")
+
+        waiting = [asyncio.ensure_future(take(job(deal, 0))) for deal in (0, 1)]  # rotation 0: worker 0's
+        await asyncio.sleep(0.01)
+        assert got == []
+
+        async def finish_and_ask() -> None:  # a match of worker 0 ends; its ladder task asks its next at once
+            workers[0].free += 1
+            executor._freed.set()
+            await take(job(2, 0))
+
+        late = asyncio.ensure_future(finish_and_ask())
+        for _ in range(2):
+            await asyncio.sleep(0.01)
+            workers[0].free += 1
+            executor._freed.set()
+        await asyncio.wait_for(asyncio.gather(*waiting, late), 5)
+        return got
+
+    assert asyncio.run(scenario()) == ["d0r0@0", "d1r0@0", "d2r0@0"]
 
 
 def lama_bot(name: str) -> BotSpec:

@@ -9,12 +9,15 @@ went. A bot that does not start is a :class:`arena.launch.process.LaunchError` n
 
 :class:`LocalExecutor` plays on this machine: ``tables`` tables of the shared arena server, each a
 :class:`arena.launch.pool.ProcessPool` with its own deal ledger and warm processes, so no bot process plays a deal
-twice. A job goes to a free table; the ladder never asks for more matches at once than there are tables.
+twice. A job goes to a free table; one asked while every table plays is seated meanwhile (its processes held
+for it) and begins as soon as a table is free, so that the table passes from match to match at once (a worker
+process queues a table's next match so: :mod:`arena.ladder.workers`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +34,7 @@ from arena.launch.botlist import BotSpec
 from arena.launch.pool import ProcessPool, default_memory_budget
 from arena.launch.runner import serving
 from arena.launch.sandbox import CPU_SHARES, Sandbox
+from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
 
 
@@ -178,7 +182,18 @@ class LocalExecutor:
         self.make_pool = make_pool
         self._stack: contextlib.AsyncExitStack | None = None
         self.pool: ProcessPool | None = None
-        self._free: asyncio.Queue[int] | None = None
+        self._free: list[int] | None = None
+        """The tables free now (``None`` before :meth:`start`)."""
+        self._line: collections.deque[asyncio.Future[int]] = collections.deque()
+        """The matches seated (or being seated) while every table played, in the order they were asked: each
+        gets the next table freed."""
+        self._freed: list[float] = []
+        """When each table was last freed (or the executor started)."""
+        self._places: list[int] = []
+        """The pool's places (:meth:`ProcessPool.seat`'s ``table``) of matches that ended, to be used again."""
+        self._placed = 0
+        self._ahead = asyncio.Semaphore(tables)
+        """One match seated ahead per table (:meth:`_seat_in_line`)."""
 
     @property
     def tables(self) -> int:
@@ -210,9 +225,8 @@ class LocalExecutor:
             await stack.aclose()
             raise
         self._stack = stack
-        self._free = asyncio.Queue()
-        for table in range(self._tables):
-            self._free.put_nowait(table)
+        self._free = list(range(self._tables - 1, -1, -1))
+        self._freed = [time.perf_counter()] * self._tables
 
     def prepare(self, jobs: Sequence[Job]) -> None:
         """Start now the processes ``jobs`` (say, a planned deal set's rotations) will need and the pool lacks."""
@@ -229,26 +243,109 @@ class LocalExecutor:
         return self.pool.held() if self.pool is not None else {}
 
     async def run(self, job: Job) -> Played:
+        """Play ``job`` at the first free table. When every table plays, its bots are seated meanwhile (their
+        processes held for it, started in turn if they must be) and it begins as soon as a table is free, after the
+        matches asked before it."""
         assert self._free is not None and self.pool is not None, "start() first"
-        table = await self._free.get()
+        pool = self.pool
+        # the pool's name for this match's seats, until it ends: a table's next match is seated while it plays
+        if self._places:
+            place = self._places.pop()
+        else:
+            place, self._placed = self._placed, self._placed + 1
+        asked = time.perf_counter()
         try:
-            record, seating, seconds, starts = await play_on(self.pool, job, table=table)
+            if self._line or not self._free:
+                table, seats, starts = await self._seat_ahead(job, place)
+            else:
+                table = self._free.pop()
+                try:
+                    seats = await seat_job(pool, job, place)
+                except BaseException:
+                    self._hand_on(table)
+                    raise
+                starts = pool.started_at(place)
+            try:
+                began = time.perf_counter()
+                # the time the table stood free for this match's bots: from when it was free (or the match was
+                # asked, if later) to the match's beginning; next to nothing when they were seated meanwhile
+                seating = max(0.0, began - max(self._freed[table], asked))
+                record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock,
+                                             max_faults=job.max_faults, match_id=job.match,
+                                             sealed_window=job.sealed_window)
+                seconds = time.perf_counter() - began
+            finally:
+                self._freed[table] = time.perf_counter()
+                self._hand_on(table)
         finally:
-            self._free.put_nowait(table)
-        # the table is free: a match waiting for it starts (seated, its first requests sent) before this one's
-        # replay is packed, which then costs the loop's time while that match's bots think
+            pool.vacate(place)
+            self._places.append(place)
+        # the table is free: the match waiting for it begins (its first requests sent) before this one's replay is
+        # packed, which then costs the loop's time while that match's bots think
         await asyncio.sleep(0)
-        return Played.of(record, seating, seconds, starts, self.pool.sandbox.level)
+        return Played.of(record, seating, seconds, starts, pool.sandbox.level)
+
+    def _hand_on(self, table: int) -> None:
+        """Give ``table`` to the first match in line, or keep it free."""
+        while self._line:
+            waiter = self._line.popleft()
+            if not waiter.done():
+                waiter.set_result(table)
+                return
+        if self._free is not None:  # None: closed
+            self._free.append(table)
+
+    async def _seat_in_line(self, job: Job, place: int) -> list[RemoteSeat]:
+        """Seat ``job`` ahead once fewer matches than there are tables are seated ahead: one waiting for each table
+        (the processes of a match further back may be those of a match before it)."""
+        assert self.pool is not None
+        await self._ahead.acquire()
+        try:
+            return await seat_job(self.pool, job, place, ahead=True)
+        except BaseException:
+            self._ahead.release()
+            raise
+
+    async def _seat_ahead(self, job: Job, place: int) -> tuple[int, list[RemoteSeat], int]:
+        """Seat ``job`` at ``place`` while every table plays, and take the first table free after the matches
+        asked before it (in that order: a match asked later, seated first, would hold the processes these need
+        and have the pool start more); return the table, the seats and the processes started for it."""
+        assert self.pool is not None
+        pool = self.pool
+        turn: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._line.append(turn)
+        seating = asyncio.ensure_future(self._seat_in_line(job, place))
+        try:
+            await asyncio.wait((seating, turn), return_when=asyncio.FIRST_COMPLETED)
+            if not seating.done():  # the table waits for its processes: those that wait for their turn start now
+                pool.hurry(place)
+            seats = await seating
+            starts = pool.started_at(place)
+            table = await turn
+        except BaseException:
+            if seating.done() and not seating.cancelled() and seating.exception() is None:
+                self._ahead.release()  # seated, and no longer waiting
+            seating.cancel()
+            if turn.done() and not turn.cancelled():
+                self._hand_on(turn.result())
+            else:
+                turn.cancel()
+            raise
+        self._ahead.release()
+        if not pool.begin(place):  # one of its processes ended meanwhile: seat them again, now
+            try:
+                seats = await seat_job(pool, job, place)
+            except BaseException:
+                self._hand_on(table)
+                raise
+            starts += pool.started_at(place)
+        return table, seats, starts
 
     async def release(self) -> None:
         """Say that a table has no more matches to play: the processes of its last match and every idle one
         are stopped now, while the other tables finish their last matches. The pool stays usable."""
-        if self.pool is not None and self._free is not None and not self._free.empty():
-            table = self._free.get_nowait()
-            try:
-                await self.pool.release(table)
-            finally:
-                self._free.put_nowait(table)
+        if self.pool is not None:
+            await self.pool.release()
 
     async def close(self) -> None:
         if self.pool is not None:
@@ -260,14 +357,8 @@ class LocalExecutor:
             await stack.aclose()
 
 
-async def play_on(pool: ProcessPool, job: Job, table: int = 0) -> tuple[MatchRecord, float, float, int]:
-    """Seat ``job``'s bots from ``pool`` at ``table`` and play it there; return its record, the seconds spent
-    seating and playing, and the processes started for it. Raises :class:`LaunchError` when a bot does not start."""
-    began = time.perf_counter()
-    seats = await pool.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match, table=table)
-    starts = pool.started_at(table)
-    seated = time.perf_counter()
-    record = await referee_match(job.game, seats, job.seed, job.options, clock=job.clock, max_faults=job.max_faults,
-                              match_id=job.match, sealed_window=job.sealed_window)
-    return record, seated - began, time.perf_counter() - seated, starts
-
+async def seat_job(pool: ProcessPool, job: Job, place: int, ahead: bool = False) -> list[RemoteSeat]:
+    """Seat ``job``'s bots from ``pool`` as ``place`` (:meth:`ProcessPool.seat`). Raises :class:`LaunchError` when a
+    bot does not start."""
+    return await pool.seat(list(job.bots), deal=DealKey(job.game.name, job.seed), match=job.match, table=place,
+                           ahead=ahead)

@@ -59,6 +59,12 @@ START_TIMEOUT = 120.0
 QUEUED = 1
 """Matches queued at a worker's table behind the one it plays: it starts the next as soon as one ends, while the
 head rates and stores that one and picks the match after."""
+WAITING = 6
+"""Matches the head asks for each table beyond those at its worker (:data:`QUEUED`), waiting there for their worker:
+a match goes to the worker that plays its rotation (:func:`worker_for`), so a worker that gets ahead of the other
+finds its next matches asked already, where a ladder asking only as many as the workers take would wait for the
+slower one (6: a worker's table stood free for 200 of the 1,000 matches of ``benchmarks/ladder.py`` without them,
+for 10-70 with them)."""
 CLOSE_TIMEOUT = 60.0
 """Seconds the head waits for a worker to stop its bots and exit before it kills it."""
 
@@ -168,6 +174,9 @@ class WorkerExecutor:
         self.python = python
         self._workers: list[_Worker] = []
         self._freed = asyncio.Event()
+        self._waiting: dict[int, _Worker] = {}
+        """The matches waiting for a place (:meth:`_table`), by the order they were asked: the worker each waits for."""
+        self._tickets = 0
         self._ids = 0
 
     @property
@@ -176,7 +185,7 @@ class WorkerExecutor:
 
     @property
     def slots(self) -> int:
-        return self._tables * (1 + QUEUED)
+        return self._tables * (1 + QUEUED + WAITING)
 
     @property
     def pids(self) -> list[int]:
@@ -298,18 +307,28 @@ class WorkerExecutor:
         return total
 
     async def _table(self, job: Job) -> _Worker:
-        """Take a place at ``job``'s worker (:meth:`_home`): a free table, or the queue behind a table's match.
+        """Take a place at ``job``'s worker (:meth:`_home`): a free table, or the queue behind a table's match; in
+        the order the matches were asked, so that a worker plays its rotations of the deal sets in the ladder's
+        order (a rotation of a later deal set played first would hold the processes an earlier one needs, and
+        have the worker start more).
 
         Only there: another worker with a place free now would have to start a process of each bot for a deal
         set it has played its share of (a quarter of a second each, and memory), where this one frees a place
         within a match."""
-        while True:
-            worker = self._home(job)
-            if worker.free > 0:
-                worker.free -= 1
-                return worker
-            self._freed.clear()
-            await self._freed.wait()
+        ticket = self._tickets
+        self._tickets += 1
+        try:
+            while True:
+                worker = self._home(job)
+                self._waiting[ticket] = worker
+                if worker.free > 0 and ticket == min(t for t, w in self._waiting.items() if w is worker):
+                    worker.free -= 1
+                    return worker
+                self._freed.clear()
+                await self._freed.wait()
+        finally:
+            self._waiting.pop(ticket, None)
+            self._freed.set()  # the next in line looks again
 
     async def run(self, job: Job) -> Played:
         worker = await self._table(job)
@@ -325,7 +344,8 @@ class WorkerExecutor:
 
     async def release(self) -> None:
         """Stop the bots of a free table now (the ladder has no more matches for it)."""
-        worker = next((w for w in self._workers if not w.gone and w.free > 0), None)
+        waited = set(self._waiting.values())  # its bots will play the matches waiting for it
+        worker = next((w for w in self._workers if not w.gone and w.free > 0 and w not in waited), None)
         if worker is None:
             return
         worker.free -= 1

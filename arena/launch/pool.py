@@ -123,9 +123,10 @@ class ProcessPool:
     warm process of the bot qualifies. A process that still owes answers from its previous match (stuck, or
     spinning) is restarted.
 
-    Several tables may seat matches at once (``table``): a process seated by one table is busy until that
-    table seats its next match, and is never given to another meanwhile. Idle processes stay warm (frozen) for
-    later matches, of any table; the least recently used are stopped when the processes held use more than
+    Several tables may seat matches at once (``table``: a place, a table's current or next match): a process
+    seated by one is busy until that place is vacated (:meth:`vacate`) or seats its next match, and is never given
+    to another meanwhile; a match may be seated ahead and begin later (:meth:`begin`). Idle processes stay warm
+    (frozen) for later matches, of any table; the least recently used are stopped when the processes held use more than
     ``memory_budget`` bytes (measured by ``meter``, :func:`process_tree_memory`), or number more than ``keep``
     idle ones (``None``: no count). :meth:`prepare` starts ahead the processes a match will need.
 
@@ -178,8 +179,10 @@ class ProcessPool:
         self.ahead_at_once = max(1, (os.cpu_count() or 2) // 2)
         """Processes started ahead at once, at most."""
         self._ahead_slots: asyncio.Semaphore | None = None
-        self._begun: set[Lane] = set()
-        """Processes started ahead whose start has begun (no longer queued for a slot)."""
+        self._hurry: dict[Lane, asyncio.Event] = {}
+        """Processes waiting for their turn to start (:meth:`_in_turn`): set, each starts at once."""
+        self._held: dict[int, tuple[DealKey, list[Lane]]] = {}
+        """Per table, the deal and the processes of a match seated ahead, to begin later."""
 
     @property
     def starts(self) -> int:
@@ -261,23 +264,55 @@ class ProcessPool:
         return started
 
     async def _ahead(self, lane: Lane, session: BotSession) -> str:
-        """Start ``session`` once fewer than :attr:`ahead_at_once` others started ahead are starting: a burst of
-        starts would take the cores from the matches being played."""
+        """Start ``session`` ahead of its match (:meth:`_in_turn`)."""
+        return await self._in_turn(session, lane)
+
+    async def _in_turn(self, session: BotSession, lane: Lane) -> str:
+        """Start ``session``, the process of ``lane``, once fewer than :attr:`ahead_at_once` others started ahead
+        of their matches are starting (a burst of starts would take the cores from the matches being played), or
+        at once when its match waits for it (:meth:`hurry`)."""
         if self._ahead_slots is None:
             self._ahead_slots = asyncio.Semaphore(self.ahead_at_once)
-        async with self._ahead_slots:
-            self._begun.add(lane)
+        slots = self._ahead_slots
+        hurry = self._hurry[lane] = asyncio.Event()
+        slot = asyncio.ensure_future(slots.acquire())
+        hurried = asyncio.ensure_future(hurry.wait())
+        try:
+            await asyncio.wait((slot, hurried), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            if slot.done() and not slot.cancelled():
+                slots.release()
+            slot.cancel()
+            raise
+        finally:
+            hurried.cancel()
+            if self._hurry.get(lane) is hurry:
+                del self._hurry[lane]
+        held = slot.done()
+        if not held:
+            slot.cancel()  # a slot given meanwhile goes to the next start in turn
+        try:
             return await session.start(self._timeout(session))
+        finally:
+            if held:
+                slots.release()
+
+    def hurry(self, table: int) -> None:
+        """Start now the processes of ``table``'s match that wait for their turn to start: its table waits for
+        them."""
+        for lane in self._busy.get(table, ()):
+            event = self._hurry.get(lane)
+            if event is not None:
+                event.set()
 
     def _started_ahead(self, lane: Lane, task: asyncio.Task[str]) -> None:
         if self._starting.get(lane) is task:
             del self._starting[lane]
-            self._begun.discard(lane)
         if not task.cancelled():
             task.exception()  # seen; a failed start is found again at seating (the session is not ready)
 
     async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, *,
-                   deal: DealKey, match: str = "", table: int = 0) -> list[RemoteSeat]:
+                   deal: DealKey, match: str = "", table: int = 0, ahead: bool = False) -> list[RemoteSeat]:
         """Return one seat per bot in ``bots`` (a bot listed twice gets two processes), all connected, for a
         match of ``deal`` at ``table``: no process gets a seat at a deal it has played before, nor one another
         table's current match holds. The processes of ``table``'s previous match are free again.
@@ -286,9 +321,15 @@ class ProcessPool:
         be played: each bot's log gets a marker line with it and the seat. Raises :class:`LaunchError`
         naming every bot that did not start or connect (with the end of its output when it has a log);
         ``error.bots`` holds their names.
+
+        With ``ahead=True`` the match is seated ahead, to begin when :meth:`begin` says so (say, while another
+        match plays at its table): its processes are held for it and told a match begins (so that none of that
+        is left for the moment it begins), the processes it still needs start in turn with those started ahead
+        (:attr:`ahead_at_once`) instead of all at once, and the deal counts as played by them once it begins.
         """
         names = list(names) if names is not None else [b.name for b in bots]
         self._busy.pop(table, None)
+        self._held.pop(table, None)
         lanes = self._lanes(bots, deal, self._taken(table))
         self._busy[table] = set(lanes)  # before any wait: another table seating meanwhile keeps off them
         starting: list[BotSession] = []
@@ -297,15 +338,13 @@ class ProcessPool:
         self._fresh -= set(lanes)
         try:
             for lane, bot, name in zip(lanes, bots, names, strict=True):
-                ahead = self._starting.get(lane)
-                if ahead is not None:  # started ahead, its hello not come yet: wait for it with the others
+                early = self._starting.get(lane)
+                if early is not None:  # started ahead, its hello not come yet: wait for it with the others
                     session = self._running[lane]
                     starting.append(session)
-                    if lane not in self._begun:  # still queued behind other starts ahead: start it now
-                        ahead.cancel()
-                        waiting.append(asyncio.ensure_future(session.start(self._timeout(session))))
-                    else:
-                        waiting.append(ahead)
+                    if not ahead and lane in self._hurry:  # waiting for its turn to start: start it now
+                        self._hurry[lane].set()
+                    waiting.append(early)
                     self.figures.hits += 1
                     continue
                 held = self._running.get(lane)
@@ -321,7 +360,8 @@ class ProcessPool:
                 self.figures.misses += 1
                 self._started_at[table] += 1
                 starting.append(session)
-                waiting.append(asyncio.ensure_future(session.start(self._timeout(session))))
+                waiting.append(asyncio.ensure_future(self._in_turn(session, lane) if ahead
+                                                     else session.start(self._timeout(session))))
             results = await asyncio.gather(*waiting, return_exceptions=True)
             errors = [r for r in results if isinstance(r, BaseException)]
             if errors:
@@ -343,13 +383,29 @@ class ProcessPool:
         for lane in lanes:  # most recently used last
             self._running[lane] = self._running.pop(lane)
         await self._evict()
-        self.ledger.played(lanes, deal)
-        seats = []
         for seat, (lane, name) in enumerate(zip(lanes, names, strict=True)):
-            session = self._running[lane]
-            session.note(f"match {match or '(unnamed)'} starts: seat {seat} as {name}")
-            seats.append(session.seat(name))
-        return seats
+            self._running[lane].note(f"match {match or '(unnamed)'} starts: seat {seat} as {name}")
+        if ahead:
+            self._held[table] = (deal, lanes)
+        else:
+            self.ledger.played(lanes, deal)
+        return [self._running[lane].seat(name) for lane, name in zip(lanes, names, strict=True)]
+
+    def begin(self, table: int) -> bool:
+        """Begin the match seated ahead at ``table`` (``seat(..., ahead=True)``): its processes have played its
+        deal from now on. Return ``False``, and hold nothing for it, when one of them can no longer play (it
+        ended, or was stopped meanwhile): seat the match again then."""
+        deal, lanes = self._held.pop(table, (None, []))
+        if deal is None or any(lane not in self._running or not self._running[lane].ready for lane in lanes):
+            self._busy.pop(table, None)
+            return False
+        self.ledger.played(lanes, deal)
+        return True
+
+    def vacate(self, table: int) -> None:
+        """Say that ``table``'s match is over (or will not be played): its processes are free for any table."""
+        self._busy.pop(table, None)
+        self._held.pop(table, None)
 
     def _group(self, bot: BotSpec) -> Cgroups | None:
         """Return the cgroup of ``bot`` in this pool, made at its first process (``None`` without cgroups)."""
@@ -371,10 +427,9 @@ class ProcessPool:
         if group is not None:
             remove_bot_group(group)
 
-    async def release(self, table: int) -> None:
-        """Say that ``table`` plays no more matches: its last match's processes and every idle one are stopped
-        (processes another table holds, or started ahead and not seated yet, stay)."""
-        self._busy.pop(table, None)
+    async def release(self) -> None:
+        """Say that a table plays no more matches: every idle process is stopped (the processes of matches
+        seated, and those started ahead and not seated yet, stay)."""
         busy = self._taken() | set(self._starting) | self._fresh  # what the other tables play or will play next
         leaving = [self._detach(lane) for lane in [k for k in self._running if k not in busy]]
         await asyncio.gather(*(session.stop() for session in leaving))
@@ -425,7 +480,6 @@ class ProcessPool:
         """Take the process of ``lane`` out of the pool (to be stopped): its lane's next process is a new one."""
         self.ledger.forget(lane)
         self._fresh.discard(lane)
-        self._begun.discard(lane)
         self._measured.pop(lane, None)
         ahead = self._starting.pop(lane, None)
         if ahead is not None:
@@ -447,8 +501,8 @@ class ProcessPool:
             self.ledger.forget(lane)
         self._running.clear()
         self._busy.clear()
+        self._held.clear()
         self._fresh.clear()
-        self._begun.clear()
         self._measured.clear()
         self._count()
         await asyncio.gather(*(s.stop() for s in sessions))

@@ -1,0 +1,91 @@
+"""A machine's tables (arena/ladder/executor.py's LocalExecutor): a match asked while every table plays is seated
+meanwhile (its processes held for it, told a match begins) and begins as soon as a table is free, in the order the
+matches were asked; one such match per table, so the pool starts no process for a match further back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.core.referee import Clock
+from arena.games import BOT_LIST, get_game
+from arena.ladder.executor import Job, LocalExecutor
+from arena.launch.botlist import BotSpec, load_bot_list
+from arena.launch.pool import ProcessPool
+from arena.launch.sandbox import choose_sandbox
+from arena.protocol.seats import RemoteSeat
+from arena.protocol.server import ArenaServer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class RecordingPool(ProcessPool):
+    """A pool that notes, in order, each seating (with the place and whether ahead), beginning and vacating."""
+
+    def __init__(self, server: ArenaServer) -> None:
+        super().__init__(server, keep=None, sandbox=choose_sandbox("limits"))
+        self.events: list[tuple[str, int, str]] = []
+
+    async def seat(self, bots: Sequence[BotSpec], names: Sequence[str] | None = None, **options: object
+                   ) -> list[RemoteSeat]:
+        kind = "ahead" if options.get("ahead") else "seat"
+        self.events.append((kind + "-asked", int(str(options.get("table", 0))), str(options.get("match", ""))))
+        seats = await super().seat(bots, names, **options)  # type: ignore[arg-type]
+        self.events.append((kind, int(str(options.get("table", 0))), str(options.get("match", ""))))
+        return seats
+
+    def begin(self, table: int) -> bool:
+        self.events.append(("begin", table, ""))
+        return super().begin(table)
+
+    def vacate(self, table: int) -> None:
+        self.events.append(("vacate", table, ""))
+        super().vacate(table)
+
+
+def job(deal: int, bots: tuple[BotSpec, ...]) -> Job:
+    game = get_game("lama")
+    return Job(deal, 0, bots, 500 + deal, game, game.options({"rounds": 1}), f"m{deal}", Clock(2.0))
+
+
+@pytest.mark.process
+def test_matches_asked_while_the_table_plays_are_seated_meanwhile_and_begin_in_the_order_asked() -> None:
+    specs = {b.name: b for b in load_bot_list(ROOT / "arena" / "games" / "lama" / BOT_LIST)}
+    bots = (specs["lama-random"], specs["lama-easy"])
+    pools: list[RecordingPool] = []
+
+    def make_pool(server: ArenaServer) -> ProcessPool:
+        pools.append(RecordingPool(server))
+        return pools[-1]
+
+    async def scenario() -> list[int]:
+        executor = LocalExecutor(1, seats=2, make_pool=make_pool)
+        await executor.start()
+        try:
+            # two matches warm up two processes of each bot (a process plays a deal once); then three are asked
+            # together: the first plays, the second is seated while it does, the third waits unseated
+            await asyncio.gather(*(executor.run(job(deal, bots)) for deal in (1, 2)))
+            del pools[0].events[:]
+            played = await asyncio.gather(*(executor.run(job(deal, bots)) for deal in (3, 4, 5)))
+            return [p.starts for p in played]
+        finally:
+            await executor.close()
+
+    starts = asyncio.run(scenario())
+    events = pools[0].events
+    seated = [(kind, match) for kind, _, match in events if kind in ("seat", "ahead")]
+    assert seated == [("seat", "m3"), ("ahead", "m4"), ("ahead", "m5")]
+    place = {match: place for kind, place, match in events if kind in ("seat", "ahead")}
+    # the second is seated before the first is over (its place vacated); the third is seated only once the
+    # second has begun, and begins when the second is over
+    first_over = events.index(("vacate", place["m3"], ""))
+    assert events.index(("ahead", place["m4"], "m4")) < first_over < events.index(("begin", place["m4"], ""))
+    second_began = events.index(("begin", place["m4"], ""))
+    assert second_began < events.index(("ahead-asked", place["m5"], "m5"))
+    second_over = len(events) - 1 - events[::-1].index(("vacate", place["m4"], ""))
+    assert second_over < len(events) - 1 - events[::-1].index(("begin", place["m5"], ""))
+    # the warm processes played them all: the third match needed no process of its own
+    assert starts == [0, 0, 0] and pools[0].figures.starts == 4
