@@ -8,9 +8,13 @@ For each game, runs a fresh ladder (a temporary database) of the bundled example
 (default 200), exactly as `arena ladder` does (its tables in worker processes, one per core: --workers W as
 `arena ladder --workers`), and prints:
   matches/h   matches stored per hour of wall time;
-  outside     the share of table time (wall time x tables) not spent inside a match: bot process starts
-              and connections, scheduling, rating, storing, server start and stop, tables idle at the end
-              (target: under 5%); then each of those as a share of table time, and ``other`` for the rest;
+  outside     the share of table time (wall time x tables) not spent inside a match: tables waiting for their
+              bots (process starts, connections, telling them a match begins: a match seated while its
+              table's previous one plays waits for nothing), the ladder's own work, server start and stop,
+              tables idle at the end (target: under 5%); then the waiting for bots as a share of table time, and
+              ``other`` for the rest; the ladder's own work (scheduling, rating, storing) as a share of table
+              time: on the tables' own event loop with --workers 1 (so part of ``outside``), in the head
+              process beside the workers' tables otherwise (where the tables play on meanwhile);
   start-up and shutdown: the part of it before each table's first match and after its last (the first
               bot processes, the server, stopping the bots), and the share outside matches without it:
               what a long ladder approaches;
@@ -141,14 +145,16 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
     capacity = timing.wall * tables
     budget = (pool.memory_budget or 0) if pool is not None else (
         executor.memory_budget if isinstance(executor, WorkerExecutor) else 0)
-    known = timing.seating + timing.scheduling + timing.rating + timing.storing
+    workers_used = executor.workers if isinstance(executor, WorkerExecutor) else 1
+    head = timing.scheduling + timing.rating + timing.storing
+    known = timing.seating + (head if workers_used == 1 else 0.0)  # with workers, the head works beside the tables
 
     def share(seconds: float) -> float:
         return round(seconds / capacity, 5) if capacity > 0 else 0.0
 
     return {
         "game": game.name, "sandbox": sandbox.level, "seats": seats, "tables": tables, "bots": len(bots),
-        "workers": executor.workers if isinstance(executor, WorkerExecutor) else 1,
+        "workers": workers_used,
         "matches": stored,
         "process_starts": timing.starts, "wall_s": round(timing.wall, 3),
         "matches_per_hour": round(stored / timing.wall * 3600) if timing.wall > 0 else 0,
@@ -159,7 +165,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
         "steady_outside_share": round(timing.steady_outside_share, 5),
         "startup_shutdown_share": share(timing.ramp),
         "seating_share": share(timing.seating), "scheduling_share": share(timing.scheduling),
-        "rating_share": share(timing.rating), "storing_share": share(timing.storing),
+        "rating_share": share(timing.rating), "storing_share": share(timing.storing), "head_share": share(head),
         "other_share": round(max(0.0, timing.outside_share - known / capacity), 5) if capacity > 0 else 0.0,
         "sealed_window_ms": sealed_window_ms, "peak_processes": sampler.peak[0],
         "peak_rss_mib": round(sampler.peak[1] / 1024, 1), "peak_pss_mib": round(sampler.peak[2] / 1024, 1),
@@ -204,11 +210,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['process_starts']} process starts in {figures['wall_s']:.1f} s: "
               f"{figures['matches_per_hour']} matches/h ({figures['seconds_per_match'] * 1000:.0f} ms and "
               f"{figures['steps_per_match']:.0f} steps a match); outside matches {figures['outside_share']:.2%} "
-              f"of table time (target < 5%): seating {figures['seating_share']:.2%}, scheduling "
-              f"{figures['scheduling_share']:.2%}, rating {figures['rating_share']:.2%}, storing "
-              f"{figures['storing_share']:.2%}, other {figures['other_share']:.2%}; start-up and shutdown "
-              f"{figures['startup_shutdown_share']:.2%}, so {figures['steady_outside_share']:.2%} outside "
-              f"matches once running; seating {figures['seating_s_per_start'] * 1000:.0f} ms a process start; "
+              f"of table time (target < 5%): waiting for bots {figures['seating_share']:.2%}, other "
+              f"{figures['other_share']:.2%}; start-up and shutdown {figures['startup_shutdown_share']:.2%}, so "
+              f"{figures['steady_outside_share']:.2%} outside matches once running; the ladder's own work "
+              f"{figures['head_share']:.2%} of table time (scheduling {figures['scheduling_share']:.2%}, rating "
+              f"{figures['rating_share']:.2%}, storing {figures['storing_share']:.2%}; "
+              f"{'on the tables' + chr(39) + ' loop' if figures['workers'] == 1 else 'beside the workers'}); "
+              f"waiting for bots {figures['seating_s_per_start'] * 1000:.0f} ms a process start; "
               f"sealed window {figures['sealed_window_ms']:g} ms; at most {figures['peak_processes']} processes, "
               f"RSS {figures['peak_rss_mib']:.0f} MiB, PSS {figures['peak_pss_mib']:.0f} MiB; pool: "
               f"{figures['pool_hits']} seats warm, {figures['pool_misses']} started at seating, "

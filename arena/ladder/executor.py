@@ -74,7 +74,8 @@ class Played:
     replay: bytes
     """The match's replay as a database stores it (:func:`arena.core.replay.pack`), made where it was played."""
     seating: float
-    """Seconds spent starting bot processes and waiting for them to connect."""
+    """Seconds its table stood free waiting for its bots: starting processes, their hello, telling them a match
+    begins (next to nothing for a match seated while the one before it played)."""
     seconds: float
     """Seconds inside the match itself."""
     starts: int = 0

@@ -208,9 +208,11 @@ class Timing:
     """Where the ladder's time went: inside matches, or outside them.
 
     ``wall`` is the run's wall time; each of the ``tables`` tables could have spent all of it in matches.
-    Outside matches, ``seating`` is the time spent starting bot processes and waiting for them to connect,
-    ``scheduling`` choosing the next match, ``rating`` the TrueSkill updates, ``storing`` the database
-    writes; the rest is starting and stopping the server and bots, and tables idle at the end.
+    Outside matches, ``seating`` is the time tables stood free waiting for their matches' bots (starting
+    processes, their hello: a match seated while its table's previous one played waits next to nothing); the
+    ladder's own work is ``scheduling`` (choosing the next match), ``rating`` (the TrueSkill updates) and
+    ``storing`` (the database writes), which tables in worker processes play on through; the rest is starting
+    and stopping the server and bots, and tables idle at the end.
     """
 
     tables: int = 1
