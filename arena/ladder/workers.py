@@ -63,8 +63,8 @@ WAITING = 6
 """Matches the head asks for each table beyond those at its worker (:data:`QUEUED`), waiting there for their worker:
 a match goes to the worker that plays its rotation (:func:`worker_for`), so a worker that gets ahead of the other
 finds its next matches asked already, where a ladder asking only as many as the workers take would wait for the
-slower one (6: a worker's table stood free for 200 of the 1,000 matches of ``benchmarks/ladder.py`` without them,
-for 10-70 with them)."""
+slower one (6: a worker's table stood free when its next match was asked 160-230 times in the 1,000 matches of
+``benchmarks/ladder.py`` without them, 0-75 times with them)."""
 CLOSE_TIMEOUT = 60.0
 """Seconds the head waits for a worker to stop its bots and exit before it kills it."""
 
