@@ -5,6 +5,8 @@ matches were asked; one such match per table, so the pool starts no process for 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 
 from arena.core.referee import Clock
 from arena.games import BOT_LIST, get_game
-from arena.ladder.executor import Job, LocalExecutor
+from arena.ladder.executor import Job, LocalExecutor, Played
 from arena.launch.botlist import BotSpec, load_bot_list
 from arena.launch.pool import ProcessPool
 from arena.launch.sandbox import choose_sandbox
@@ -89,3 +91,49 @@ def test_matches_asked_while_the_table_plays_are_seated_meanwhile_and_begin_in_t
     assert second_over < len(events) - 1 - events[::-1].index(("begin", place["m5"], ""))
     # the warm processes played them all: the third match needed no process of its own
     assert starts == [0, 0, 0] and pools[0].figures.starts == 4
+
+
+class EndingPool(ProcessPool):
+    """A pool whose processes seated ahead end just before their match begins, the first time (as a bot that exits
+    between matches would): the match must be seated again, with processes that play."""
+
+    def __init__(self, server: ArenaServer) -> None:
+        super().__init__(server, keep=None, sandbox=choose_sandbox("limits"))
+        self.ended = 0
+
+    def begin(self, table: int) -> bool:
+        if not self.ended and table in self._held:
+            for lane in self._held[table][1]:
+                process = self._running[lane].process
+                assert process is not None and process._proc is not None
+                os.killpg(process._proc.pid, signal.SIGKILL)  # the bot and its supervisor (its own session)
+                process._proc.wait(10)
+                self.ended += 1
+        return super().begin(table)
+
+
+@pytest.mark.process
+def test_a_match_whose_processes_ended_while_it_waited_is_seated_again_and_played_in_full() -> None:
+    specs = {b.name: b for b in load_bot_list(ROOT / "arena" / "games" / "lama" / BOT_LIST)}
+    bots = (specs["lama-random"], specs["lama-easy"])
+    pools: list[EndingPool] = []
+
+    def make_pool(server: ArenaServer) -> ProcessPool:
+        pools.append(EndingPool(server))
+        return pools[-1]
+
+    async def scenario() -> list[Played]:
+        executor = LocalExecutor(1, seats=2, make_pool=make_pool)
+        await executor.start()
+        try:
+            return list(await asyncio.gather(*(executor.run(job(deal, bots)) for deal in (1, 2))))
+        finally:
+            await executor.close()
+
+    first, second = asyncio.run(scenario())
+    pool = pools[0]
+    assert pool.ended == 2  # the second match's two processes ended before it began
+    # both played in full, by processes that answer (the first match's, free again by then: warm, and not at this
+    # deal yet), none of them faulted
+    assert not first.summary.faults and not second.summary.faults
+    assert first.summary.rated_places and second.summary.rated_places

@@ -188,7 +188,7 @@ def test_a_match_seated_ahead_whose_process_ended_meanwhile_does_not_begin_and_i
         await pool.seat([quick("a")], deal=DealKey("cabanga", 31), table=0, ahead=True)
         process = pool._running[("a", 0)].process
         assert process is not None and process.pid is not None
-        os.kill(process.pid, signal.SIGKILL)  # its outermost process (the supervisor), idle between matches
+        os.killpg(process.pid, signal.SIGKILL)  # the bot and its supervisor (its own session), idle between matches
         end = time.monotonic() + 10
         while pool._running[("a", 0)].ready and time.monotonic() < end:
             await asyncio.sleep(0.02)
