@@ -1,6 +1,7 @@
 """The warm process pool a machine's tables share: a memory budget stops the least recently used idle processes,
 tables never share a process, processes started ahead are seated warm, a failed start ahead is charged to its
-own bot only, and a kill -9 while processes start leaves none behind."""
+own bot only, a match seated ahead holds its processes (started in turn unless its table waits) and has played its
+deal only once it begins, and a kill -9 while processes start leaves none behind."""
 
 from __future__ import annotations
 
