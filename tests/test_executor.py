@@ -1,6 +1,7 @@
 """A machine's tables (arena/ladder/executor.py's LocalExecutor): a match asked while every table plays is seated
 meanwhile (its processes held for it, told a match begins) and begins as soon as a table is free, in the order the
-matches were asked; one such match per table, so the pool starts no process for a match further back."""
+matches were asked; one such match per table, so the pool starts no process for a match further back; and one whose
+processes ended while it waited is seated again and played in full."""
 
 from __future__ import annotations
 
