@@ -210,7 +210,7 @@ def test_a_match_seated_ahead_starts_its_processes_in_turn_unless_its_table_wait
         pool.ahead_at_once = 1
         pool.prepare([slow], DEAL)  # takes the one turn, for up to the connect timeout
         seating = asyncio.ensure_future(pool.seat([quick("a")], deal=DEAL, table=0, ahead=True))
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.3)  # long enough for a start in turn to begin, were it not held
         process = pool._running[("a", 0)].process
         assert not seating.done() and process is not None and process.pid is None  # waits for its turn, unstarted
         pool.hurry(0)
