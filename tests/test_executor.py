@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -23,6 +24,7 @@ from arena.protocol.seats import RemoteSeat
 from arena.protocol.server import ArenaServer
 
 ROOT = Path(__file__).resolve().parent.parent
+P = TypeVar("P", bound=ProcessPool)
 
 
 class RecordingPool(ProcessPool):
@@ -54,31 +56,43 @@ def job(deal: int, bots: tuple[BotSpec, ...]) -> Job:
     return Job(deal, 0, bots, 500 + deal, game, game.options({"rounds": 1}), f"m{deal}", Clock(2.0))
 
 
-@pytest.mark.process
-def test_matches_asked_while_the_table_plays_are_seated_meanwhile_and_begin_in_the_order_asked() -> None:
+def on_one_table(make: Callable[[ArenaServer], P], *batches: Sequence[int], before: Callable[[P], None] | None = None
+                 ) -> tuple[P, list[list[Played]]]:
+    """Play one 1-round L.A.M.A. match of ``lama-random`` and ``lama-easy`` per deal on a :class:`LocalExecutor` of one
+    table and the pool ``make`` makes: each batch's matches asked at once, batch after batch (``before(pool)`` before
+    each); return the pool and what each batch played."""
     specs = {b.name: b for b in load_bot_list(ROOT / "arena" / "games" / "lama" / BOT_LIST)}
     bots = (specs["lama-random"], specs["lama-easy"])
-    pools: list[RecordingPool] = []
+    pools: list[P] = []
 
     def make_pool(server: ArenaServer) -> ProcessPool:
-        pools.append(RecordingPool(server))
+        pools.append(make(server))
         return pools[-1]
 
-    async def scenario() -> list[int]:
+    async def scenario() -> list[list[Played]]:
         executor = LocalExecutor(1, seats=2, make_pool=make_pool)
         await executor.start()
         try:
-            # two matches warm up two processes of each bot (a process plays a deal once); then three are asked
-            # together: the first plays, the second is seated while it does, the third waits unseated
-            await asyncio.gather(*(executor.run(job(deal, bots)) for deal in (1, 2)))
-            del pools[0].events[:]
-            played = await asyncio.gather(*(executor.run(job(deal, bots)) for deal in (3, 4, 5)))
-            return [p.starts for p in played]
+            played = []
+            for batch in batches:
+                if before is not None:
+                    before(pools[0])
+                played.append(list(await asyncio.gather(*(executor.run(job(deal, bots)) for deal in batch))))
+            return played
         finally:
             await executor.close()
 
-    starts = asyncio.run(scenario())
-    events = pools[0].events
+    played = asyncio.run(scenario())
+    return pools[0], played
+
+
+@pytest.mark.process
+def test_matches_asked_while_the_table_plays_are_seated_meanwhile_and_begin_in_the_order_asked() -> None:
+    # two matches warm up two processes of each bot (a process plays a deal once); then three are asked together:
+    # the first plays, the second is seated while it does, the third waits unseated (the events are the last batch's)
+    pool, (_, played) = on_one_table(RecordingPool, (1, 2), (3, 4, 5), before=lambda pool: pool.events.clear())
+    starts = [p.starts for p in played]
+    events = pool.events
     seated = [(kind, match) for kind, _, match in events if kind in ("seat", "ahead")]
     assert seated == [("seat", "m3"), ("ahead", "m4"), ("ahead", "m5")]
     place = {match: place for kind, place, match in events if kind in ("seat", "ahead")}
@@ -91,7 +105,7 @@ def test_matches_asked_while_the_table_plays_are_seated_meanwhile_and_begin_in_t
     second_over = len(events) - 1 - events[::-1].index(("vacate", place["m4"], ""))
     assert second_over < len(events) - 1 - events[::-1].index(("begin", place["m5"], ""))
     # the warm processes played them all: the third match needed no process of its own
-    assert starts == [0, 0, 0] and pools[0].figures.starts == 4
+    assert starts == [0, 0, 0] and pool.figures.starts == 4
 
 
 class EndingPool(ProcessPool):
@@ -115,24 +129,7 @@ class EndingPool(ProcessPool):
 
 @pytest.mark.process
 def test_a_match_whose_processes_ended_while_it_waited_is_seated_again_and_played_in_full() -> None:
-    specs = {b.name: b for b in load_bot_list(ROOT / "arena" / "games" / "lama" / BOT_LIST)}
-    bots = (specs["lama-random"], specs["lama-easy"])
-    pools: list[EndingPool] = []
-
-    def make_pool(server: ArenaServer) -> ProcessPool:
-        pools.append(EndingPool(server))
-        return pools[-1]
-
-    async def scenario() -> list[Played]:
-        executor = LocalExecutor(1, seats=2, make_pool=make_pool)
-        await executor.start()
-        try:
-            return list(await asyncio.gather(*(executor.run(job(deal, bots)) for deal in (1, 2))))
-        finally:
-            await executor.close()
-
-    first, second = asyncio.run(scenario())
-    pool = pools[0]
+    pool, [[first, second]] = on_one_table(EndingPool, (1, 2))
     assert pool.ended == 2  # the second match's two processes ended before it began
     # both played in full, by processes that answer (the first match's, free again by then: warm, and not at this
     # deal yet), none of them faulted
