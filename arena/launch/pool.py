@@ -258,14 +258,10 @@ class ProcessPool:
                 self._fresh.add(lane)
                 self.figures.ahead += 1
                 started += 1
-                task = asyncio.get_running_loop().create_task(self._ahead(lane, session))
+                task = asyncio.get_running_loop().create_task(self._in_turn(session, lane))
                 self._starting[lane] = task
                 task.add_done_callback(functools.partial(self._started_ahead, lane))
         return started
-
-    async def _ahead(self, lane: Lane, session: BotSession) -> str:
-        """Start ``session`` ahead of its match (:meth:`_in_turn`)."""
-        return await self._in_turn(session, lane)
 
     async def _in_turn(self, session: BotSession, lane: Lane) -> str:
         """Start ``session``, the process of ``lane``, once fewer than :attr:`ahead_at_once` others started ahead
