@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from processes import gone
 
+from arena.games import game_packages
 from arena.launch import native
 from arena.launch.botlist import BotListError, BotSpec, parse_bot_list
 from arena.launch.process import BotProcess, LaunchError, log_file_name
@@ -537,8 +538,10 @@ def test_a_bot_sees_a_clean_environment(tmp_path: Path) -> None:
     env = json.loads(log.read_text().splitlines()[0])
     env.pop("PWD", None)  # bubblewrap sets it with the working directory
     assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "GRPC_EXPERIMENTS", "ARENA_ADDRESS",
-                        "ARENA_TOKEN"}
+                        "ARENA_TOKEN", "ARENA_GAMES"}
     assert env["ARENA_TOKEN"] == "tok"
+    # every game's package as the arena found it, so a Python bot plays that package (and reads no entry points)
+    assert dict(item.split("=") for item in env["ARENA_GAMES"].split(",")) == game_packages()
     assert env["GRPC_EXPERIMENTS"] == os.environ["GRPC_EXPERIMENTS"] != ""  # the arena's gRPC settings
     if MACHINE.isolation is Isolation.JAIL:  # a private tmpfs, gone with the jail; the socket at a fixed place
         assert env["HOME"] == env["TMPDIR"] == "/tmp" and env["ARENA_ADDRESS"] == f"unix:{JAIL_SOCKET}"

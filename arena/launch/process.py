@@ -2,11 +2,11 @@
 
 A launched bot gets a clean environment holding only ``PATH``, ``HOME`` and ``TMPDIR`` (a private scratch folder),
 ``LANG``, ``PYTHONUNBUFFERED``, ``GRPC_EXPERIMENTS`` (:mod:`arena.protocol.transport`), ``ARENA_ADDRESS`` and
-``ARENA_TOKEN`` (and for games registered by name, ``ARENA_GAMES`` and the ``PYTHONPATH`` that finds them); it
-runs in a new session and process group under the sandbox's supervisor (``arena/launch/supervisor.c``), in its
-jail where the machine gives one (:func:`arena.launch.jail.jail_binds` is what the jail shows of the machine), and
-is stopped by asking (Goodbye), then through its supervisor (SIGTERM, SIGKILL), then SIGKILL to the group. Its
-output goes through a pipe to its log, which is cut at a size limit.
+``ARENA_TOKEN``, ``ARENA_GAMES`` (every game's package, as the arena found it), and for games registered by name
+the ``PYTHONPATH`` that finds them; it runs in a new session and process group under the sandbox's supervisor
+(``arena/launch/supervisor.c``), in its jail where the machine gives one (:func:`arena.launch.jail.jail_binds` is
+what the jail shows of the machine), and is stopped by asking (Goodbye), then through its supervisor (SIGTERM,
+SIGKILL), then SIGKILL to the group. Its output goes through a pipe to its log, which is cut at a size limit.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.games import ENVIRONMENT as GAMES_ENVIRONMENT
-from arena.games import registered
+from arena.games import game_packages
 from arena.launch import tempdir
 from arena.launch.botlist import BotSpec
 from arena.launch.jail import jail_binds, jail_path, registered_game_folders
@@ -239,9 +239,11 @@ class BotProcess:
         }
         if transport.experiments():
             env["GRPC_EXPERIMENTS"] = transport.experiments()
+        # every game's package as the arena found it: a Python bot plays the package the arena referees, and
+        # starts without reading the installed distributions' entry points (arena.games._package)
+        env[GAMES_ENVIRONMENT] = ",".join(f"{name}={package}" for name, package in game_packages().items())
         games = registered_game_folders()
-        if games:  # games registered by name (ARENA_GAMES): a Python bot finds them as the arena does
-            env[GAMES_ENVIRONMENT] = ",".join(f"{name}={package}" for name, package in registered().items())
+        if games:  # games registered by name (ARENA_GAMES): a Python bot finds them on its path as the arena does
             env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(os.path.dirname(f) for _, f in games))
         log_file: IO[bytes] | None = None
         read_end = write_end = -1
