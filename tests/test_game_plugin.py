@@ -117,8 +117,8 @@ def test_a_ladder_of_the_registered_game_and_its_replay_page(tiny: Path) -> None
 @pytest.mark.parametrize("told", [True, False])
 def test_a_bot_told_its_games_packages_loads_its_game_without_reading_the_installed_ones(told: bool) -> None:
     """A bot the arena launches is told every game's package (``ARENA_GAMES``, tests/test_sandbox.py), and a
-    registered game is found without reading every installed distribution's entry points: 30 ms of each bot
-    process's start (importlib.metadata's import and the scan). Not told, it reads them, as before."""
+    registered game is found without reading every installed distribution's entry points (importlib.metadata's
+    import and its scan: a fifth of a bot's start in the jail). Not told, it reads them, as before."""
     told_games = "g.register_text('lama=arena.games.lama'); " if told else ""
     code = ("import sys; import arena.games as g; " + told_games +
             "import arena.sdk, arena.games.lama.bots.hard.bot; g.get_game('lama'); g.game_part('lama', 'codec'); "

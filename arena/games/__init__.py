@@ -101,7 +101,8 @@ def game_packages() -> dict[str, str]:
 def _package(name: str) -> str | None:
     """Return the package of game ``name``, None for an unknown game. A game :func:`register` added wins over the
     others, so it is found without reading the installed distributions' entry points: a bot the arena launches is
-    told every game's package (:data:`ENVIRONMENT`), and starts without reading them (30 ms of CPU here)."""
+    told every game's package (:data:`ENVIRONMENT`), and starts without reading them (60-75 ms of CPU in the jail
+    here; docs/figures.md)."""
     package = _registered.get(name)
     return package if package is not None else game_packages().get(name)
 
