@@ -922,7 +922,8 @@ def _duration(seconds: float) -> str:
 @click.option("--matches", type=click.IntRange(min=1), default=None,
               help="Stop when the database holds this many matches (a rerun resumes towards the same total).")
 @click.option("--hours", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Start no new match after this many hours of this run (matches being played finish).")
+              help="Ask for no new match after this many hours of this run; the matches already asked for (those "
+                   "playing and up to seven queued behind each table's) are played.")
 @click.option("--tables", type=click.IntRange(min=1), default=None, show_default="cores",
               help="Matches played at once; with --cluster, across the cluster (default: its CPUs).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, show_default="cores, at most --tables",
