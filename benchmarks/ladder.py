@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
+        head_where = "on the tables' loop" if figures["workers"] == 1 else "beside the workers"
         print(f"{figures['game']} ({figures['sandbox']}): {figures['bots']} bots, {figures['matches']} matches, "
               f"{figures['seats']} seats, "
               f"{figures['tables']} tables in {figures['workers']} process{'es' * (figures['workers'] != 1)}, "
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['steady_outside_share']:.2%} outside matches once running; the ladder's own work "
               f"{figures['head_share']:.2%} of table time (scheduling {figures['scheduling_share']:.2%}, rating "
               f"{figures['rating_share']:.2%}, storing {figures['storing_share']:.2%}; "
-              f"{'on the tables' + chr(39) + ' loop' if figures['workers'] == 1 else 'beside the workers'}); "
+              f"{head_where}); "
               f"waiting for bots {figures['seating_s_per_start'] * 1000:.0f} ms a process start; "
               f"sealed window {figures['sealed_window_ms']:g} ms; at most {figures['peak_processes']} processes, "
               f"RSS {figures['peak_rss_mib']:.0f} MiB, PSS {figures['peak_pss_mib']:.0f} MiB; pool: "
