@@ -35,7 +35,7 @@ from arena.ladder.estimate import Evidence, SequentialTest, Verdict, mean_score_
 from arena.ladder.ladder import Ladder, LadderConfig, LadderError, Progress, Timing
 from arena.ladder.setup import open_ladder
 from arena.ladder.store import Store, StoreError
-from arena.ladder.workers import WorkerExecutor
+from arena.ladder.workers import QUEUED, WAITING, WorkerExecutor
 from arena.launch import tempdir
 from arena.launch.botlist import BotListError, BotSpec, bundled_aliases, bundled_folder, load_bot_list, merge_bot_lists
 from arena.launch.jail import shared_folders
@@ -923,7 +923,7 @@ def _duration(seconds: float) -> str:
               help="Stop when the database holds this many matches (a rerun resumes towards the same total).")
 @click.option("--hours", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Ask for no new match after this many hours of this run; the matches already asked for (those "
-                   "playing and up to seven queued behind each table's) are played.")
+                   f"playing and up to {QUEUED + WAITING} queued behind each table's) are played.")
 @click.option("--tables", type=click.IntRange(min=1), default=None, show_default="cores",
               help="Matches played at once; with --cluster, across the cluster (default: its CPUs).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, show_default="cores, at most --tables",
