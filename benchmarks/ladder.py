@@ -1,7 +1,7 @@
 """The ladder's throughput and overhead: matches per hour, and the share of table time spent outside matches.
 
 Run: python benchmarks/ladder.py [--matches N] [--tables K] [--seats S] [--game GAME ...] [--sandbox MODE ...]
-     [--sealed-window-ms W] [--field N ...] [--memory-budget MB] [--workers W] [--json]
+     [--sealed-window-ms W] [--field N ...] [--bots LIST] [--memory-budget MB] [--workers W] [--json]
 
 For each game, runs a fresh ladder (a temporary database) of the bundled example bots
 (arena/games/GAME/bots/bots.toml) at S seats (default 4) on K tables (default 2) until N matches are stored
@@ -26,8 +26,11 @@ For each game, runs a fresh ladder (a temporary database) of the bundled example
   pool        the warm process pool the tables share: seats served by a warm process, processes started at
               seating and ahead, stopped for the memory budget, and the most it held.
 --field N plays a field of N bots: the bundled quick bots again under more names (issue: big fields), for
-example ``--field 4 --field 12``. --sealed-window-ms W holds every sealed window (a Cabanga! throw) W ms, asked or
-not (`arena ladder --sealed-window-ms`).
+example ``--field 4 --field 12`` (with --bots, that list's bots). --bots LIST plays the bots of a bot list instead
+of the bundled ones (those of it that play the game): ``benchmarks/native_bots.toml``, the example bots in C++, Go
+and Rust (built first), shows what the arena costs outside matches when the bots' own starts cost little.
+--sealed-window-ms W holds every sealed window (a Cabanga! throw) W ms, asked or not (`arena ladder
+--sealed-window-ms`).
 Each --sandbox mode (auto, strict, limits; default auto) is measured in turn, for each game: run
 ``--sandbox auto --sandbox limits`` to see what the jail costs. With --json, one JSON object a line per game
 and mode.
@@ -114,10 +117,17 @@ def field_of(bots: list[BotSpec], size: int) -> list[BotSpec]:
 
 def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mode: str = "auto",
             sealed_window_ms: float = 0.0, field: int | None = None,
-            memory_budget_mb: int | None = None, workers: int | None = None) -> dict[str, Any]:
-    """Run one ladder in a temporary database and return its figures."""
+            memory_budget_mb: int | None = None, workers: int | None = None,
+            bot_list: Path | None = None) -> dict[str, Any]:
+    """Run one ladder in a temporary database and return its figures: of the bots of ``bot_list`` that play the
+    game (default: the game's bundled bots)."""
     game = get_game(game_name)
-    bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
+    if bot_list is None:
+        bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
+    else:
+        bots = [b for b in load_bot_list(bot_list) if not b.games or game.name in b.games]
+        if len(bots) < 2:
+            raise SystemExit(f"ladder.py: {bot_list} has {len(bots)} bot(s) for {game.name}: a ladder needs two")
     if field is not None:
         bots = field_of(bots, field)
     extra: dict[str, Any] = {"sealed_window": sealed_window_ms / 1000} if sealed_window_ms else {}
@@ -190,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--field", type=int, action="append", default=None,
                         help="bots in the field: the bundled quick bots under more names (default: the bundled "
                              "list as it is); repeat to measure several fields in turn")
+    parser.add_argument("--bots", type=Path, default=None, metavar="LIST",
+                        help="a bot list to play instead of the bundled bots (those of it that play the game)")
     parser.add_argument("--memory-budget", type=int, default=None, metavar="MB",
                         help="the warm pool's memory budget (default: arena ladder's, half the machine's memory)")
     parser.add_argument("--workers", type=int, default=None,
@@ -200,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     for game, mode, field in [(g, m, f) for g in args.game or game_names() for m in args.sandbox or ["auto"]
                               for f in args.field or [None]]:
         figures = measure(game, args.matches, args.tables, args.seats, args.seed, mode, args.sealed_window_ms, field,
-                          args.memory_budget, args.workers)
+                          args.memory_budget, args.workers, args.bots)
         if args.json:
             print(json.dumps(figures), flush=True)
             continue

@@ -121,3 +121,12 @@ def test_a_game_that_ships_no_bundled_bots_asks_for_a_bot_list(monkeypatch: pyte
     result = CliRunner().invoke(main, ["match", "--game", "lama"])
     assert result.exit_code == 2 and "L.A.M.A. ships no bundled bots" in result.output, result.output
     assert "give a bot list with --bots" in result.output
+
+
+def test_the_benchmarks_native_list_runs_the_example_bots_as_their_own_lists_do() -> None:
+    native = load_bot_list(ROOT / "benchmarks" / "native_bots.toml")
+    assert [b.name for b in native] == ["cpp-example", "go-example", "rust-example"]
+    for bot in native:
+        own = {b.name: b for b in load_bot_list(ROOT / "bots" / bot.name.removesuffix("-example") / "bots.toml")}
+        assert bot.cwd == own[bot.name].cwd and bot.command == own[bot.name].command
+        assert set(bot.games) <= set(own[bot.name].games)
