@@ -403,7 +403,7 @@ def settled_game(bots: Sequence[BotSpec], bots_paths: Sequence[Path], names: Seq
     """Return the one game of the registered ``names`` that every bot of ``bots`` (of the lists ``bots_paths``)
     plays, a bot whose entry names no ``games`` playing any. Raises :class:`click.UsageError` asking for
     ``--game``, naming the games, when that is not one game and more than one is registered."""
-    common = [name for name in names if all(not bot.games or name in bot.games for bot in bots)]
+    common = [name for name in names if all(bot.plays(name) for bot in bots)]
     if len(common) == 1:
         return common[0]
     if len(names) == 1:
@@ -484,7 +484,7 @@ def match(game_name: str | None, bots_paths: tuple[Path, ...], seats: int | None
     game, opts, bots = game_and_bots(game_name, options, bots_paths)
     seated = pick_bots(bots, seats, game)
     for bot in dict.fromkeys(seated):
-        if bot.games and game.name not in bot.games:
+        if not bot.plays(game.name):
             click.echo(f"warning: bot {visible(bot.name)!r} says it plays {', '.join(bot.games)}, not "
                        f"{game.name}", err=True)
     remote = [b.name for b in seated if b.remote]

@@ -125,7 +125,7 @@ def measure(game_name: str, matches: int, tables: int, seats: int, seed: int, mo
     if bot_list is None:
         bots = load_bot_list(ROOT / "arena" / "games" / game.name / BOT_LIST)
     else:
-        bots = [b for b in load_bot_list(bot_list) if not b.games or game.name in b.games]
+        bots = [b for b in load_bot_list(bot_list) if b.plays(game.name)]
         if len(bots) < 2:
             raise SystemExit(f"ladder.py: {bot_list} has {len(bots)} bot(s) for {game.name}: a ladder needs two")
     if field is not None:

@@ -61,6 +61,11 @@ class BotSpec:
     """The other bots of its list, each by name and the file of its program (:func:`parse_bot_list` sets it): a
     folder that holds one of them is never shown whole (:func:`arena.launch.jail.jail_binds`)."""
 
+    def plays(self, game: str) -> bool:
+        """Return whether it says it plays ``game``: its ``games`` name it, or name none (a bot that does not say
+        plays any)."""
+        return not self.games or game in self.games
+
     @property
     def log_key(self) -> str:
         """Return what its log files are named after (:func:`arena.launch.process.log_file_name`)."""
